@@ -1,0 +1,220 @@
+import { randomUUID } from "node:crypto";
+import type { z } from "zod";
+import { checkContext } from "../environment/context-check.js";
+import { Environment, type EnvironmentOptions } from "../environment/environment.js";
+import { ConfigError } from "../errors.js";
+import { parseHistory } from "../memory/message-schema.js";
+import type { Message } from "../memory/messages.js";
+import type { Model, ToolChoice } from "../models/model.js";
+import { resolveModel } from "../models/resolve.js";
+import type { AgentTool } from "../tools/tool.js";
+import { ToolRegistry } from "../tools/tool-registry.js";
+import { Budget, type Limits } from "./budget.js";
+import { EventChannel } from "./event-channel.js";
+import type { AgentEvent } from "./events.js";
+import { type LoopSettings, runLoop } from "./loop.js";
+import { LoopGuard, type LoopGuardOptions } from "./loop-guard.js";
+import { FINAL_RESULT_TOOL, finalResultTool, textNotAllowed } from "./output.js";
+import { makeEmitter, type RunState, RunTimeout } from "./run-state.js";
+import { type RunUsage, UsageMeter } from "./usage.js";
+
+/** Provider-neutral generation settings sent with every request. */
+export interface ModelSettings {
+  temperature?: number;
+  maxOutputTokens?: number;
+  toolChoice?: ToolChoice;
+}
+
+interface AgentConfigBase<TContext> {
+  /** A name for events and traces. */
+  name?: string;
+  /** The goal: the system prompt. */
+  instructions?: string;
+  /** A `Model`, or `"provider:model"` resolved from the environment. */
+  model: string | Model;
+  /** Hidden context injected into tools that declare one; checked against them here. */
+  context?: TContext;
+  limits?: Limits;
+  /** Tool timeouts, argument and result size limits, concurrency. */
+  environment?: EnvironmentOptions;
+  /** The guard against repeated identical calls; `false` turns it off. */
+  loopGuard?: LoopGuardOptions | false;
+  modelSettings?: ModelSettings;
+}
+
+/** An agent whose run returns an object validated by `output` (through the `final_result` tool). */
+export interface AgentConfigWithOutput<TContext, TOutput> extends AgentConfigBase<TContext> {
+  output: z.ZodType<TOutput>;
+  tools?: readonly AgentTool<NoInfer<TContext>>[] | ToolRegistry<NoInfer<TContext>, string, false>;
+}
+
+/** An agent whose run returns text, or the result of a terminal tool in its registry. */
+export interface AgentConfigWithoutOutput<TContext, TOutput> extends AgentConfigBase<TContext> {
+  output?: undefined;
+  tools?: readonly AgentTool<NoInfer<TContext>>[] | ToolRegistry<NoInfer<TContext>, TOutput, boolean>;
+}
+
+/** Everything an agent is made of. */
+export type AgentConfig<TContext, TOutput> =
+  | AgentConfigWithOutput<TContext, TOutput>
+  | AgentConfigWithoutOutput<TContext, TOutput>;
+
+/** Options of one run. */
+export interface RunOptions<TContext> {
+  /** Aborting ends the run promptly with a RunAbortedError; calls in flight get "aborted" results. */
+  signal?: AbortSignal;
+  /** Called with every event, in order. */
+  onEvent?: (event: AgentEvent) => void;
+  /** An earlier `result.messages` to continue from. */
+  history?: readonly Message[];
+  /** Replaces the agent's context for this run (checked like the agent's). */
+  context?: TContext;
+}
+
+/** What a successful run returns. */
+export interface RunResult<TOutput> {
+  runId: string;
+  /** Text, the `output` object, or a terminal tool's return value. */
+  output: TOutput;
+  /** `"text"`, or the name of the tool that ended the run (`final_result` for `output`). */
+  finishedBy: string;
+  /** The whole transcript, plain JSON; pass it back as `history` to continue. */
+  messages: Message[];
+  usage: RunUsage;
+}
+
+/** A run in progress: iterate its events; `result` settles when it ends. */
+export interface AgentStream<TOutput> extends AsyncIterable<AgentEvent> {
+  readonly result: Promise<RunResult<TOutput>>;
+}
+
+/** A model in a loop with tools, hidden context, budgets and events: the GAME agent. */
+export class Agent<TContext = undefined, TOutput = string> {
+  readonly name: string;
+  readonly model: Model;
+  readonly registry: ToolRegistry<TContext, unknown, boolean>;
+  readonly #config: AgentConfig<TContext, TOutput>;
+  readonly #endTools: string[];
+
+  constructor(config: AgentConfigWithOutput<TContext, TOutput>);
+  constructor(config: AgentConfigWithoutOutput<TContext, TOutput>);
+  constructor(config: AgentConfig<TContext, TOutput>) {
+    this.#config = config;
+    this.name = config.name ?? "agent";
+    this.model = resolveModel(config.model);
+    const registry = ToolRegistry.from<TContext>([]);
+    const given = config.tools instanceof ToolRegistry ? config.tools.list() : (config.tools ?? []);
+    for (const t of given) registry.register(t, { terminal: t.terminal });
+    const terminal = registry.terminalTools().map((t) => t.name);
+    if (config.output !== undefined) {
+      if (terminal.length > 0) {
+        throw new ConfigError(
+          `Agent "${this.name}": "output" and terminal tools (${terminal.join(", ")}) both try to end the run. ` +
+            "Use output (the run ends through final_result) or terminal tools, not both.",
+        );
+      }
+      if (registry.has(FINAL_RESULT_TOOL)) {
+        throw new ConfigError(
+          `Agent "${this.name}": the tool name "${FINAL_RESULT_TOOL}" is reserved for "output"`,
+        );
+      }
+      registry.register(finalResultTool(config.output) as AgentTool<TContext>, { terminal: true });
+    }
+    this.registry = registry;
+    this.#endTools = registry.terminalTools().map((t) => t.name);
+    checkContext(registry.list(), config.context);
+  }
+
+  /** Runs the agent to the end and returns its typed output. */
+  run(input: string, options: RunOptions<TContext> = {}): Promise<RunResult<TOutput>> {
+    return this.#start(input, options, false, options.onEvent);
+  }
+
+  /** Runs the agent with streaming; yields every event, then `result` settles. */
+  stream(input: string, options: RunOptions<TContext> = {}): AgentStream<TOutput> {
+    const channel = new EventChannel<AgentEvent>();
+    const result = this.#start(input, options, true, (event) => {
+      options.onEvent?.(event);
+      channel.push(event);
+    });
+    const settled = result.finally(() => channel.close());
+    // The caller may only iterate; a failure then lives in the events and must not go unhandled.
+    settled.catch(() => {});
+    return { result: settled, [Symbol.asyncIterator]: () => channel[Symbol.asyncIterator]() };
+  }
+
+  async #start(
+    input: string,
+    options: RunOptions<TContext>,
+    stream: boolean,
+    listener: ((event: AgentEvent) => void) | undefined,
+  ): Promise<RunResult<TOutput>> {
+    if (typeof input !== "string") throw new ConfigError("The run's input must be a string");
+    const config = this.#config;
+    const context = "context" in options ? (options.context as TContext) : (config.context as TContext);
+    if ("context" in options) checkContext(this.registry.list(), context);
+    const runId = `run_${randomUUID()}`;
+    const messages = this.#initialMessages(input, options.history);
+    const meter = new UsageMeter(this.model.price);
+    const limits = config.limits ?? {};
+    if (limits.maxCostUsd !== undefined && this.model.price === undefined) {
+      throw new ConfigError(
+        `limits.maxCostUsd is set but model "${this.model.id}" has no known price; give the model a price or drop the limit`,
+      );
+    }
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener("abort", onAbort, { once: true });
+    const timer =
+      limits.timeoutMs !== undefined
+        ? setTimeout(() => controller.abort(new RunTimeout()), limits.timeoutMs)
+        : undefined;
+    const state: RunState<TContext> = {
+      runId,
+      model: this.model,
+      environment: new Environment(this.registry, context, config.environment),
+      budget: new Budget(limits, meter),
+      meter,
+      guard: config.loopGuard === false ? undefined : new LoopGuard(config.loopGuard),
+      messages,
+      signal: controller.signal,
+      emit: makeEmitter(runId, listener ?? (() => {})),
+    };
+    try {
+      const outcome = await runLoop(state as RunState<unknown>, this.#settings(input, stream));
+      return {
+        runId,
+        output: outcome.output as TOutput,
+        finishedBy: outcome.finishedBy,
+        messages: state.messages,
+        usage: meter.snapshot(),
+      };
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  #initialMessages(input: string, history: readonly Message[] | undefined): Message[] {
+    const past = history === undefined ? [] : parseHistory(history);
+    // The agent's current instructions replace whatever system prompt the history began with.
+    const body = past[0]?.role === "system" ? past.slice(1) : past;
+    const { instructions } = this.#config;
+    const system: Message[] = instructions === undefined ? [] : [{ role: "system", content: instructions }];
+    return [...system, ...body, { role: "user", content: input }];
+  }
+
+  #settings(input: string, stream: boolean): LoopSettings {
+    const { instructions, modelSettings = {} } = this.#config;
+    return {
+      ...(instructions !== undefined && { instructions }),
+      input,
+      tools: this.registry.specs(),
+      endTools: this.#endTools,
+      textNotAllowed: textNotAllowed(this.#endTools),
+      stream,
+      ...modelSettings,
+    };
+  }
+}

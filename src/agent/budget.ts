@@ -1,0 +1,82 @@
+import type { LimitName } from "../errors.js";
+import type { UsageMeter } from "./usage.js";
+
+/** Limits of one run. Every one is checked before each model call and each tool call. */
+export interface Limits {
+  /** Model calls (default 15). */
+  maxSteps?: number;
+  /** Tool calls, counted across all steps. */
+  maxToolCalls?: number;
+  /** Input plus output tokens, from the usage the provider reports. */
+  maxTokens?: number;
+  /** Dollars, computed from the model's price (the model must have one). */
+  maxCostUsd?: number;
+  /** Wall-clock time of the run; aborts the model call or tools in flight. */
+  timeoutMs?: number;
+  /** Unusable model outputs in a row (bad tool calls, text where output is required) before giving up (default 3). */
+  maxRetries?: number;
+}
+
+/** The defaults of `Limits`. */
+export const LIMIT_DEFAULTS = { maxSteps: 15, maxRetries: 3 } as const;
+
+/** A limit that was reached. */
+export interface Breach {
+  limit: LimitName;
+  used: number;
+  max: number;
+}
+
+/** Compares the run's usage with its limits. */
+export class Budget {
+  constructor(
+    readonly limits: Limits,
+    private readonly meter: UsageMeter,
+  ) {}
+
+  /** A breach that forbids another model call, if any. */
+  beforeModelCall(): Breach | undefined {
+    const maxSteps = this.limits.maxSteps ?? LIMIT_DEFAULTS.maxSteps;
+    if (this.meter.requests >= maxSteps)
+      return { limit: "maxSteps", used: this.meter.requests, max: maxSteps };
+    return this.spent(true) ?? this.clock();
+  }
+
+  /** A breach that forbids another tool call, if any. */
+  beforeToolCall(): Breach | undefined {
+    const { maxToolCalls } = this.limits;
+    if (maxToolCalls !== undefined && this.meter.toolCalls >= maxToolCalls) {
+      return { limit: "maxToolCalls", used: this.meter.toolCalls, max: maxToolCalls };
+    }
+    return this.spent(true) ?? this.clock();
+  }
+
+  /**
+   * Tokens and cost after a response: a response that pushed the run past its ceiling ends it,
+   * even when the answer looks final, because the budget is a promise to the caller.
+   */
+  afterModelCall(): Breach | undefined {
+    return this.spent(false);
+  }
+
+  private spent(atLimit: boolean): Breach | undefined {
+    const over = (used: number, max: number) => (atLimit ? used >= max : used > max);
+    const { maxTokens, maxCostUsd } = this.limits;
+    const tokens = this.meter.totalTokens;
+    if (maxTokens !== undefined && over(tokens, maxTokens))
+      return { limit: "maxTokens", used: tokens, max: maxTokens };
+    const cost = this.meter.costUsd;
+    if (maxCostUsd !== undefined && cost !== undefined && over(cost, maxCostUsd)) {
+      return { limit: "maxCostUsd", used: cost, max: maxCostUsd };
+    }
+    return undefined;
+  }
+
+  private clock(): Breach | undefined {
+    const { timeoutMs } = this.limits;
+    const elapsed = this.meter.elapsedMs;
+    if (timeoutMs !== undefined && elapsed >= timeoutMs)
+      return { limit: "timeoutMs", used: elapsed, max: timeoutMs };
+    return undefined;
+  }
+}

@@ -1,0 +1,141 @@
+import type { Message, ToolCall } from "../memory/messages.js";
+import type { FinishReason, TokenUsage } from "../models/model.js";
+import type { RunUsage } from "./usage.js";
+
+/** Fields every event carries. */
+interface EventBase {
+  runId: string;
+  /** Milliseconds since the epoch. */
+  time: number;
+}
+
+/** How a run ended. */
+export type RunStatus = "ok" | "failed" | "budget_exceeded" | "aborted";
+
+/** The run began. */
+export interface RunStartEvent extends EventBase {
+  type: "run_start";
+  model: string;
+  input: string;
+}
+
+/** A step (one model call plus its tool calls) began. */
+export interface StepStartEvent extends EventBase {
+  type: "step_start";
+  step: number;
+}
+
+/** The exact body sent to the model (again on each retry). */
+export interface ModelRequestEvent extends EventBase {
+  type: "model_request";
+  step: number;
+  model: string;
+  attempt: number;
+  url?: string;
+  /** The JSON body as it went over the wire (for test doubles: the normalized request). */
+  body: unknown;
+}
+
+/** A model call is being retried after a transient failure. */
+export interface ModelRetryEvent extends EventBase {
+  type: "model_retry";
+  step: number;
+  attempt: number;
+  delayMs: number;
+  error: string;
+}
+
+/** The model's answer, raw and normalized. */
+export interface ModelResponseEvent extends EventBase {
+  type: "model_response";
+  step: number;
+  text: string;
+  toolCalls: ToolCall[];
+  finishReason: FinishReason;
+  usage: TokenUsage;
+  latencyMs: number;
+  raw?: unknown;
+}
+
+/** A piece of text while the model streams. */
+export interface TextDeltaEvent extends EventBase {
+  type: "text_delta";
+  step: number;
+  text: string;
+}
+
+/** A tool call is about to be handled (run, refused or skipped: `tool_result` says which). */
+export interface ToolCallEvent extends EventBase {
+  type: "tool_call";
+  step: number;
+  toolCallId: string;
+  toolName: string;
+  arguments: string;
+}
+
+/** What became of a tool call. */
+export type ToolOutcomeStatus =
+  | "ok"
+  | "error"
+  | "invalid"
+  | "timeout"
+  | "aborted"
+  | "repeated"
+  | "not_executed";
+
+/** The result of a tool call, as the model will see it, plus details the model never sees. */
+export interface ToolResultEvent extends EventBase {
+  type: "tool_result";
+  step: number;
+  toolCallId: string;
+  toolName: string;
+  status: ToolOutcomeStatus;
+  /** The content sent to the model. */
+  content: string;
+  durationMs: number;
+  /** For unexpected exceptions: the real message and stack, kept out of the model's sight. */
+  errorDetail?: string;
+}
+
+/** A step ended. */
+export interface StepEndEvent extends EventBase {
+  type: "step_end";
+  step: number;
+  durationMs: number;
+}
+
+/** Something ended the run with an error; `run_end` follows. */
+export interface ErrorEvent extends EventBase {
+  type: "error";
+  code: string;
+  message: string;
+}
+
+/** The run ended; always the last event. */
+export interface RunEndEvent extends EventBase {
+  type: "run_end";
+  status: RunStatus;
+  usage: RunUsage;
+  /** The final output on success. */
+  output?: unknown;
+  messages: Message[];
+}
+
+/** Every event of a run, discriminated by `type`. */
+export type AgentEvent =
+  | RunStartEvent
+  | StepStartEvent
+  | ModelRequestEvent
+  | ModelRetryEvent
+  | ModelResponseEvent
+  | TextDeltaEvent
+  | ToolCallEvent
+  | ToolResultEvent
+  | StepEndEvent
+  | ErrorEvent
+  | RunEndEvent;
+
+/** The payload of an event of type `T`, before the loop stamps `runId` and `time`. */
+export type EventInit<T extends AgentEvent = AgentEvent> = T extends AgentEvent
+  ? Omit<T, "runId" | "time">
+  : never;

@@ -1,0 +1,64 @@
+import type { ToolCall } from "../memory/messages.js";
+
+/** Settings of the guard against repeated identical calls. */
+export interface LoopGuardOptions {
+  /** Identical repeats in consecutive turns tolerated (answered from memory) before the run ends (default 2). */
+  maxRepeats?: number;
+}
+
+/** A call the guard recognized: the result the model already got for it. */
+export interface Repeat {
+  earlierContent: string;
+  repeats: number;
+}
+
+/**
+ * Remembers the previous turn's calls (tool name plus canonical arguments) and their results,
+ * so a call repeated in the next turn is answered with the earlier result instead of re-run.
+ */
+export class LoopGuard {
+  readonly maxRepeats: number;
+  #previous = new Map<string, { content: string; repeats: number }>();
+  #current = new Map<string, { content: string; repeats: number }>();
+
+  constructor(options: LoopGuardOptions = {}) {
+    this.maxRepeats = options.maxRepeats ?? 2;
+  }
+
+  /** The earlier result if this call repeats one from the previous turn. */
+  check(call: ToolCall): Repeat | undefined {
+    const seen = this.#previous.get(keyOf(call));
+    return seen && { earlierContent: seen.content, repeats: seen.repeats + 1 };
+  }
+
+  /** Records a call's result for this turn. */
+  record(call: ToolCall, content: string, repeats = 0): void {
+    this.#current.set(keyOf(call), { content, repeats });
+  }
+
+  /** Ends the turn: only consecutive repeats count. */
+  nextTurn(): void {
+    this.#previous = this.#current;
+    this.#current = new Map();
+  }
+}
+
+function keyOf(call: ToolCall): string {
+  let args: unknown;
+  try {
+    args = JSON.parse(call.arguments || "{}");
+  } catch {
+    return `${call.name}\u0000${call.arguments}`;
+  }
+  return `${call.name}\u0000${canonical(args)}`;
+}
+
+/** JSON with object keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same call. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -1,0 +1,200 @@
+import { GlassloopError, ModelBehaviorError, ModelCallError, RunError } from "../errors.js";
+import type { AssistantMessage, ToolCall } from "../memory/messages.js";
+import type { ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
+import { LIMIT_DEFAULTS } from "./budget.js";
+import type { RunStatus } from "./events.js";
+import { abortError, budgetError, closeOpenCalls, errorState, type RunState } from "./run-state.js";
+import { runTurn } from "./turn.js";
+
+/** Settings of one loop run that are not part of the shared state. */
+export interface LoopSettings {
+  instructions?: string;
+  input: string;
+  tools: ToolSpec[];
+  /** Names of tools that must end the run; empty when a plain-text answer ends it. */
+  endTools: string[];
+  /** Feedback for a text answer when `endTools` is not empty. */
+  textNotAllowed: string;
+  stream: boolean;
+  toolChoice?: ToolChoice;
+  maxOutputTokens?: number;
+  temperature?: number;
+}
+
+/** How a successful run ended. */
+export interface LoopOutcome {
+  output: unknown;
+  /** `text` for a plain answer, otherwise the name of the tool that ended the run. */
+  finishedBy: string;
+}
+
+type StepResult = { kind: "done"; outcome: LoopOutcome } | { kind: "next"; unusable?: string };
+
+/**
+ * The agent loop, shared by `run()` and `stream()`: check the budget, call the model, record its
+ * answer, handle its tool calls, repeat until an answer ends the run or a limit stops it.
+ */
+export async function runLoop(state: RunState<unknown>, settings: LoopSettings): Promise<LoopOutcome> {
+  const { emit, budget } = state;
+  const maxRetries = budget.limits.maxRetries ?? LIMIT_DEFAULTS.maxRetries;
+  let retries = 0;
+  emit({ type: "run_start", model: state.model.id, input: settings.input });
+  try {
+    // A history passed in with unanswered calls (say, from a crashed run) is closed first.
+    closeOpenCalls(state, 0, "the earlier run was interrupted before this call ran");
+    for (let step = 1; ; step++) {
+      const breach = budget.beforeModelCall();
+      if (breach) throw budgetError(state, breach);
+      if (state.signal.aborted) throw abortError(state);
+      const result = await runStep(state, settings, step);
+      if (result.kind === "done") {
+        emit({
+          type: "run_end",
+          status: "ok",
+          usage: state.meter.snapshot(),
+          output: result.outcome.output,
+          messages: state.messages,
+        });
+        return result.outcome;
+      }
+      if (result.unusable === undefined) retries = 0;
+      else if (++retries > maxRetries)
+        throw new ModelBehaviorError(result.unusable, maxRetries, errorState(state));
+    }
+  } catch (error) {
+    const runError = toRunError(state, error);
+    emit({ type: "error", code: runError.code, message: runError.message });
+    emit({ type: "run_end", status: statusOf(runError), usage: runError.usage, messages: runError.messages });
+    throw runError;
+  }
+}
+
+async function runStep(state: RunState<unknown>, settings: LoopSettings, step: number): Promise<StepResult> {
+  const { emit, meter, budget } = state;
+  meter.startStep(step);
+  emit({ type: "step_start", step });
+  const started = performance.now();
+  try {
+    const response = await callModel(state, settings, step);
+    const assistant = toAssistantMessage(response, step);
+    state.messages.push(assistant);
+    const breach = budget.afterModelCall();
+    if (breach) throw budgetError(state, breach);
+    if (!assistant.toolCalls) {
+      if (settings.endTools.length === 0)
+        return { kind: "done", outcome: { output: response.text, finishedBy: "text" } };
+      state.messages.push({ role: "user", content: settings.textNotAllowed });
+      return { kind: "next", unusable: "it answered with text where a tool call must end the run" };
+    }
+    const turn = await runTurn(state, step, assistant.toolCalls);
+    if (turn.kind === "end")
+      return { kind: "done", outcome: { output: turn.output, finishedBy: turn.toolName } };
+    return turn.unusable ? { kind: "next", unusable: turn.detail } : { kind: "next" };
+  } catch (error) {
+    closeOpenCalls(
+      state,
+      step,
+      `the run stopped (${error instanceof GlassloopError ? error.code : "error"})`,
+    );
+    throw error;
+  } finally {
+    const durationMs = performance.now() - started;
+    meter.endStep(durationMs);
+    emit({ type: "step_end", step, durationMs });
+  }
+}
+
+async function callModel(
+  state: RunState<unknown>,
+  settings: LoopSettings,
+  step: number,
+): Promise<ModelResponse> {
+  const { emit, model, signal } = state;
+  const started = performance.now();
+  const system = state.messages[0]?.role === "system" ? 1 : 0;
+  const generation = model.generate(
+    {
+      ...(settings.instructions !== undefined && { instructions: settings.instructions }),
+      messages: state.messages.slice(system),
+      tools: settings.tools,
+      ...(settings.toolChoice !== undefined && { toolChoice: settings.toolChoice }),
+      stream: settings.stream,
+      ...(settings.maxOutputTokens !== undefined && { maxOutputTokens: settings.maxOutputTokens }),
+      ...(settings.temperature !== undefined && { temperature: settings.temperature }),
+      signal,
+    },
+    {
+      onRequest: ({ body, url, attempt }) =>
+        emit({
+          type: "model_request",
+          step,
+          model: model.id,
+          attempt,
+          body,
+          ...(url !== undefined && { url }),
+        }),
+      onDelta: (delta) => {
+        if (delta.type === "text" && delta.text) emit({ type: "text_delta", step, text: delta.text });
+      },
+      onRetry: ({ attempt, delayMs, error }) => emit({ type: "model_retry", step, attempt, delayMs, error }),
+    },
+  );
+  let response: ModelResponse;
+  try {
+    // Raced with the signal so a model that ignores it still cannot hold the run.
+    response = await raceAbort(generation, signal);
+  } catch (error) {
+    generation.catch(() => {});
+    if (signal.aborted) throw abortError(state);
+    throw error instanceof RunError ? error : new ModelCallError(error, errorState(state));
+  }
+  state.meter.addModelCall(response.usage);
+  emit({
+    type: "model_response",
+    step,
+    text: response.text,
+    toolCalls: response.toolCalls,
+    finishReason: response.finishReason,
+    usage: response.usage,
+    latencyMs: performance.now() - started,
+    ...(response.raw !== undefined && { raw: response.raw }),
+  });
+  return response;
+}
+
+/** `promise`, or a rejection as soon as `signal` fires; the listener never outlives the call. */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  let onAbort = () => {};
+  const stopped = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  return Promise.race([promise, stopped]).finally(() => signal.removeEventListener("abort", onAbort));
+}
+
+/** The assistant message for a response; empty or duplicate call ids are replaced so pairing holds. */
+function toAssistantMessage(response: ModelResponse, step: number): AssistantMessage {
+  if (response.toolCalls.length === 0) return { role: "assistant", content: response.text };
+  const seen = new Set<string>();
+  const toolCalls: ToolCall[] = response.toolCalls.map((call, i) => {
+    const id = call.id && !seen.has(call.id) ? call.id : `call_${step}_${i}`;
+    seen.add(id);
+    return { id, name: call.name, arguments: call.arguments };
+  });
+  return { role: "assistant", content: response.text, toolCalls };
+}
+
+function toRunError(state: RunState<unknown>, error: unknown): RunError {
+  if (error instanceof RunError) return error;
+  const detail = error instanceof Error ? error.message : String(error);
+  return new RunError("internal", `The run failed unexpectedly: ${detail}`, errorState(state), {
+    cause: error,
+  });
+}
+
+function statusOf(error: RunError): RunStatus {
+  if (error.code === "budget_exceeded") return "budget_exceeded";
+  if (error.code === "aborted") return "aborted";
+  return "failed";
+}

@@ -1,0 +1,126 @@
+import { mapConcurrent } from "../environment/concurrency.js";
+import type { InvalidCall, ReadyCall, ToolOutcome } from "../environment/environment.js";
+import { LoopDetectedError } from "../errors.js";
+import type { ToolCall, ToolMessage } from "../memory/messages.js";
+import type { Breach } from "./budget.js";
+import type { ToolOutcomeStatus } from "./events.js";
+import { abortError, budgetError, errorState, type RunState, recordResult } from "./run-state.js";
+
+/** How a turn of tool calls ended. */
+export type TurnResult =
+  | { kind: "continue"; unusable: boolean; detail: string }
+  | { kind: "end"; toolName: string; output: unknown };
+
+type Planned = { status: ToolOutcomeStatus; content: string; durationMs?: number; errorDetail?: string };
+
+/**
+ * Handles the tool calls of one assistant message. Results are appended in the order the model
+ * listed the calls, every call gets exactly one, and only then does a stop (budget, loop, abort)
+ * propagate, so the transcript is complete whatever happens.
+ */
+export async function runTurn(
+  state: RunState<unknown>,
+  step: number,
+  calls: ToolCall[],
+): Promise<TurnResult> {
+  const { environment, guard } = state;
+  const prepared = calls.map((call) => environment.prepare(call));
+  const results: Planned[] = new Array(calls.length);
+  let loop: { toolName: string; repeats: number } | undefined;
+  let breach: Breach | undefined;
+
+  for (const call of calls) {
+    state.emit({
+      type: "tool_call",
+      step,
+      toolCallId: call.id,
+      toolName: call.name,
+      arguments: call.arguments,
+    });
+  }
+
+  const execute = async (ready: ReadyCall<unknown>): Promise<Planned> => {
+    if (state.signal.aborted)
+      return { status: "aborted", content: `Tool ${ready.tool.name} was aborted: the run was stopped.` };
+    breach ??= state.budget.beforeToolCall();
+    if (breach)
+      return { status: "not_executed", content: `Not executed: the ${breach.limit} budget is spent.` };
+    state.meter.addToolCall();
+    return environment.execute(ready, {
+      signal: state.signal,
+      messages: state.messages,
+      usage: () => state.meter.snapshot(),
+    });
+  };
+
+  // A terminal call runs first; if it succeeds the run ends and the turn's other calls are skipped.
+  const endIndex = prepared.findIndex((p) => p.kind === "ready" && p.tool.terminal);
+  let ended: { toolName: string; output: unknown } | undefined;
+  if (endIndex >= 0) {
+    const ready = prepared[endIndex] as ReadyCall<unknown>;
+    const outcome: ToolOutcome | Planned = await execute(ready);
+    results[endIndex] = outcome;
+    if (outcome.status === "ok") {
+      ended = { toolName: ready.tool.name, output: (outcome as ToolOutcome).value };
+      for (let i = 0; i < calls.length; i++) {
+        if (i !== endIndex) {
+          results[i] = {
+            status: "not_executed",
+            content: `Not executed: the run ended with ${ready.tool.name}.`,
+          };
+        }
+      }
+    }
+  }
+
+  if (!ended) {
+    const runnable: number[] = [];
+    prepared.forEach((p, i) => {
+      if (results[i]) return;
+      if (p.kind === "invalid") {
+        results[i] = { status: "invalid", content: (p as InvalidCall).content };
+        return;
+      }
+      const repeat = guard?.check(p.call);
+      if (repeat && guard) {
+        guard.record(p.call, repeat.earlierContent, repeat.repeats);
+        results[i] = {
+          status: "repeated",
+          content: `You already called ${p.call.name} with these exact arguments in the previous step. Its result was: ${repeat.earlierContent}\nDo not repeat the call; use that result or try something different.`,
+        };
+        if (repeat.repeats > guard.maxRepeats)
+          loop ??= { toolName: p.call.name, repeats: repeat.repeats + 1 };
+        return;
+      }
+      runnable.push(i);
+    });
+    if (loop) {
+      for (const i of runnable)
+        results[i] = { status: "not_executed", content: "Not executed: the run stopped (loop detected)." };
+    } else {
+      await mapConcurrent(runnable, environment.options.concurrency, async (i) => {
+        const ready = prepared[i] as ReadyCall<unknown>;
+        const outcome = await execute(ready);
+        results[i] = outcome;
+        if (outcome.status === "ok" || outcome.status === "error") guard?.record(ready.call, outcome.content);
+      });
+    }
+  }
+
+  const messages: ToolMessage[] = calls.map((call, i) =>
+    recordResult(state, step, call, results[i] as Planned),
+  );
+  state.messages.push(...messages);
+  guard?.nextTurn();
+
+  if (loop) throw new LoopDetectedError(loop.toolName, loop.repeats, errorState(state));
+  if (state.signal.aborted) throw abortError(state);
+  if (breach) throw budgetError(state, breach);
+  if (ended) return { kind: "end", ...ended };
+  const invalid = results.filter((r) => r.status === "invalid");
+  return {
+    kind: "continue",
+    unusable: invalid.length === calls.length,
+    detail: invalid.map((r) => r.content).join(" | "),
+  };
+}

@@ -1,0 +1,122 @@
+import { costOf, type ModelPrice, type TokenUsage } from "../models/model.js";
+
+/** Usage of one step (one model call and the tool calls it asked for). */
+export interface StepUsage {
+  step: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  toolCalls: number;
+  durationMs: number;
+  /** Undefined when the model's price is unknown. */
+  costUsd?: number;
+}
+
+/** Usage of a whole run: totals plus one entry per step. */
+export interface RunUsage {
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  toolCalls: number;
+  durationMs: number;
+  /** Undefined when the model's price is unknown. */
+  costUsd?: number;
+  steps: StepUsage[];
+}
+
+/** A fresh, all-zero usage record. */
+export function emptyUsage(knownPrice: boolean): RunUsage {
+  return {
+    requests: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cachedInputTokens: 0,
+    toolCalls: 0,
+    durationMs: 0,
+    ...(knownPrice && { costUsd: 0 }),
+    steps: [],
+  };
+}
+
+/** Accumulates usage as the loop goes; `snapshot()` gives an independent copy. */
+export class UsageMeter {
+  readonly #usage: RunUsage;
+  readonly #price: ModelPrice | undefined;
+  readonly #started = performance.now();
+
+  constructor(price: ModelPrice | undefined, carried?: RunUsage) {
+    this.#price = price;
+    this.#usage = carried ? structuredClone(carried) : emptyUsage(price !== undefined);
+  }
+
+  get totalTokens(): number {
+    return this.#usage.inputTokens + this.#usage.outputTokens;
+  }
+
+  get costUsd(): number | undefined {
+    return this.#usage.costUsd;
+  }
+
+  get requests(): number {
+    return this.#usage.requests;
+  }
+
+  get toolCalls(): number {
+    return this.#usage.toolCalls;
+  }
+
+  get elapsedMs(): number {
+    return performance.now() - this.#started;
+  }
+
+  startStep(step: number): void {
+    this.#usage.steps.push({
+      step,
+      inputTokens: 0,
+      outputTokens: 0,
+      cachedInputTokens: 0,
+      toolCalls: 0,
+      durationMs: 0,
+      ...(this.#price && { costUsd: 0 }),
+    });
+  }
+
+  addModelCall(tokens: TokenUsage): void {
+    const step = this.#current();
+    const cached = tokens.cachedInputTokens ?? 0;
+    this.#usage.requests += 1;
+    this.#usage.inputTokens += tokens.inputTokens;
+    this.#usage.outputTokens += tokens.outputTokens;
+    this.#usage.cachedInputTokens += cached;
+    step.inputTokens += tokens.inputTokens;
+    step.outputTokens += tokens.outputTokens;
+    step.cachedInputTokens += cached;
+    if (this.#price) {
+      const cost = costOf(tokens, this.#price);
+      step.costUsd = (step.costUsd ?? 0) + cost;
+      this.#usage.costUsd = (this.#usage.costUsd ?? 0) + cost;
+    }
+  }
+
+  addToolCall(): void {
+    this.#usage.toolCalls += 1;
+    this.#current().toolCalls += 1;
+  }
+
+  endStep(durationMs: number): void {
+    this.#current().durationMs = durationMs;
+  }
+
+  snapshot(): RunUsage {
+    const copy = structuredClone(this.#usage);
+    copy.durationMs = Math.round(this.#usage.durationMs + this.elapsedMs);
+    return copy;
+  }
+
+  #current(): StepUsage {
+    const step = this.#usage.steps.at(-1);
+    if (!step) throw new Error("glassloop bug: usage recorded outside a step");
+    return step;
+  }
+}

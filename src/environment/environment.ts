@@ -1,0 +1,177 @@
+import type { ToolOutcomeStatus } from "../agent/events.js";
+import type { RunUsage } from "../agent/usage.js";
+import { ToolError } from "../errors.js";
+import type { Message, ToolCall } from "../memory/messages.js";
+import type { AgentTool } from "../tools/tool.js";
+import type { ToolRegistry } from "../tools/tool-registry.js";
+import { formatIssues, serializeResult, truncate } from "./feedback.js";
+
+/** Limits the environment enforces on every tool call. */
+export interface EnvironmentOptions {
+  /** Per-call timeout unless the tool sets its own (default 30,000 ms). */
+  toolTimeoutMs?: number;
+  /** Longest raw argument text accepted from the model (default 10,000 characters). */
+  maxArgumentChars?: number;
+  /** Longest result sent back to the model; longer results are truncated (default 20,000). */
+  maxResultChars?: number;
+  /** Tool calls of one turn that run at the same time (default 4). */
+  concurrency?: number;
+}
+
+/** The defaults of `EnvironmentOptions`. */
+export const ENVIRONMENT_DEFAULTS: Required<EnvironmentOptions> = {
+  toolTimeoutMs: 30_000,
+  maxArgumentChars: 10_000,
+  maxResultChars: 20_000,
+  concurrency: 4,
+};
+
+/** A call that passed validation and may run. */
+export interface ReadyCall<TContext> {
+  kind: "ready";
+  call: ToolCall;
+  tool: AgentTool<TContext>;
+  args: unknown;
+}
+
+/** A call refused before running; `content` tells the model what to fix. */
+export interface InvalidCall {
+  kind: "invalid";
+  call: ToolCall;
+  content: string;
+}
+
+/** What became of one executed call. */
+export interface ToolOutcome {
+  status: ToolOutcomeStatus;
+  content: string;
+  /** The tool's return value when `status` is "ok" (a terminal tool's output). */
+  value?: unknown;
+  /** Details for events and traces only; never sent to the model. */
+  errorDetail?: string;
+  durationMs: number;
+}
+
+/** What a tool run needs from the loop. */
+export interface ExecuteOptions {
+  signal: AbortSignal;
+  messages: readonly Message[];
+  usage: () => RunUsage;
+}
+
+class ToolTimeout extends Error {}
+
+/**
+ * The boundary between the model and the world: validates the model's arguments, injects the
+ * hidden context, enforces timeouts and size limits, and turns every failure into feedback.
+ */
+export class Environment<TContext> {
+  readonly options: Required<EnvironmentOptions>;
+
+  constructor(
+    readonly registry: ToolRegistry<TContext, unknown, boolean>,
+    readonly context: TContext,
+    options: EnvironmentOptions = {},
+  ) {
+    this.options = { ...ENVIRONMENT_DEFAULTS, ...stripUndefined(options) };
+  }
+
+  /** Validates one call without running anything. */
+  prepare(call: ToolCall): ReadyCall<TContext> | InvalidCall {
+    const tool = this.registry.get(call.name);
+    if (!tool) {
+      const names = this.registry.list().map((t) => t.name);
+      return invalid(
+        call,
+        `Unknown tool "${call.name}". Available tools: ${names.length ? names.join(", ") : "none"}.`,
+      );
+    }
+    const { maxArgumentChars } = this.options;
+    if (call.arguments.length > maxArgumentChars) {
+      return invalid(
+        call,
+        `Arguments for ${call.name} are ${call.arguments.length} characters; the limit is ${maxArgumentChars}. Send shorter arguments.`,
+      );
+    }
+    let json: unknown;
+    try {
+      // Several providers send "" for a call without arguments.
+      json = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return invalid(
+        call,
+        `Arguments for ${call.name} are not valid JSON (${reason}). Send one JSON object.`,
+      );
+    }
+    const parsed = tool.input.safeParse(json);
+    if (!parsed.success) {
+      return invalid(call, `Invalid arguments for ${call.name}: ${formatIssues(parsed.error.issues)}`);
+    }
+    return { kind: "ready", call, tool, args: parsed.data };
+  }
+
+  /** Runs a validated call under its timeout and the run's signal; never throws. */
+  async execute(ready: ReadyCall<TContext>, options: ExecuteOptions): Promise<ToolOutcome> {
+    const { tool, call } = ready;
+    const started = performance.now();
+    const done = (outcome: Omit<ToolOutcome, "durationMs">): ToolOutcome => ({
+      ...outcome,
+      durationMs: performance.now() - started,
+    });
+    const timeoutMs = tool.timeoutMs ?? this.options.toolTimeoutMs;
+    const controller = new AbortController();
+    const onParentAbort = () => controller.abort(options.signal.reason);
+    if (options.signal.aborted) onParentAbort();
+    else options.signal.addEventListener("abort", onParentAbort, { once: true });
+    const timer = setTimeout(() => controller.abort(new ToolTimeout()), timeoutMs);
+    const stopped = new Promise<never>((_, reject) => {
+      const fail = () => reject(controller.signal.reason);
+      if (controller.signal.aborted) fail();
+      else controller.signal.addEventListener("abort", fail, { once: true });
+    });
+    stopped.catch(() => {});
+    try {
+      const runOptions = {
+        context: this.context,
+        signal: controller.signal,
+        toolCallId: call.id,
+        messages: options.messages,
+        // A getter: most tools never look, and a snapshot per call would cost O(steps).
+        get usage() {
+          return options.usage();
+        },
+      };
+      const value = await Promise.race([
+        Promise.resolve().then(() => tool.run(ready.args as never, runOptions)),
+        stopped,
+      ]);
+      const maxChars = tool.maxResultChars ?? this.options.maxResultChars;
+      return done({ status: "ok", content: truncate(serializeResult(value), maxChars), value });
+    } catch (error) {
+      if (error instanceof ToolTimeout) {
+        return done({ status: "timeout", content: `Tool ${tool.name} timed out after ${timeoutMs} ms.` });
+      }
+      if (controller.signal.aborted && !(error instanceof ToolError)) {
+        return done({ status: "aborted", content: `Tool ${tool.name} was aborted: the run was stopped.` });
+      }
+      if (error instanceof ToolError) return done({ status: "error", content: error.message });
+      return done({
+        status: "error",
+        content: `Tool ${tool.name} failed with an internal error.`,
+        errorDetail: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      });
+    } finally {
+      clearTimeout(timer);
+      options.signal.removeEventListener("abort", onParentAbort);
+    }
+  }
+}
+
+function invalid(call: ToolCall, content: string): InvalidCall {
+  return { kind: "invalid", call, content };
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

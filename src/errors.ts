@@ -1,0 +1,122 @@
+import type { RunUsage } from "./agent/usage.js";
+import type { Message } from "./memory/messages.js";
+
+/** Base class of every error glassloop throws on purpose; `code` is stable and meant for `switch`. */
+export class GlassloopError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** State of a run at the moment it stopped, attached to every error that ends a run. */
+export interface RunErrorState {
+  runId: string;
+  messages: Message[];
+  usage: RunUsage;
+}
+
+/** An error that ended a run; carries the transcript and usage so far, so nothing is lost. */
+export class RunError extends GlassloopError {
+  readonly runId: string;
+  /** The transcript up to the stop, every tool call paired with a result (invariant 1). */
+  readonly messages: Message[];
+  readonly usage: RunUsage;
+  constructor(code: string, message: string, state: RunErrorState, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.runId = state.runId;
+    this.messages = state.messages;
+    this.usage = state.usage;
+  }
+}
+
+/** Names of the limits a run can hit. */
+export type LimitName = "maxSteps" | "maxToolCalls" | "maxTokens" | "maxCostUsd" | "timeoutMs";
+
+/** A budget in `limits` was reached; the run stopped before spending more. */
+export class BudgetExceededError extends RunError {
+  readonly limit: LimitName;
+  readonly used: number;
+  readonly max: number;
+  constructor(limit: LimitName, used: number, max: number, state: RunErrorState) {
+    super(
+      "budget_exceeded",
+      `Budget exceeded: ${limit} (used ${formatNumber(used)} of ${formatNumber(max)})`,
+      state,
+    );
+    this.limit = limit;
+    this.used = used;
+    this.max = max;
+  }
+}
+
+/** The model kept repeating the same tool call with the same arguments. */
+export class LoopDetectedError extends RunError {
+  readonly toolName: string;
+  readonly repeats: number;
+  constructor(toolName: string, repeats: number, state: RunErrorState) {
+    super(
+      "loop_detected",
+      `Loop detected: the model requested ${toolName} with identical arguments ${repeats} times in a row`,
+      state,
+    );
+    this.toolName = toolName;
+    this.repeats = repeats;
+  }
+}
+
+/** The model produced unusable output more often in a row than `limits.maxRetries` allows. */
+export class ModelBehaviorError extends RunError {
+  readonly retries: number;
+  constructor(detail: string, retries: number, state: RunErrorState) {
+    super(
+      "model_behavior",
+      `The model's output was still unusable after ${retries} retries: ${detail}`,
+      state,
+    );
+    this.retries = retries;
+  }
+}
+
+/** The caller's abort signal fired; the run stopped promptly. */
+export class RunAbortedError extends RunError {
+  constructor(state: RunErrorState, reason?: unknown) {
+    super("aborted", "The run was aborted", state, { cause: reason });
+  }
+}
+
+/** A model call failed (network, provider, script); wraps the cause with the run's state. */
+export class ModelCallError extends RunError {
+  constructor(cause: unknown, state: RunErrorState) {
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    super(
+      cause instanceof GlassloopError ? cause.code : "model_error",
+      `Model call failed: ${detail}`,
+      state,
+      { cause },
+    );
+  }
+}
+
+/**
+ * Throw inside a tool's `run` to send `message` to the model verbatim, as the tool's error result.
+ * Any other exception reaches the model only as a short generic message.
+ */
+export class ToolError extends GlassloopError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("tool_error", message, options);
+  }
+}
+
+/** Invalid configuration of an agent, a tool or a registry, found before anything runs. */
+export class ConfigError extends GlassloopError {
+  constructor(message: string) {
+    super("config", message);
+  }
+}
+
+function formatNumber(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(4);
+}

@@ -1,0 +1,28 @@
+import { ConfigError } from "../errors.js";
+import type { Model } from "./model.js";
+
+/** Builds a model from the part after `provider:` and the environment. */
+export type ProviderFactory = (modelName: string, env: NodeJS.ProcessEnv) => Model;
+
+const factories = new Map<string, ProviderFactory>();
+
+/** Makes `provider:model` strings resolve through `factory`. */
+export function registerProvider(provider: string, factory: ProviderFactory): void {
+  factories.set(provider, factory);
+}
+
+/** Turns `"provider:model"` (or a `Model`) into a `Model`; unknown providers are a clear error. */
+export function resolveModel(model: string | Model, env: NodeJS.ProcessEnv = process.env): Model {
+  if (typeof model !== "string") return model;
+  const colon = model.indexOf(":");
+  if (colon <= 0) {
+    throw new ConfigError(`Model "${model}" must look like "provider:model", e.g. "openai:gpt-4o-mini"`);
+  }
+  const provider = model.slice(0, colon);
+  const factory = factories.get(provider);
+  if (!factory) {
+    const known = [...factories.keys()].sort().join(", ") || "none registered";
+    throw new ConfigError(`Unknown model provider "${provider}" in "${model}" (known: ${known})`);
+  }
+  return factory(model.slice(colon + 1), env);
+}

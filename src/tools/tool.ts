@@ -1,0 +1,110 @@
+import type { z } from "zod";
+import type { RunUsage } from "../agent/usage.js";
+import { ConfigError } from "../errors.js";
+import type { Message } from "../memory/messages.js";
+import type { JsonSchema, ToolSpec } from "../models/model.js";
+import { toolParameters } from "./json-schema.js";
+
+/**
+ * How a tool declares the hidden context it needs: a class (checked with `instanceof`) or a zod
+ * schema (for plain objects). The context is injected by the environment and never shown to the model.
+ */
+export type ContextSpec<TContext> = (abstract new (...args: never[]) => TContext) | z.ZodType<TContext>;
+
+/** What a tool's `run` receives besides its arguments. */
+export interface ToolRunOptions<TContext> {
+  /** The agent's hidden context (DB handles, keys, sessions); the model never sees it. */
+  context: TContext;
+  /** Fires when the run is aborted or this call times out; pass it to anything slow. */
+  signal: AbortSignal;
+  toolCallId: string;
+  /** The transcript so far (read-only). */
+  messages: readonly Message[];
+  /** A snapshot of the run's usage when the call started. */
+  usage: RunUsage;
+}
+
+/** What `tool()` takes: one zod schema is the source of the JSON Schema and of `run`'s types. */
+export interface ToolDefinition<TInput extends z.ZodType, TContext, TResult> {
+  /** Matches `^[a-zA-Z0-9_-]{1,64}$`, the rule every major provider enforces. */
+  name: string;
+  description: string;
+  input: TInput;
+  context?: ContextSpec<TContext>;
+  run: (args: z.output<TInput>, options: ToolRunOptions<TContext>) => TResult | Promise<TResult>;
+  /** Overrides the agent's tool timeout (default 30 s). */
+  timeoutMs?: number;
+  /** Overrides the agent's result size limit (default 20,000 characters). */
+  maxResultChars?: number;
+  /** Safe to run twice: a call interrupted by a crash may be re-run on resume. */
+  idempotent?: boolean;
+}
+
+/** A tool as the registry and the loop use it. Create with `tool()`. */
+export interface Tool<TArgs = unknown, TContext = unknown, TResult = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly input: z.ZodType;
+  /** The JSON Schema sent to the model, derived from `input` once. */
+  readonly parameters: JsonSchema;
+  /** The declared hidden context (its type is tracked by `~context`). */
+  readonly context?: ContextSpec<unknown>;
+  /** Whether calling this tool ends the run; set per agent by `ToolRegistry.register`. */
+  readonly terminal: boolean;
+  readonly timeoutMs?: number;
+  readonly maxResultChars?: number;
+  readonly idempotent: boolean;
+  // Method syntax on purpose: arguments are checked bivariantly so any tool fits a tool list,
+  // while the context is checked contravariantly through `~context` below.
+  run(args: TArgs, options: ToolRunOptions<TContext>): TResult | Promise<TResult>;
+  /** Type-level only: makes a tool that needs context `C` unusable by an agent whose context is not a `C`. */
+  readonly "~context"?: (context: TContext) => void;
+}
+
+/** Any tool whose context requirement an agent with context `TContext` satisfies. */
+export type AgentTool<TContext> = Tool<never, TContext, unknown>;
+
+/** The context type a tool requires. */
+export type ToolContextOf<T> = T extends { "~context"?: (context: infer C) => void } ? C : unknown;
+
+/** The result type of a tool's `run`. */
+export type ToolResultOf<T> = T extends Tool<never, never, infer R> ? Awaited<R> : unknown;
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Throws a ConfigError unless `name` is a valid tool name. */
+export function checkToolName(name: string): void {
+  if (!NAME.test(name)) {
+    throw new ConfigError(
+      `Invalid tool name ${JSON.stringify(name)}: use 1-64 letters, digits, "_" or "-" (^[a-zA-Z0-9_-]{1,64}$)`,
+    );
+  }
+}
+
+/** Defines a tool; `run`'s argument type is inferred from the zod `input` schema. */
+export function tool<TInput extends z.ZodType, TResult, TContext = unknown>(
+  definition: ToolDefinition<TInput, TContext, TResult>,
+): Tool<z.output<TInput>, TContext, Awaited<TResult>> {
+  checkToolName(definition.name);
+  if (typeof definition.run !== "function")
+    throw new ConfigError(`Tool "${definition.name}": run must be a function`);
+  const parameters = toolParameters(definition.input, definition.name);
+  const run = definition.run as Tool<z.output<TInput>, TContext, Awaited<TResult>>["run"];
+  return Object.freeze({
+    name: definition.name,
+    description: definition.description,
+    input: definition.input,
+    parameters,
+    ...(definition.context !== undefined && { context: definition.context }),
+    terminal: false,
+    ...(definition.timeoutMs !== undefined && { timeoutMs: definition.timeoutMs }),
+    ...(definition.maxResultChars !== undefined && { maxResultChars: definition.maxResultChars }),
+    idempotent: definition.idempotent ?? false,
+    run,
+  });
+}
+
+/** The part of a tool the model sees. */
+export function toolSpec(t: Pick<Tool, "name" | "description" | "parameters">): ToolSpec {
+  return { name: t.name, description: t.description, parameters: t.parameters };
+}
