@@ -9,7 +9,7 @@ export {
   type RunOptions,
   type RunResult,
 } from "./agent/agent.js";
-export { LIMIT_DEFAULTS, type Limits } from "./agent/budget.js";
+export { LIMIT_DEFAULTS, type Limits, type RemainingBudget } from "./agent/budget.js";
 export type * from "./agent/events.js";
 export type { LoopGuardOptions } from "./agent/loop-guard.js";
 export { FINAL_RESULT_TOOL } from "./agent/output.js";
@@ -32,6 +32,7 @@ export { messageSchema, parseHistory } from "./memory/message-schema.js";
 export * from "./memory/messages.js";
 export * from "./models/model.js";
 export { type ProviderFactory, registerProvider, resolveModel } from "./models/resolve.js";
+export { type AgentToolOptions, agentAsTool, type SubAgent } from "./multi/as-tool.js";
 export {
   type AgentTool,
   type ContextSpec,

@@ -7,7 +7,8 @@ import { parseHistory } from "../memory/message-schema.js";
 import type { Message } from "../memory/messages.js";
 import type { Model, ToolChoice } from "../models/model.js";
 import { resolveModel } from "../models/resolve.js";
-import type { AgentTool } from "../tools/tool.js";
+import { type AgentToolOptions, agentAsTool, type SubAgent } from "../multi/as-tool.js";
+import type { AgentTool, Tool } from "../tools/tool.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 import { Budget, type Limits } from "./budget.js";
 import { EventChannel } from "./event-channel.js";
@@ -69,6 +70,8 @@ export interface RunOptions<TContext> {
   history?: readonly Message[];
   /** Replaces the agent's context for this run (checked like the agent's). */
   context?: TContext;
+  /** Extra ceilings for this run; each is combined with the agent's own by taking the lower. */
+  limits?: Limits;
 }
 
 /** What a successful run returns. */
@@ -125,6 +128,13 @@ export class Agent<TContext = undefined, TOutput = string> {
     checkContext(registry.list(), config.context);
   }
 
+  /** This agent as a tool another agent can call (see `agentAsTool`). */
+  asTool<TInput extends z.ZodObject = z.ZodObject<{ input: z.ZodString }>>(
+    options: AgentToolOptions<TInput>,
+  ): Tool<z.output<TInput>, unknown, TOutput> {
+    return agentAsTool(this as SubAgent<TOutput>, options);
+  }
+
   /** Runs the agent to the end and returns its typed output. */
   run(input: string, options: RunOptions<TContext> = {}): Promise<RunResult<TOutput>> {
     return this.#start(input, options, false, options.onEvent);
@@ -156,7 +166,7 @@ export class Agent<TContext = undefined, TOutput = string> {
     const runId = `run_${randomUUID()}`;
     const messages = this.#initialMessages(input, options.history);
     const meter = new UsageMeter(this.model.price);
-    const limits = config.limits ?? {};
+    const limits = tighten(config.limits ?? {}, options.limits);
     if (limits.maxCostUsd !== undefined && this.model.price === undefined) {
       throw new ConfigError(
         `limits.maxCostUsd is set but model "${this.model.id}" has no known price; give the model a price or drop the limit`,
@@ -217,4 +227,17 @@ export class Agent<TContext = undefined, TOutput = string> {
       ...modelSettings,
     };
   }
+}
+
+/** Each limit of `base`, lowered to `extra`'s where `extra` is stricter. */
+function tighten(base: Limits, extra: Limits | undefined): Limits {
+  if (!extra) return base;
+  const merged: Limits = { ...base };
+  for (const key of Object.keys(extra) as (keyof Limits)[]) {
+    const value = extra[key];
+    if (value === undefined) continue;
+    const current = merged[key];
+    merged[key] = current === undefined ? value : Math.min(current, value);
+  }
+  return merged;
 }

@@ -20,6 +20,14 @@ export interface Limits {
 /** The defaults of `Limits`. */
 export const LIMIT_DEFAULTS = { maxSteps: 15, maxRetries: 3 } as const;
 
+/** What is left of a run's limits; absent fields are unlimited. */
+export interface RemainingBudget {
+  toolCalls?: number;
+  tokens?: number;
+  costUsd?: number;
+  timeMs?: number;
+}
+
 /** A limit that was reached. */
 export interface Breach {
   limit: LimitName;
@@ -57,6 +65,17 @@ export class Budget {
    */
   afterModelCall(): Breach | undefined {
     return this.spent(false);
+  }
+
+  /** What is left of each limit now: the ceiling for a sub-agent run inside this one. */
+  remaining(): RemainingBudget {
+    const { maxToolCalls, maxTokens, maxCostUsd, timeoutMs } = this.limits;
+    const left: RemainingBudget = {};
+    if (maxToolCalls !== undefined) left.toolCalls = Math.max(0, maxToolCalls - this.meter.toolCalls);
+    if (maxTokens !== undefined) left.tokens = Math.max(0, maxTokens - this.meter.totalTokens);
+    if (maxCostUsd !== undefined) left.costUsd = Math.max(0, maxCostUsd - (this.meter.costUsd ?? 0));
+    if (timeoutMs !== undefined) left.timeMs = Math.max(0, timeoutMs - this.meter.elapsedMs);
+    return left;
   }
 
   private spent(atLimit: boolean): Breach | undefined {

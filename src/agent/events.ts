@@ -97,6 +97,15 @@ export interface ToolResultEvent extends EventBase {
   errorDetail?: string;
 }
 
+/** An event of a sub-run (an agent used as a tool), nested under the parent's tool call. */
+export interface NestedEvent extends EventBase {
+  type: "nested";
+  step: number;
+  toolCallId: string;
+  toolName: string;
+  event: AgentEvent;
+}
+
 /** A step ended. */
 export interface StepEndEvent extends EventBase {
   type: "step_end";
@@ -131,6 +140,7 @@ export type AgentEvent =
   | TextDeltaEvent
   | ToolCallEvent
   | ToolResultEvent
+  | NestedEvent
   | StepEndEvent
   | ErrorEvent
   | RunEndEvent;

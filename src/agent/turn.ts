@@ -50,6 +50,10 @@ export async function runTurn(
       signal: state.signal,
       messages: state.messages,
       usage: () => state.meter.snapshot(),
+      remaining: () => state.budget.remaining(),
+      addUsage: (usage) => state.meter.addSubRun(usage),
+      forward: (event) =>
+        state.emit({ type: "nested", step, toolCallId: ready.call.id, toolName: ready.tool.name, event }),
     });
   };
 

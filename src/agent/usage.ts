@@ -66,6 +66,11 @@ export class UsageMeter {
     return this.#usage.toolCalls;
   }
 
+  /** Steps (own model calls) so far; sub-agents' requests count in `requests` but not here. */
+  get stepCount(): number {
+    return this.#usage.steps.length;
+  }
+
   get elapsedMs(): number {
     return performance.now() - this.#started;
   }
@@ -102,6 +107,24 @@ export class UsageMeter {
   addToolCall(): void {
     this.#usage.toolCalls += 1;
     this.#current().toolCalls += 1;
+  }
+
+  /** Rolls a sub-run's usage (an agent used as a tool) into this run's totals and current step. */
+  addSubRun(sub: RunUsage): void {
+    const step = this.#current();
+    this.#usage.requests += sub.requests;
+    this.#usage.inputTokens += sub.inputTokens;
+    this.#usage.outputTokens += sub.outputTokens;
+    this.#usage.cachedInputTokens += sub.cachedInputTokens;
+    this.#usage.toolCalls += sub.toolCalls;
+    step.inputTokens += sub.inputTokens;
+    step.outputTokens += sub.outputTokens;
+    step.cachedInputTokens += sub.cachedInputTokens;
+    step.toolCalls += sub.toolCalls;
+    if (sub.costUsd !== undefined) {
+      step.costUsd = (step.costUsd ?? 0) + sub.costUsd;
+      this.#usage.costUsd = (this.#usage.costUsd ?? 0) + sub.costUsd;
+    }
   }
 
   endStep(durationMs: number): void {

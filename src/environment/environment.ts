@@ -1,4 +1,5 @@
-import type { ToolOutcomeStatus } from "../agent/events.js";
+import type { RemainingBudget } from "../agent/budget.js";
+import type { AgentEvent, ToolOutcomeStatus } from "../agent/events.js";
 import type { RunUsage } from "../agent/usage.js";
 import { ToolError } from "../errors.js";
 import type { Message, ToolCall } from "../memory/messages.js";
@@ -57,6 +58,9 @@ export interface ExecuteOptions {
   signal: AbortSignal;
   messages: readonly Message[];
   usage: () => RunUsage;
+  remaining: () => RemainingBudget;
+  addUsage: (usage: RunUsage) => void;
+  forward: (event: AgentEvent) => void;
 }
 
 class ToolTimeout extends Error {}
@@ -141,6 +145,11 @@ export class Environment<TContext> {
         get usage() {
           return options.usage();
         },
+        get remaining() {
+          return options.remaining();
+        },
+        addUsage: options.addUsage,
+        forward: options.forward,
       };
       const value = await Promise.race([
         Promise.resolve().then(() => tool.run(ready.args as never, runOptions)),

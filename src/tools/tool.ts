@@ -1,4 +1,6 @@
 import type { z } from "zod";
+import type { RemainingBudget } from "../agent/budget.js";
+import type { AgentEvent } from "../agent/events.js";
 import type { RunUsage } from "../agent/usage.js";
 import { ConfigError } from "../errors.js";
 import type { Message } from "../memory/messages.js";
@@ -22,6 +24,12 @@ export interface ToolRunOptions<TContext> {
   messages: readonly Message[];
   /** A snapshot of the run's usage when the call started. */
   usage: RunUsage;
+  /** What is left of the run's limits: the ceiling for any sub-agent this tool runs. */
+  remaining: RemainingBudget;
+  /** Rolls a sub-run's usage into this run (for agents used as tools). */
+  addUsage(usage: RunUsage): void;
+  /** Forwards a sub-run's event into this run's stream, nested under this call. */
+  forward(event: AgentEvent): void;
 }
 
 /** What `tool()` takes: one zod schema is the source of the JSON Schema and of `run`'s types. */

@@ -1,0 +1,81 @@
+import { z } from "zod";
+import type { RunOptions, RunResult } from "../agent/agent.js";
+import type { Limits, RemainingBudget } from "../agent/budget.js";
+import { RunError, ToolError } from "../errors.js";
+import type { Model } from "../models/model.js";
+import { type Tool, tool } from "../tools/tool.js";
+
+/** What `agentAsTool` needs of an agent (any `Agent` fits). */
+export interface SubAgent<TOutput> {
+  readonly model: Model;
+  run(input: string, options: RunOptions<never>): Promise<RunResult<TOutput>>;
+}
+
+/** How a sub-agent is offered to its parent. */
+export interface AgentToolOptions<TInput extends z.ZodObject = z.ZodObject<{ input: z.ZodString }>> {
+  name: string;
+  description: string;
+  /** The arguments the parent model sends; default `{ input: string }`. */
+  input?: TInput;
+  /** Turns the arguments into the sub-agent's task; default: the `input` field, or the arguments as JSON. */
+  prompt?: (args: z.output<TInput>) => string;
+}
+
+const defaultInput = z.object({
+  input: z
+    .string()
+    .describe("The complete task for the sub-agent: it sees nothing else of this conversation."),
+});
+
+/**
+ * An agent packaged as a tool: the parent calls it like any tool. The child runs inside the
+ * parent's remaining budget, its usage rolls up into the parent, its events are nested under the
+ * parent's call, the parent's abort reaches it, and its failure becomes that tool's error.
+ */
+export function agentAsTool<TOutput, TInput extends z.ZodObject>(
+  child: SubAgent<TOutput>,
+  options: AgentToolOptions<TInput>,
+): Tool<z.output<TInput>, unknown, TOutput> {
+  const input = (options.input ?? defaultInput) as TInput;
+  const prompt =
+    options.prompt ??
+    ((args: z.output<TInput>) => {
+      const record = args as Record<string, unknown>;
+      return typeof record.input === "string" && Object.keys(record).length === 1
+        ? record.input
+        : JSON.stringify(args);
+    });
+  return tool({
+    name: options.name,
+    description: options.description,
+    input,
+    run: async (args, run): Promise<TOutput> => {
+      try {
+        const result = await child.run(prompt(args), {
+          signal: run.signal,
+          onEvent: run.forward,
+          limits: ceilings(run.remaining, child.model.price !== undefined),
+        });
+        run.addUsage(result.usage);
+        return result.output;
+      } catch (error) {
+        if (!(error instanceof RunError)) throw error;
+        run.addUsage(error.usage);
+        throw new ToolError(`Sub-agent "${options.name}" failed (${error.code}): ${error.message}`, {
+          cause: error,
+        });
+      }
+    },
+  });
+}
+
+/** The parent's remaining budget as limits for the child. */
+function ceilings(left: RemainingBudget, childHasPrice: boolean): Limits {
+  return {
+    ...(left.toolCalls !== undefined && { maxToolCalls: left.toolCalls }),
+    ...(left.tokens !== undefined && { maxTokens: left.tokens }),
+    // A child without a price cannot count dollars; its tokens are still bounded above.
+    ...(left.costUsd !== undefined && childHasPrice && { maxCostUsd: left.costUsd }),
+    ...(left.timeMs !== undefined && { timeoutMs: left.timeMs }),
+  };
+}
