@@ -1,0 +1,93 @@
+/**
+ * The Anthropic Messages API as it appears on the wire (only the parts glassloop reads or writes).
+ * Field names are Anthropic's, snake_case included, so the types document the bytes.
+ */
+
+/** A text block, in a request or a response. */
+export interface AnthropicTextBlock {
+  type: "text";
+  text: string;
+}
+
+/** A tool call the model made; `input` is already parsed JSON. */
+export interface AnthropicToolUseBlock {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+/** The result of one tool call, sent back in a user message. */
+export interface AnthropicToolResultBlock {
+  type: "tool_result";
+  tool_use_id: string;
+  content: string;
+  is_error?: boolean;
+}
+
+/** A block glassloop sends. */
+export type AnthropicRequestBlock = AnthropicTextBlock | AnthropicToolUseBlock | AnthropicToolResultBlock;
+
+/** One message of the request's `messages` (Anthropic has no system or tool role). */
+export interface AnthropicMessageParam {
+  role: "user" | "assistant";
+  content: string | AnthropicRequestBlock[];
+}
+
+/** A tool as Anthropic describes it. */
+export interface AnthropicTool {
+  name: string;
+  description: string;
+  input_schema: { [key: string]: unknown };
+}
+
+/** Anthropic's tool choice; `any` is "some tool must be called". */
+export type AnthropicToolChoice =
+  | { type: "auto" }
+  | { type: "any" }
+  | { type: "none" }
+  | { type: "tool"; name: string };
+
+/** The JSON body of `POST /v1/messages`. */
+export interface AnthropicRequestBody {
+  model: string;
+  max_tokens: number;
+  system?: string;
+  messages: AnthropicMessageParam[];
+  tools?: AnthropicTool[];
+  tool_choice?: AnthropicToolChoice;
+  temperature?: number;
+  stream?: boolean;
+}
+
+/** Token counts as Anthropic reports them; `input_tokens` excludes the cache reads and writes. */
+export interface AnthropicUsage {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+}
+
+/** A response content block; kinds glassloop does not use (thinking, server tools) pass through. */
+export type AnthropicResponseBlock =
+  | AnthropicTextBlock
+  | AnthropicToolUseBlock
+  | { type: string; [key: string]: unknown };
+
+/** The non-streaming response body (also the `message` of a stream's `message_start`). */
+export interface AnthropicMessage {
+  id?: string;
+  type?: "message";
+  role?: "assistant";
+  model?: string;
+  content: AnthropicResponseBlock[];
+  stop_reason?: string | null;
+  stop_sequence?: string | null;
+  usage?: AnthropicUsage;
+}
+
+/** The body of an error response, and of a stream's `error` event. */
+export interface AnthropicErrorBody {
+  type: "error";
+  error: { type: string; message: string };
+}
