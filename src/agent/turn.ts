@@ -57,24 +57,19 @@ export async function runTurn(
     });
   };
 
-  // A terminal call runs first; if it succeeds the run ends and the turn's other calls are skipped.
-  const endIndex = prepared.findIndex((p) => p.kind === "ready" && p.tool.terminal);
+  // Terminal calls run first, one at a time in listed order: the first that succeeds ends the run
+  // and the turn's other calls are skipped; one that fails keeps its result and the next is tried.
   let ended: { toolName: string; output: unknown } | undefined;
-  if (endIndex >= 0) {
-    const ready = prepared[endIndex] as ReadyCall<unknown>;
-    const outcome: ToolOutcome | Planned = await execute(ready);
+  for (const [endIndex, p] of prepared.entries()) {
+    if (p.kind !== "ready" || !p.tool.terminal) continue;
+    const outcome: ToolOutcome | Planned = await execute(p);
     results[endIndex] = outcome;
-    if (outcome.status === "ok") {
-      ended = { toolName: ready.tool.name, output: (outcome as ToolOutcome).value };
-      for (let i = 0; i < calls.length; i++) {
-        if (i !== endIndex) {
-          results[i] = {
-            status: "not_executed",
-            content: `Not executed: the run ended with ${ready.tool.name}.`,
-          };
-        }
-      }
+    if (outcome.status !== "ok") continue;
+    ended = { toolName: p.tool.name, output: (outcome as ToolOutcome).value };
+    for (let i = 0; i < calls.length; i++) {
+      results[i] ??= { status: "not_executed", content: `Not executed: the run ended with ${p.tool.name}.` };
     }
+    break;
   }
 
   if (!ended) {
