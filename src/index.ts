@@ -13,6 +13,15 @@ export { LIMIT_DEFAULTS, type Limits, type RemainingBudget } from "./agent/budge
 export type * from "./agent/events.js";
 export type { LoopGuardOptions } from "./agent/loop-guard.js";
 export { FINAL_RESULT_TOOL } from "./agent/output.js";
+export { PLAN_TOOL, type PlanOptions } from "./agent/plan.js";
+export {
+  type Candidate,
+  type Evaluator,
+  type EvaluatorTools,
+  modelEvaluator,
+  type ReflectOptions,
+  type Verdict,
+} from "./agent/reflect.js";
 export type { RunUsage, StepUsage } from "./agent/usage.js";
 export { ENVIRONMENT_DEFAULTS, type EnvironmentOptions } from "./environment/environment.js";
 export {
@@ -34,6 +43,13 @@ export * from "./models/model.js";
 export { type ProviderFactory, registerProvider, resolveModel } from "./models/resolve.js";
 export { type AgentToolOptions, agentAsTool, type SubAgent } from "./multi/as-tool.js";
 export {
+  type HandoffHistory,
+  type RoutedResult,
+  Router,
+  type RouterConfig,
+  type Specialist,
+} from "./multi/router.js";
+export {
   type AgentTool,
   type ContextSpec,
   type Tool,
@@ -44,3 +60,29 @@ export {
   tool,
 } from "./tools/tool.js";
 export { type RegisterOptions, ToolRegistry } from "./tools/tool-registry.js";
+export { formatRun, formatRunList } from "./trace/format.js";
+export {
+  findRun,
+  listRuns,
+  readTraceFile,
+  TraceFormatError,
+  TraceNotFoundError,
+  traceFiles,
+} from "./trace/reader.js";
+export { REDACTED, type RedactionOptions, Redactor } from "./trace/redact.js";
+export {
+  type DiffEntry,
+  describeEntry,
+  diffRequests,
+  type RequestDiff,
+} from "./trace/request-diff.js";
+export type * from "./trace/run-view.js";
+export { buildRunView, summarize } from "./trace/run-view.js";
+export {
+  parseTraceText,
+  TRACE_FORMAT,
+  TRACE_VERSION,
+  type TraceHeader,
+  type TraceRecord,
+} from "./trace/trace-format.js";
+export { DEFAULT_TRACE_DIR, TraceWriter, type TraceWriterOptions } from "./trace/writer.js";

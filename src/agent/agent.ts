@@ -16,6 +16,8 @@ import type { AgentEvent } from "./events.js";
 import { type LoopSettings, runLoop } from "./loop.js";
 import { LoopGuard, type LoopGuardOptions } from "./loop-guard.js";
 import { FINAL_RESULT_TOOL, finalResultTool, textNotAllowed } from "./output.js";
+import { PLAN_TOOL, type PlanOptions, planTool } from "./plan.js";
+import type { ReflectOptions } from "./reflect.js";
 import { makeEmitter, type RunState, RunTimeout } from "./run-state.js";
 import { type RunUsage, UsageMeter } from "./usage.js";
 
@@ -41,6 +43,10 @@ interface AgentConfigBase<TContext> {
   /** The guard against repeated identical calls; `false` turns it off. */
   loopGuard?: LoopGuardOptions | false;
   modelSettings?: ModelSettings;
+  /** Planning (off by default): the model writes a plan first and revises it when a step fails. */
+  plan?: boolean | PlanOptions;
+  /** Reflection (off by default): an evaluator accepts the final answer or sends the agent back. */
+  reflect?: ReflectOptions;
 }
 
 /** An agent whose run returns an object validated by `output` (through the `final_result` tool). */
@@ -122,6 +128,12 @@ export class Agent<TContext = undefined, TOutput = string> {
         );
       }
       registry.register(finalResultTool(config.output) as AgentTool<TContext>, { terminal: true });
+    }
+    if (config.plan) {
+      if (registry.has(PLAN_TOOL)) {
+        throw new ConfigError(`Agent "${this.name}": the tool name "${PLAN_TOOL}" is reserved for "plan"`);
+      }
+      registry.register(planTool() as AgentTool<TContext>);
     }
     this.registry = registry;
     this.#endTools = registry.terminalTools().map((t) => t.name);
@@ -216,7 +228,7 @@ export class Agent<TContext = undefined, TOutput = string> {
   }
 
   #settings(input: string, stream: boolean): LoopSettings {
-    const { instructions, modelSettings = {} } = this.#config;
+    const { instructions, modelSettings = {}, plan, reflect } = this.#config;
     return {
       ...(instructions !== undefined && { instructions }),
       input,
@@ -225,6 +237,8 @@ export class Agent<TContext = undefined, TOutput = string> {
       textNotAllowed: textNotAllowed(this.#endTools),
       stream,
       ...modelSettings,
+      ...(plan && { plan: { reviseOnFailure: plan === true || plan.reviseOnFailure !== false } }),
+      ...(reflect && { reflect }),
     };
   }
 }

@@ -1,5 +1,6 @@
 import type { Message, ToolCall } from "../memory/messages.js";
 import type { FinishReason, TokenUsage } from "../models/model.js";
+import type { Limits } from "./budget.js";
 import type { RunUsage } from "./usage.js";
 
 /** Fields every event carries. */
@@ -17,6 +18,8 @@ export interface RunStartEvent extends EventBase {
   type: "run_start";
   model: string;
   input: string;
+  /** The run's limits, so traces can show budget consumption against them. */
+  limits?: Limits;
 }
 
 /** A step (one model call plus its tool calls) began. */
@@ -106,11 +109,30 @@ export interface NestedEvent extends EventBase {
   event: AgentEvent;
 }
 
+/** The model wrote or revised its plan (through the `update_plan` tool). */
+export interface PlanEvent extends EventBase {
+  type: "plan";
+  step: number;
+  steps: string[];
+  /** 0 for the first plan, then 1, 2, ... for revisions. */
+  revision: number;
+}
+
+/** The evaluator judged a candidate final answer. */
+export interface ReflectionEvent extends EventBase {
+  type: "reflection";
+  round: number;
+  accept: boolean;
+  feedback?: string;
+}
+
 /** A step ended. */
 export interface StepEndEvent extends EventBase {
   type: "step_end";
   step: number;
   durationMs: number;
+  /** The run's usage so far (budget consumption after this step). */
+  usage?: RunUsage;
 }
 
 /** Something ended the run with an error; `run_end` follows. */
@@ -141,6 +163,8 @@ export type AgentEvent =
   | ToolCallEvent
   | ToolResultEvent
   | NestedEvent
+  | PlanEvent
+  | ReflectionEvent
   | StepEndEvent
   | ErrorEvent
   | RunEndEvent;

@@ -3,6 +3,8 @@ import type { AssistantMessage, ToolCall } from "../memory/messages.js";
 import type { ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
 import { LIMIT_DEFAULTS } from "./budget.js";
 import type { RunStatus } from "./events.js";
+import { PLAN_TOOL, planSteps } from "./plan.js";
+import { type ReflectOptions, rejectionFeedback, type Verdict } from "./reflect.js";
 import { abortError, budgetError, closeOpenCalls, errorState, type RunState } from "./run-state.js";
 import { runTurn } from "./turn.js";
 
@@ -19,6 +21,9 @@ export interface LoopSettings {
   toolChoice?: ToolChoice;
   maxOutputTokens?: number;
   temperature?: number;
+  /** Planning: force `update_plan` first and after failed steps. */
+  plan?: { reviseOnFailure: boolean };
+  reflect?: ReflectOptions;
 }
 
 /** How a successful run ended. */
@@ -28,7 +33,9 @@ export interface LoopOutcome {
   finishedBy: string;
 }
 
-type StepResult = { kind: "done"; outcome: LoopOutcome } | { kind: "next"; unusable?: string };
+type StepResult =
+  | { kind: "done"; outcome: LoopOutcome }
+  | { kind: "next"; unusable?: string; failed?: boolean };
 
 /**
  * The agent loop, shared by `run()` and `stream()`: check the budget, call the model, record its
@@ -38,7 +45,10 @@ export async function runLoop(state: RunState<unknown>, settings: LoopSettings):
   const { emit, budget } = state;
   const maxRetries = budget.limits.maxRetries ?? LIMIT_DEFAULTS.maxRetries;
   let retries = 0;
-  emit({ type: "run_start", model: state.model.id, input: settings.input });
+  let rounds = 0;
+  let mustPlan = settings.plan !== undefined;
+  let revision = 0;
+  emit({ type: "run_start", model: state.model.id, input: settings.input, limits: { ...budget.limits } });
   try {
     // A history passed in with unanswered calls (say, from a crashed run) is closed first.
     closeOpenCalls(state, 0, "the earlier run was interrupted before this call ran");
@@ -46,7 +56,20 @@ export async function runLoop(state: RunState<unknown>, settings: LoopSettings):
       const breach = budget.beforeModelCall();
       if (breach) throw budgetError(state, breach);
       if (state.signal.aborted) throw abortError(state);
-      const result = await runStep(state, settings, step);
+      const toolChoice = mustPlan ? { name: PLAN_TOOL } : settings.toolChoice;
+      const result = await runStep(
+        state,
+        { ...settings, ...(toolChoice && { toolChoice }) },
+        step,
+        () => revision++,
+      );
+      if (result.kind === "done" && settings.reflect) {
+        const verdict = await judge(state, settings, result.outcome, ++rounds);
+        if (!verdict.accept) {
+          state.messages.push({ role: "user", content: rejectionFeedback(verdict.feedback) });
+          continue;
+        }
+      }
       if (result.kind === "done") {
         emit({
           type: "run_end",
@@ -57,6 +80,7 @@ export async function runLoop(state: RunState<unknown>, settings: LoopSettings):
         });
         return result.outcome;
       }
+      if (settings.plan) mustPlan = settings.plan.reviseOnFailure && result.failed === true;
       if (result.unusable === undefined) retries = 0;
       else if (++retries > maxRetries)
         throw new ModelBehaviorError(result.unusable, maxRetries, errorState(state));
@@ -69,7 +93,12 @@ export async function runLoop(state: RunState<unknown>, settings: LoopSettings):
   }
 }
 
-async function runStep(state: RunState<unknown>, settings: LoopSettings, step: number): Promise<StepResult> {
+async function runStep(
+  state: RunState<unknown>,
+  settings: LoopSettings,
+  step: number,
+  nextRevision: () => number,
+): Promise<StepResult> {
   const { emit, meter, budget } = state;
   meter.startStep(step);
   emit({ type: "step_start", step });
@@ -87,9 +116,15 @@ async function runStep(state: RunState<unknown>, settings: LoopSettings, step: n
       return { kind: "next", unusable: "it answered with text where a tool call must end the run" };
     }
     const turn = await runTurn(state, step, assistant.toolCalls);
+    if (settings.plan) {
+      for (const call of assistant.toolCalls) {
+        const steps = planSteps(call);
+        if (steps) state.emit({ type: "plan", step, steps, revision: nextRevision() });
+      }
+    }
     if (turn.kind === "end")
       return { kind: "done", outcome: { output: turn.output, finishedBy: turn.toolName } };
-    return turn.unusable ? { kind: "next", unusable: turn.detail } : { kind: "next" };
+    return { kind: "next", failed: turn.failed, ...(turn.unusable && { unusable: turn.detail }) };
   } catch (error) {
     closeOpenCalls(
       state,
@@ -100,7 +135,7 @@ async function runStep(state: RunState<unknown>, settings: LoopSettings, step: n
   } finally {
     const durationMs = performance.now() - started;
     meter.endStep(durationMs);
-    emit({ type: "step_end", step, durationMs });
+    emit({ type: "step_end", step, durationMs, usage: meter.snapshot() });
   }
 }
 
@@ -160,6 +195,40 @@ async function callModel(
     ...(response.raw !== undefined && { raw: response.raw }),
   });
   return response;
+}
+
+/** Asks the evaluator about a candidate answer; past `maxRounds` rejections the run fails. */
+async function judge(
+  state: RunState<unknown>,
+  settings: LoopSettings,
+  outcome: LoopOutcome,
+  round: number,
+): Promise<Verdict> {
+  const reflect = settings.reflect as ReflectOptions;
+  const verdict = await reflect.evaluator(
+    { input: settings.input, output: outcome.output, messages: state.messages },
+    {
+      signal: state.signal,
+      addUsage: (usage) => state.meter.addSubRun(usage),
+      forward: (event) =>
+        state.emit({ type: "nested", step: 0, toolCallId: "", toolName: "evaluator", event }),
+    },
+  );
+  state.emit({
+    type: "reflection",
+    round,
+    accept: verdict.accept,
+    ...(!verdict.accept && { feedback: verdict.feedback }),
+  });
+  const maxRounds = reflect.maxRounds ?? 2;
+  if (!verdict.accept && round > maxRounds) {
+    throw new RunError(
+      "rejected",
+      `The evaluator rejected the answer ${round} times (maxRounds ${maxRounds}); last feedback: ${verdict.feedback}`,
+      errorState(state),
+    );
+  }
+  return verdict;
 }
 
 /** `promise`, or a rejection as soon as `signal` fires; the listener never outlives the call. */

@@ -8,7 +8,7 @@ import { abortError, budgetError, errorState, type RunState, recordResult } from
 
 /** How a turn of tool calls ended. */
 export type TurnResult =
-  | { kind: "continue"; unusable: boolean; detail: string }
+  | { kind: "continue"; unusable: boolean; detail: string; failed: boolean }
   | { kind: "end"; toolName: string; output: unknown };
 
 type Planned = { status: ToolOutcomeStatus; content: string; durationMs?: number; errorDetail?: string };
@@ -120,6 +120,7 @@ export async function runTurn(
   return {
     kind: "continue",
     unusable: invalid.length === calls.length,
+    failed: results.some((r) => r.status === "error" || r.status === "timeout" || r.status === "invalid"),
     detail: invalid.map((r) => r.content).join(" | "),
   };
 }

@@ -1,0 +1,74 @@
+import { Agent, type AgentEvent, modelEvaluator, type ReflectionEvent, RunError } from "glassloop";
+import { ScriptedModel } from "glassloop/testing";
+import { describe, expect, it } from "vitest";
+
+describe("reflection", () => {
+  it("sends the agent back once with the feedback and accepts the second answer", async () => {
+    const model = new ScriptedModel([
+      { text: "Paris is in Germany." },
+      { text: "Paris is the capital of France." },
+    ]);
+    const seen: string[] = [];
+    const agent = new Agent({
+      model,
+      reflect: {
+        evaluator: ({ output }) => {
+          seen.push(String(output));
+          return String(output).includes("France")
+            ? { accept: true }
+            : { accept: false, feedback: "Check the country." };
+        },
+      },
+    });
+    const events: AgentEvent[] = [];
+    const result = await agent.run("Where is Paris?", { onEvent: (e) => events.push(e) });
+    expect(result.output).toBe("Paris is the capital of France.");
+    expect(seen).toEqual(["Paris is in Germany.", "Paris is the capital of France."]);
+    const verdicts = events.filter((e): e is ReflectionEvent => e.type === "reflection");
+    expect(verdicts.map((v) => [v.round, v.accept, v.feedback])).toEqual([
+      [1, false, "Check the country."],
+      [2, true, undefined],
+    ]);
+    expect(model.requests[1]?.messages.at(-1)).toEqual({
+      role: "user",
+      content: "A reviewer rejected your answer: Check the country.\nRevise your work and answer again.",
+    });
+  });
+
+  it("fails the run when the evaluator keeps rejecting past maxRounds", async () => {
+    const model = new ScriptedModel([{ text: "a" }, { text: "b" }]);
+    const agent = new Agent({
+      model,
+      reflect: { evaluator: () => ({ accept: false, feedback: "no" }), maxRounds: 1 },
+    });
+    const error = await agent.run("x").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RunError);
+    expect((error as RunError).code).toBe("rejected");
+  });
+
+  it("runs a model evaluator whose call is visible and whose usage is counted", async () => {
+    const judge = new ScriptedModel([
+      {
+        toolCalls: [{ name: "final_result", args: { accept: false, feedback: "Too short." } }],
+        usage: { inputTokens: 7, outputTokens: 3 },
+      },
+      {
+        toolCalls: [{ name: "final_result", args: { accept: true, feedback: "" } }],
+        usage: { inputTokens: 9, outputTokens: 2 },
+      },
+    ]);
+    const model = new ScriptedModel([
+      { text: "Hi.", usage: { inputTokens: 10, outputTokens: 1 } },
+      { text: "Hello, and welcome!", usage: { inputTokens: 20, outputTokens: 4 } },
+    ]);
+    const agent = new Agent({ model, reflect: { evaluator: modelEvaluator(judge) } });
+    const events: AgentEvent[] = [];
+    const result = await agent.run("Greet warmly", { onEvent: (e) => events.push(e) });
+    expect(result.output).toBe("Hello, and welcome!");
+    expect(result.usage.inputTokens).toBe(10 + 20 + 7 + 9);
+    expect(result.usage.requests).toBe(4);
+    const nestedRequests = events.filter((e) => e.type === "nested" && e.event.type === "model_request");
+    expect(nestedRequests).toHaveLength(2);
+    expect(JSON.stringify(judge.requests[0]?.messages)).toContain("Candidate answer:\\nHi.");
+  });
+});

@@ -1,0 +1,67 @@
+import { z } from "zod";
+import type { Message } from "../memory/messages.js";
+import type { Model } from "../models/model.js";
+import type { AgentEvent } from "./events.js";
+import type { RunUsage } from "./usage.js";
+
+/** An evaluator's judgement of a candidate final answer. */
+export type Verdict = { accept: true } | { accept: false; feedback: string };
+
+/** What an evaluator sees. */
+export interface Candidate {
+  input: string;
+  output: unknown;
+  messages: readonly Message[];
+}
+
+/** What an evaluator may use: the run's signal, and ways to account for its own model calls. */
+export interface EvaluatorTools {
+  signal: AbortSignal;
+  addUsage(usage: RunUsage): void;
+  forward(event: AgentEvent): void;
+}
+
+/** Judges a candidate answer: a plain function, or `modelEvaluator(...)` for a model call. */
+export type Evaluator = (candidate: Candidate, tools: EvaluatorTools) => Verdict | Promise<Verdict>;
+
+/** Reflection: an evaluator accepts the candidate answer or sends the agent back with feedback. */
+export interface ReflectOptions {
+  evaluator: Evaluator;
+  /** Rejections allowed before the run fails (default 2). */
+  maxRounds?: number;
+}
+
+/** The message that sends the agent back after a rejection. */
+export function rejectionFeedback(feedback: string): string {
+  return `A reviewer rejected your answer: ${feedback}\nRevise your work and answer again.`;
+}
+
+const verdictSchema = z.object({
+  accept: z.boolean().describe("true when the answer fully and correctly does the task"),
+  feedback: z.string().describe("When rejecting: what is wrong and what to change. Empty when accepting."),
+});
+
+/**
+ * An evaluator backed by a model call with its own instructions; its request and usage are part
+ * of the run (nested events, rolled-up usage) like any other model call.
+ */
+export function modelEvaluator(model: Model, instructions?: string): Evaluator {
+  return async (candidate, tools) => {
+    // Imported lazily: the Agent imports this room, and this room needs an Agent only here.
+    const { Agent } = await import("./agent.js");
+    const judge = new Agent({
+      name: "evaluator",
+      model,
+      instructions:
+        instructions ??
+        "You review an assistant's answer to a task. Accept it only if it fully and correctly does the task; otherwise say precisely what to fix.",
+      output: verdictSchema,
+    });
+    const task = `Task:\n${candidate.input}\n\nCandidate answer:\n${
+      typeof candidate.output === "string" ? candidate.output : JSON.stringify(candidate.output)
+    }`;
+    const result = await judge.run(task, { signal: tools.signal, onEvent: tools.forward });
+    tools.addUsage(result.usage);
+    return result.output.accept ? { accept: true } : { accept: false, feedback: result.output.feedback };
+  };
+}
