@@ -1,7 +1,6 @@
 import type { Environment } from "../environment/environment.js";
 import { BudgetExceededError, RunAbortedError, type RunErrorState } from "../errors.js";
 import type { Message, ToolCall, ToolMessage } from "../memory/messages.js";
-import { openToolCalls } from "../memory/messages.js";
 import type { Model } from "../models/model.js";
 import type { Breach, Budget } from "./budget.js";
 import type { AgentEvent, EventInit, ToolOutcomeStatus } from "./events.js";
@@ -56,7 +55,9 @@ export function abortError(state: RunState<unknown>): BudgetExceededError | RunA
   const reason: unknown = state.signal.reason;
   if (reason instanceof RunTimeout) {
     const max = state.budget.limits.timeoutMs ?? 0;
-    return new BudgetExceededError("timeoutMs", state.meter.elapsedMs, max, errorState(state));
+    // Node's timers run on the event loop's cached clock and can fire a fraction of a ms early.
+    const used = Math.max(state.meter.elapsedMs, max);
+    return new BudgetExceededError("timeoutMs", used, max, errorState(state));
   }
   return new RunAbortedError(errorState(state), reason);
 }
@@ -90,19 +91,36 @@ export function recordResult(
 
 /**
  * Invariant 1 on every exit path: each call still without a result gets an explicit one, so the
- * transcript never holds an orphan, whatever ended the run.
+ * transcript never holds an orphan, whatever ended the run. The result goes right after its
+ * turn's other results (providers reject anything between a call and its result, e.g. the new
+ * user message after a history that ended mid-turn), and pairing is per turn, because some
+ * models reuse ids across turns.
  */
 export function closeOpenCalls(state: RunState<unknown>, step: number, reason: string): void {
-  for (const call of openToolCalls(state.messages)) {
-    state.emit({
-      type: "tool_call",
-      step,
-      toolCallId: call.id,
-      toolName: call.name,
-      arguments: call.arguments,
-    });
-    state.messages.push(
-      recordResult(state, step, call, { status: "not_executed", content: `Not executed: ${reason}.` }),
-    );
+  const { messages } = state;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i];
+    if (message?.role !== "assistant" || !message.toolCalls?.length) continue;
+    const answered = new Set<string>();
+    let end = i + 1;
+    for (let next = messages[end]; next?.role === "tool"; next = messages[++end])
+      answered.add(next.toolCallId);
+    const results = message.toolCalls
+      .filter((call) => !answered.has(call.id))
+      .map((call) => {
+        state.emit({
+          type: "tool_call",
+          step,
+          toolCallId: call.id,
+          toolName: call.name,
+          arguments: call.arguments,
+        });
+        return recordResult(state, step, call, {
+          status: "not_executed",
+          content: `Not executed: ${reason}.`,
+        });
+      });
+    messages.splice(end, 0, ...results);
+    i = end + results.length - 1;
   }
 }

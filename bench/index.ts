@@ -1,0 +1,21 @@
+/**
+ * `npm run bench`: runs every section and prints its tables. `npm run bench -- loop` runs only the
+ * sections named. To add one, export a `BenchSection` from a file here and list it below.
+ */
+import { loopBench } from "./loop.js";
+import { type BenchSection, formatTable } from "./table.js";
+
+const sections: BenchSection[] = [{ name: "loop", run: loopBench }];
+
+const wanted = process.argv.slice(2);
+const chosen = wanted.length ? sections.filter((s) => wanted.includes(s.name)) : sections;
+if (chosen.length === 0) {
+  console.error(
+    `No bench section named ${wanted.join(", ")}; known: ${sections.map((s) => s.name).join(", ")}`,
+  );
+  process.exit(2);
+}
+console.log(`glassloop bench · Node ${process.version} · ${process.platform}/${process.arch}\n`);
+for (const section of chosen) {
+  for (const table of await section.run()) console.log(`${formatTable(table)}\n`);
+}
