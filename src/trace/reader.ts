@@ -1,0 +1,105 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { GlassloopError } from "../errors.js";
+import { buildRunView, groupByRun, type RunSummary, type RunView, summarize } from "./run-view.js";
+import { parseTraceText } from "./trace-format.js";
+import { DEFAULT_TRACE_DIR } from "./writer.js";
+
+/** A trace file or run that was asked for does not exist. */
+export class TraceNotFoundError extends GlassloopError {
+  constructor(message: string) {
+    super("trace_not_found", message);
+  }
+}
+
+/** A file is not a glassloop trace (no usable event in it). */
+export class TraceFormatError extends GlassloopError {
+  constructor(message: string) {
+    super("trace_invalid", message);
+  }
+}
+
+/** The runs of one trace file. */
+export interface TraceFile {
+  path: string;
+  runs: RunView[];
+}
+
+/** Reads a JSONL trace; a file may hold several runs (a shared `--trace` file). */
+export function readTraceFile(path: string): TraceFile {
+  const full = resolve(path);
+  let text: string;
+  try {
+    text = readFileSync(full, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new TraceNotFoundError(`No trace file at ${full}`);
+    throw new TraceFormatError(`Cannot read trace ${full}: ${(error as Error).message}`);
+  }
+  const { events, problems } = parseTraceText(text);
+  if (events.length === 0) {
+    const why = problems[0] ? ` (line ${problems[0].line}: ${problems[0].message})` : " (it is empty)";
+    throw new TraceFormatError(`${full} holds no glassloop trace events${why}`);
+  }
+  const runs = groupByRun(events).map((run) => buildRunView(run, problems));
+  return { path: full, runs };
+}
+
+/** Trace files in a directory, newest first. */
+export function traceFiles(dir: string = DEFAULT_TRACE_DIR): string[] {
+  const full = resolve(dir);
+  if (!existsSync(full)) return [];
+  return readdirSync(full)
+    .filter((name) => name.endsWith(".jsonl"))
+    .map((name) => {
+      const path = join(full, name);
+      return { path, mtime: statSync(path).mtimeMs };
+    })
+    .sort((a, b) => b.mtime - a.mtime)
+    .map((f) => f.path);
+}
+
+/** One line per run in the given files; unreadable files are reported, not fatal. */
+export function listRuns(files: readonly string[]): { runs: RunSummary[]; skipped: string[] } {
+  const runs: RunSummary[] = [];
+  const skipped: string[] = [];
+  for (const file of files) {
+    try {
+      for (const view of readTraceFile(file).runs) runs.push(summarize(view, file));
+    } catch (error) {
+      skipped.push(`${file}: ${(error as Error).message}`);
+    }
+  }
+  runs.sort((a, b) => b.startedAt - a.startedAt);
+  return { runs, skipped };
+}
+
+/**
+ * Finds a run by trace file path, by run id in the trace directory, or by a unique run-id prefix.
+ */
+export function findRun(ref: string, dir: string = DEFAULT_TRACE_DIR): { file: string; run: RunView } {
+  if (ref.endsWith(".jsonl") || existsSync(ref)) {
+    const trace = readTraceFile(ref);
+    return { file: trace.path, run: trace.runs[0] as RunView };
+  }
+  const files = traceFiles(dir);
+  const matches: { file: string; run: RunView }[] = [];
+  for (const file of files) {
+    let trace: TraceFile;
+    try {
+      trace = readTraceFile(file);
+    } catch {
+      continue;
+    }
+    for (const run of trace.runs) {
+      if (run.runId === ref) return { file, run };
+      if (run.runId.startsWith(ref) || run.runId.startsWith(`run_${ref}`)) matches.push({ file, run });
+    }
+  }
+  if (matches.length === 1) return matches[0] as { file: string; run: RunView };
+  if (matches.length > 1) {
+    const ids = matches.map((m) => m.run.runId).join(", ");
+    throw new TraceNotFoundError(`"${ref}" matches several runs (${ids}); give more of the id`);
+  }
+  throw new TraceNotFoundError(`No run "${ref}" in ${resolve(dir)} and no trace file by that name`);
+}

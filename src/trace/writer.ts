@@ -1,0 +1,132 @@
+import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import type { AgentEvent } from "../agent/events.js";
+import { type RedactionOptions, Redactor } from "./redact.js";
+import { TRACE_FORMAT, TRACE_VERSION, type TraceHeader } from "./trace-format.js";
+
+/** Where traces go when no directory or file is given. */
+export const DEFAULT_TRACE_DIR = ".glassloop/traces";
+
+/** Options of a `TraceWriter`. */
+export interface TraceWriterOptions {
+  /** One file per run, `<dir>/<runId>.jsonl` (default `.glassloop/traces`). */
+  dir?: string;
+  /** Write every run to this one file instead (appending). */
+  file?: string;
+  /** What to scrub besides API keys and credential headers (always scrubbed). */
+  redaction?: RedactionOptions;
+  /** Write `text_delta` events too (default true: every event). */
+  textDeltas?: boolean;
+  /** Called once per file that cannot be written; the run goes on (default: a process warning). */
+  onError?: (error: Error, path: string) => void;
+}
+
+interface OpenTrace {
+  fd: number | undefined;
+  path: string;
+}
+
+/**
+ * An event listener that writes every event of a run to a JSONL trace, redacted: pass
+ * `writer.onEvent` as a run's `onEvent`. Writes are synchronous so a crash loses no event.
+ */
+export class TraceWriter {
+  readonly #options: TraceWriterOptions;
+  readonly #redactor: Redactor;
+  readonly #open = new Map<string, OpenTrace>();
+  readonly #written: string[] = [];
+
+  constructor(options: TraceWriterOptions = {}) {
+    this.#options = options;
+    this.#redactor = new Redactor(options.redaction);
+  }
+
+  /** Paths of the trace files written so far, in the order they were opened. */
+  get files(): readonly string[] {
+    return this.#written;
+  }
+
+  /** The file a run's trace goes to. */
+  pathOf(runId: string): string {
+    if (this.#options.file !== undefined) return resolve(this.#options.file);
+    return resolve(this.#options.dir ?? DEFAULT_TRACE_DIR, `${safeName(runId)}.jsonl`);
+  }
+
+  /** The listener: writes `event` to its run's trace. Never throws. */
+  readonly onEvent = (event: AgentEvent): void => {
+    if (event.type === "text_delta" && this.#options.textDeltas === false) return;
+    const trace = this.#open.get(event.runId) ?? this.#start(event);
+    if (trace.fd === undefined) return;
+    this.#write(trace, event);
+    if (event.type === "run_end") this.#finish(event.runId, trace);
+  };
+
+  /** Closes every trace still open (runs that never ended, e.g. on process exit). */
+  close(): void {
+    for (const [runId, trace] of this.#open) this.#finish(runId, trace);
+  }
+
+  #start(event: AgentEvent): OpenTrace {
+    const path = this.pathOf(event.runId);
+    const trace: OpenTrace = { fd: undefined, path };
+    this.#open.set(event.runId, trace);
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+      trace.fd = openSync(path, "a");
+    } catch (error) {
+      this.#fail(error, path);
+      return trace;
+    }
+    if (!this.#written.includes(path)) this.#written.push(path);
+    const header: TraceHeader = {
+      type: "trace_header",
+      format: TRACE_FORMAT,
+      version: TRACE_VERSION,
+      runId: event.runId,
+      time: event.time,
+    };
+    this.#write(trace, header);
+    return trace;
+  }
+
+  #write(trace: OpenTrace, record: AgentEvent | TraceHeader): void {
+    if (trace.fd === undefined) return;
+    try {
+      writeSync(trace.fd, `${JSON.stringify(this.#redactor.value(record))}\n`);
+    } catch (error) {
+      this.#fail(error, trace.path);
+      this.#closeFd(trace);
+    }
+  }
+
+  #finish(runId: string, trace: OpenTrace): void {
+    this.#closeFd(trace);
+    this.#open.delete(runId);
+  }
+
+  #closeFd(trace: OpenTrace): void {
+    if (trace.fd === undefined) return;
+    try {
+      closeSync(trace.fd);
+    } catch {
+      // Closing a descriptor whose writes already failed tells us nothing new.
+    }
+    trace.fd = undefined;
+  }
+
+  #fail(error: unknown, path: string): void {
+    const err = error instanceof Error ? error : new Error(String(error));
+    if (this.#options.onError) this.#options.onError(err, path);
+    else process.emitWarning(`glassloop: cannot write trace ${path}: ${err.message}`);
+  }
+}
+
+/** Run ids come from the loop, but a trace path must never escape its directory. */
+function safeName(runId: string): string {
+  return runId.replace(/[^A-Za-z0-9_.-]/g, "_").replace(/^\.+/, "_") || "run";
+}
+
+/** Joins a trace directory and a run id the way the writer does. */
+export function tracePath(dir: string, runId: string): string {
+  return join(dir, `${safeName(runId)}.jsonl`);
+}

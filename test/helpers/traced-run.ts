@@ -1,0 +1,55 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Agent, type RunResult, TraceWriter, tool } from "glassloop";
+import { ScriptedModel, type ScriptStep } from "glassloop/testing";
+import { z } from "zod";
+
+/** A fresh temporary directory for one test's traces. */
+export function tempDir(prefix = "glassloop-trace-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** The seed calculator's tools. */
+export const calculatorTools = (multiplyBy = 1) => [
+  tool({
+    name: "add",
+    description: "Adds two numbers.",
+    input: z.object({ a: z.number(), b: z.number() }),
+    run: ({ a, b }) => a + b,
+  }),
+  tool({
+    name: "multiply",
+    description: "Multiplies two numbers.",
+    input: z.object({ a: z.number(), b: z.number() }),
+    run: ({ a, b }) => a * b * multiplyBy,
+  }),
+];
+
+/** The script of the calculator run: add, multiply, answer. */
+export const calculatorScript: ScriptStep[] = [
+  { toolCalls: [{ name: "add", args: { a: 200, b: 10 } }], usage: { inputTokens: 120, outputTokens: 18 } },
+  {
+    toolCalls: [{ name: "multiply", args: { a: 210, b: 2 } }],
+    usage: { inputTokens: 160, outputTokens: 18 },
+  },
+  { text: "420", usage: { inputTokens: 200, outputTokens: 2 } },
+];
+
+/** Runs the calculator agent with a trace writer; returns the result and the trace file. */
+export async function tracedCalculatorRun(
+  dir: string,
+  script: ScriptStep[] = calculatorScript,
+): Promise<{ result: RunResult<string>; file: string }> {
+  const writer = new TraceWriter({ dir });
+  const agent = new Agent({
+    instructions: "Perform arithmetic with the tools.",
+    model: new ScriptedModel(script, { price: { inputPerMTok: 0.15, outputPerMTok: 0.6 } }),
+    tools: calculatorTools(),
+    limits: { maxSteps: 10, maxTokens: 5_000 },
+  });
+  const result = await agent.run("Add 200 and 10, then multiply the result by 2.", {
+    onEvent: writer.onEvent,
+  });
+  return { result, file: writer.pathOf(result.runId) };
+}
