@@ -1,0 +1,21 @@
+/** The shared HTTP layer of model providers: JSON and SSE over Node's fetch, retries, timeouts, redaction. */
+export { REDACTED, redact } from "./redact.js";
+export {
+  backoffMs,
+  DEFAULT_RETRY,
+  isRetryableStatus,
+  type RetryPolicy,
+  retryAfterMs,
+  sleep,
+} from "./retry.js";
+export { MAX_EVENT_CHARS, readEvents, type SseEvent, type SseHandler } from "./sse.js";
+export {
+  DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+  DEFAULT_TIMEOUT_MS,
+  type HttpCall,
+  type HttpOptions,
+  type JsonReply,
+  postEvents,
+  postJson,
+  type StreamEnd,
+} from "./transport.js";

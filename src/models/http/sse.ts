@@ -1,0 +1,64 @@
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+
+/** One server-sent event: `event` is the `event:` field (undefined for plain `data:` events). */
+export type SseEvent = EventSourceMessage;
+
+/** Handles one event; return `true` when the protocol says the stream is complete (e.g. `[DONE]`). */
+export type SseHandler = (event: SseEvent) => boolean | undefined;
+
+/** Largest event the parser buffers before it gives up on a runaway stream (characters). */
+export const MAX_EVENT_CHARS = 16 * 1024 * 1024;
+
+/** Why an event stream could not be read to its end. */
+export class SseFormatError extends Error {}
+
+/**
+ * Reads `body` as an event stream into `onEvent`. Resolves `true` when the handler declared the
+ * stream complete (the rest is cancelled), `false` when the server simply ended it. `onChunk` runs
+ * on every chunk that arrives (the transport uses it to reset its idle timer); `onFirstEvent` runs
+ * before the first event reaches the handler (from then on, a failure must not be retried).
+ */
+export async function readEvents(
+  body: ReadableStream<Uint8Array>,
+  onEvent: SseHandler,
+  hooks: { onChunk?: () => void; onFirstEvent?: () => void } = {},
+): Promise<boolean> {
+  let stopped = false;
+  let first = true;
+  let overflow: Error | undefined;
+  const parser = createParser({
+    onEvent(event) {
+      if (stopped) return;
+      if (first) {
+        first = false;
+        hooks.onFirstEvent?.();
+      }
+      if (onEvent(event) === true) stopped = true;
+    },
+    onError(error) {
+      // Unknown fields and bad `retry:` lines are ignored, as the SSE standard says; only a
+      // runaway event is fatal.
+      if (error.type === "max-buffer-size-exceeded") overflow = error;
+    },
+    maxBufferSize: MAX_EVENT_CHARS,
+  });
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      hooks.onChunk?.();
+      parser.feed(decoder.decode(value, { stream: true }));
+      if (overflow) throw new SseFormatError(`an event was larger than ${MAX_EVENT_CHARS} characters`);
+      if (stopped) return true;
+    }
+    const tail = decoder.decode();
+    if (tail) parser.feed(tail);
+    // An event without its closing blank line is incomplete and, as the standard says, dropped.
+    return stopped;
+  } finally {
+    // Completion, a handler error and an abort all release the connection; never wait on it.
+    reader.cancel().catch(() => {});
+  }
+}
