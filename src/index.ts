@@ -40,7 +40,14 @@ export {
 export { messageSchema, parseHistory } from "./memory/message-schema.js";
 export * from "./memory/messages.js";
 export * from "./models/model.js";
+export { type Extraction, extractToolCalls } from "./models/prompted/extract.js";
+export { INVALID_PROMPTED_CALL, prompted } from "./models/prompted.js";
 export { type ProviderFactory, registerProvider, resolveModel } from "./models/resolve.js";
+export {
+  ANTHROPIC_TOOL_CALL_IDS,
+  normalizeToolCallIds,
+  type ToolCallIdRules,
+} from "./models/tool-call-ids.js";
 export { type AgentToolOptions, agentAsTool, type SubAgent } from "./multi/as-tool.js";
 export {
   type HandoffHistory,
