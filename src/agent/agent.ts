@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { checkContext } from "../environment/context-check.js";
-import { Environment, type EnvironmentOptions } from "../environment/environment.js";
+import { checkEnvironmentOptions, Environment, type EnvironmentOptions } from "../environment/environment.js";
+import { startTimer } from "../environment/timer.js";
 import { ConfigError } from "../errors.js";
 import { parseHistory } from "../memory/message-schema.js";
 import type { Message } from "../memory/messages.js";
@@ -10,11 +11,11 @@ import { resolveModel } from "../models/resolve.js";
 import { type AgentToolOptions, agentAsTool, type SubAgent } from "../multi/as-tool.js";
 import type { AgentTool, Tool } from "../tools/tool.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
-import { Budget, type Limits } from "./budget.js";
+import { Budget, checkLimits, type Limits } from "./budget.js";
 import { EventChannel } from "./event-channel.js";
 import type { AgentEvent } from "./events.js";
 import { type LoopSettings, runLoop } from "./loop.js";
-import { LoopGuard, type LoopGuardOptions } from "./loop-guard.js";
+import { checkLoopGuard, LoopGuard, type LoopGuardOptions } from "./loop-guard.js";
 import { FINAL_RESULT_TOOL, finalResultTool, textNotAllowed } from "./output.js";
 import { PLAN_TOOL, type PlanOptions, planTool } from "./plan.js";
 import type { ReflectOptions } from "./reflect.js";
@@ -111,6 +112,10 @@ export class Agent<TContext = undefined, TOutput = string> {
     this.#config = config;
     this.name = config.name ?? "agent";
     this.model = resolveModel(config.model);
+    checkLimits(config.limits ?? {});
+    checkCostLimit(config.limits ?? {}, this.model);
+    checkEnvironmentOptions({ ...config.environment }, "environment");
+    if (config.loopGuard) checkLoopGuard(config.loopGuard);
     const registry = ToolRegistry.from<TContext>([]);
     const given = config.tools instanceof ToolRegistry ? config.tools.list() : (config.tools ?? []);
     for (const t of given) registry.register(t, { terminal: t.terminal });
@@ -134,6 +139,12 @@ export class Agent<TContext = undefined, TOutput = string> {
         throw new ConfigError(`Agent "${this.name}": the tool name "${PLAN_TOOL}" is reserved for "plan"`);
       }
       registry.register(planTool() as AgentTool<TContext>);
+    }
+    for (const t of registry.list()) {
+      checkEnvironmentOptions(
+        { timeoutMs: t.timeoutMs, maxResultChars: t.maxResultChars },
+        `Tool "${t.name}"`,
+      );
     }
     this.registry = registry;
     this.#endTools = registry.terminalTools().map((t) => t.name);
@@ -178,19 +189,16 @@ export class Agent<TContext = undefined, TOutput = string> {
     const runId = `run_${randomUUID()}`;
     const messages = this.#initialMessages(input, options.history);
     const meter = new UsageMeter(this.model.price);
+    if (options.limits) checkLimits(options.limits, "options.limits");
     const limits = tighten(config.limits ?? {}, options.limits);
-    if (limits.maxCostUsd !== undefined && this.model.price === undefined) {
-      throw new ConfigError(
-        `limits.maxCostUsd is set but model "${this.model.id}" has no known price; give the model a price or drop the limit`,
-      );
-    }
+    checkCostLimit(limits, this.model);
     const controller = new AbortController();
     const onAbort = () => controller.abort(options.signal?.reason);
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener("abort", onAbort, { once: true });
-    const timer =
+    const cancelTimer =
       limits.timeoutMs !== undefined
-        ? setTimeout(() => controller.abort(new RunTimeout()), limits.timeoutMs)
+        ? startTimer(limits.timeoutMs, () => controller.abort(new RunTimeout()))
         : undefined;
     const state: RunState<TContext> = {
       runId,
@@ -213,7 +221,7 @@ export class Agent<TContext = undefined, TOutput = string> {
         usage: meter.snapshot(),
       };
     } finally {
-      clearTimeout(timer);
+      cancelTimer?.();
       options.signal?.removeEventListener("abort", onAbort);
     }
   }
@@ -240,6 +248,15 @@ export class Agent<TContext = undefined, TOutput = string> {
       ...(plan && { plan: { reviseOnFailure: plan === true || plan.reviseOnFailure !== false } }),
       ...(reflect && { reflect }),
     };
+  }
+}
+
+/** A dollar limit needs a price to count against: refuse it up front rather than never enforce it. */
+function checkCostLimit(limits: Limits, model: Model): void {
+  if (limits.maxCostUsd !== undefined && model.price === undefined) {
+    throw new ConfigError(
+      `limits.maxCostUsd is set but model "${model.id}" has no known price; give the model a price or drop the limit`,
+    );
   }
 }
 

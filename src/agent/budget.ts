@@ -1,4 +1,4 @@
-import type { LimitName } from "../errors.js";
+import { ConfigError, type LimitName } from "../errors.js";
 import type { UsageMeter } from "./usage.js";
 
 /** Limits of one run. Every one is checked before each model call and each tool call. */
@@ -19,6 +19,28 @@ export interface Limits {
 
 /** The defaults of `Limits`. */
 export const LIMIT_DEFAULTS = { maxSteps: 15, maxRetries: 3 } as const;
+
+const COUNTS = new Set<keyof Limits>(["maxSteps", "maxToolCalls", "maxRetries"]);
+
+/**
+ * Throws a ConfigError for a limit that is not a number >= 0 (counts: whole numbers); `Infinity`
+ * means no limit. A NaN would otherwise compare false forever and silently lift the limit.
+ */
+export function checkLimits(limits: Limits, where = "limits"): void {
+  for (const [key, value] of Object.entries(limits) as [keyof Limits, unknown][]) {
+    if (value === undefined) continue;
+    const count = COUNTS.has(key);
+    const ok =
+      typeof value === "number" &&
+      value >= 0 &&
+      (count ? Number.isInteger(value) || value === Number.POSITIVE_INFINITY : !Number.isNaN(value));
+    if (!ok) {
+      throw new ConfigError(
+        `${where}.${key} must be ${count ? "a whole number" : "a number"} >= 0 (or Infinity for no limit), got ${String(value)}`,
+      );
+    }
+  }
+}
 
 /** What is left of a run's limits; absent fields are unlimited. */
 export interface RemainingBudget {

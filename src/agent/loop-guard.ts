@@ -1,9 +1,18 @@
+import { ConfigError } from "../errors.js";
 import type { ToolCall } from "../memory/messages.js";
 
 /** Settings of the guard against repeated identical calls. */
 export interface LoopGuardOptions {
   /** Identical repeats in consecutive turns tolerated (answered from memory) before the run ends (default 2). */
   maxRepeats?: number;
+}
+
+/** Throws a ConfigError unless `maxRepeats` is a whole number >= 0. */
+export function checkLoopGuard(options: LoopGuardOptions): void {
+  const { maxRepeats } = options;
+  if (maxRepeats !== undefined && !(Number.isInteger(maxRepeats) && maxRepeats >= 0)) {
+    throw new ConfigError(`loopGuard.maxRepeats must be a whole number >= 0, got ${String(maxRepeats)}`);
+  }
 }
 
 /** A call the guard recognized: the result the model already got for it. */
@@ -22,6 +31,7 @@ export class LoopGuard {
   #current = new Map<string, { content: string; repeats: number }>();
 
   constructor(options: LoopGuardOptions = {}) {
+    checkLoopGuard(options);
     this.maxRepeats = options.maxRepeats ?? 2;
   }
 

@@ -344,3 +344,42 @@ describe("results", () => {
     expect(seen).toEqual([{ n: 5, unit: "c" }, "c1", 2]);
   });
 });
+
+describe("options are validated at construction", () => {
+  it.each<[EnvironmentOptions, string]>([
+    [
+      { toolTimeoutMs: 0 },
+      "environment: toolTimeoutMs must be a number > 0 (or Infinity for no limit), got 0",
+    ],
+    [{ toolTimeoutMs: Number.NaN }, "environment: toolTimeoutMs must be a number > 0"],
+    [
+      { concurrency: 0 },
+      "environment: concurrency must be a whole number > 0 (or Infinity for no limit), got 0",
+    ],
+    [{ concurrency: Number.NaN }, "environment: concurrency must be a whole number > 0"],
+    [{ maxArgumentChars: 2.5 }, "environment: maxArgumentChars must be a whole number > 0"],
+    [{ maxResultChars: -1 }, "environment: maxResultChars must be a whole number > 0"],
+  ])("refuses %j", (environment, message) => {
+    expect(() => new Agent({ model: new ScriptedModel([]), environment })).toThrowError(message);
+  });
+
+  it("refuses a tool's own bad timeout or result limit, naming the tool", () => {
+    const t = tool({ name: "slow", description: "d", input: z.object({}), timeoutMs: -1, run: () => 1 });
+    expect(() => new Agent({ model: new ScriptedModel([]), tools: [t] })).toThrowError(
+      'Tool "slow": timeoutMs must be a number > 0 (or Infinity for no limit), got -1',
+    );
+  });
+
+  it("takes Infinity as no timeout: the timer does not fire at once", async () => {
+    const slow = tool({
+      name: "slow",
+      description: "d",
+      input: z.object({}),
+      run: () => new Promise((resolve) => setTimeout(() => resolve("finished"), 20)),
+    });
+    const { toolMessage } = await callOnce({ name: "slow", args: {} }, [slow], {
+      toolTimeoutMs: Number.POSITIVE_INFINITY,
+    });
+    expect(toolMessage.content).toBe("finished");
+  });
+});

@@ -1,11 +1,12 @@
 import type { RemainingBudget } from "../agent/budget.js";
 import type { AgentEvent, ToolOutcomeStatus } from "../agent/events.js";
 import type { RunUsage } from "../agent/usage.js";
-import { ToolError } from "../errors.js";
+import { ConfigError, ToolError } from "../errors.js";
 import type { Message, ToolCall } from "../memory/messages.js";
 import type { AgentTool } from "../tools/tool.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import { formatIssues, serializeResult, truncate } from "./feedback.js";
+import { startTimer } from "./timer.js";
 
 /** Limits the environment enforces on every tool call. */
 export interface EnvironmentOptions {
@@ -26,6 +27,28 @@ export const ENVIRONMENT_DEFAULTS: Required<EnvironmentOptions> = {
   maxResultChars: 20_000,
   concurrency: 4,
 };
+
+const WHOLE = new Set<string>(["maxArgumentChars", "maxResultChars", "concurrency"]);
+
+/**
+ * Throws a ConfigError for an option that is not a whole number (timeouts: a number) of at least 1
+ * (`Infinity` means no limit); `where` names the owner, e.g. `environment` or `Tool "x"`.
+ */
+export function checkEnvironmentOptions(options: Record<string, unknown>, where: string): void {
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined) continue;
+    const whole = WHOLE.has(key);
+    const ok =
+      typeof value === "number" &&
+      value > 0 &&
+      (whole ? Number.isInteger(value) || value === Number.POSITIVE_INFINITY : !Number.isNaN(value));
+    if (!ok) {
+      throw new ConfigError(
+        `${where}: ${key} must be ${whole ? "a whole number" : "a number"} > 0 (or Infinity for no limit), got ${String(value)}`,
+      );
+    }
+  }
+}
 
 /** A call that passed validation and may run. */
 export interface ReadyCall<TContext> {
@@ -124,11 +147,14 @@ export class Environment<TContext> {
       durationMs: performance.now() - started,
     });
     const timeoutMs = tool.timeoutMs ?? this.options.toolTimeoutMs;
+    // A call whose run is already stopped must not start at all.
+    if (options.signal.aborted) {
+      return done({ status: "aborted", content: `Tool ${tool.name} was aborted: the run was stopped.` });
+    }
     const controller = new AbortController();
     const onParentAbort = () => controller.abort(options.signal.reason);
-    if (options.signal.aborted) onParentAbort();
-    else options.signal.addEventListener("abort", onParentAbort, { once: true });
-    const timer = setTimeout(() => controller.abort(new ToolTimeout()), timeoutMs);
+    options.signal.addEventListener("abort", onParentAbort, { once: true });
+    const cancelTimer = startTimer(timeoutMs, () => controller.abort(new ToolTimeout()));
     const stopped = new Promise<never>((_, reject) => {
       const fail = () => reject(controller.signal.reason);
       if (controller.signal.aborted) fail();
@@ -171,7 +197,7 @@ export class Environment<TContext> {
         errorDetail: error instanceof Error ? (error.stack ?? error.message) : String(error),
       });
     } finally {
-      clearTimeout(timer);
+      cancelTimer();
       options.signal.removeEventListener("abort", onParentAbort);
     }
   }
