@@ -5,11 +5,15 @@ export default defineConfig({
   resolve: {
     alias: {
       "glassloop/testing": fileURLToPath(new URL("./src/testing.ts", import.meta.url)),
+      "glassloop/mcp": fileURLToPath(new URL("./src/mcp/index.ts", import.meta.url)),
+      "glassloop/otel": fileURLToPath(new URL("./src/otel.ts", import.meta.url)),
       glassloop: fileURLToPath(new URL("./src/index.ts", import.meta.url)),
     },
   },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // Builds the trace viewer's page (dist/viewer) when missing or stale; the browser tests serve it.
+    globalSetup: ["test/helpers/build-viewer.ts"],
     typecheck: { enabled: true, include: ["src/**/*.test-d.ts", "test/**/*.test-d.ts"] },
     testTimeout: 20_000,
   },

@@ -57,6 +57,21 @@ export {
   type Specialist,
 } from "./multi/router.js";
 export {
+  DatabaseCorruptError,
+  DatabaseLockedError,
+  DatabaseOpenError,
+  RunNotResumableError,
+  SchemaTooNewError,
+  SessionBusyError,
+  StoreError,
+  UnknownRunError,
+  UnknownSessionError,
+} from "./store/errors.js";
+export { MIGRATIONS, SCHEMA_VERSION } from "./store/migrations.js";
+export { defaultDatabasePath, type SqliteOptions } from "./store/sqlite-open.js";
+export { SqliteStore } from "./store/sqlite-store.js";
+export type * from "./store/store.js";
+export {
   type AgentTool,
   type ContextSpec,
   type Tool,
@@ -67,6 +82,7 @@ export {
   tool,
 } from "./tools/tool.js";
 export { type RegisterOptions, ToolRegistry } from "./tools/tool-registry.js";
+export type { ToolSource } from "./tools/tool-source.js";
 export { formatRun, formatRunList } from "./trace/format.js";
 export {
   findRun,
@@ -85,6 +101,13 @@ export {
 } from "./trace/request-diff.js";
 export type * from "./trace/run-view.js";
 export { buildRunView, summarize } from "./trace/run-view.js";
+export {
+  findViewerAssets,
+  startViewer,
+  ViewerNotBuiltError,
+  type ViewerOptions,
+  type ViewerServer,
+} from "./trace/server.js";
 export {
   parseTraceText,
   TRACE_FORMAT,

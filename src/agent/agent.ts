@@ -11,6 +11,7 @@ import { resolveModel } from "../models/resolve.js";
 import { type AgentToolOptions, agentAsTool, type SubAgent } from "../multi/as-tool.js";
 import type { AgentTool, Tool } from "../tools/tool.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
+import type { ToolSource } from "../tools/tool-source.js";
 import { Budget, checkLimits, type Limits } from "./budget.js";
 import { EventChannel } from "./event-channel.js";
 import type { AgentEvent } from "./events.js";
@@ -48,6 +49,8 @@ interface AgentConfigBase<TContext> {
   plan?: boolean | PlanOptions;
   /** Reflection (off by default): an evaluator accepts the final answer or sends the agent back. */
   reflect?: ReflectOptions;
+  /** Tools from outside (MCP servers): followed when they change, closed by `agent.close()`. */
+  toolSources?: readonly ToolSource[];
 }
 
 /** An agent whose run returns an object validated by `output` (through the `final_result` tool). */
@@ -105,6 +108,7 @@ export class Agent<TContext = undefined, TOutput = string> {
   readonly registry: ToolRegistry<TContext, unknown, boolean>;
   readonly #config: AgentConfig<TContext, TOutput>;
   readonly #endTools: string[];
+  readonly #unsubscribe: (() => void)[] = [];
 
   constructor(config: AgentConfigWithOutput<TContext, TOutput>);
   constructor(config: AgentConfigWithoutOutput<TContext, TOutput>);
@@ -149,6 +153,40 @@ export class Agent<TContext = undefined, TOutput = string> {
     this.registry = registry;
     this.#endTools = registry.terminalTools().map((t) => t.name);
     checkContext(registry.list(), config.context);
+    for (const source of config.toolSources ?? []) this.#follow(source);
+  }
+
+  /** Closes the agent's tool sources (MCP servers); the agent should not run afterwards. */
+  async close(): Promise<void> {
+    for (const stop of this.#unsubscribe.splice(0)) stop();
+    await Promise.all((this.#config.toolSources ?? []).map((source) => source.close()));
+  }
+
+  #follow(source: ToolSource): void {
+    let names: string[] = [];
+    const sync = () => {
+      for (const name of names) this.registry.unregister(name);
+      names = [];
+      for (const t of source.tools()) {
+        if (this.registry.has(t.name)) {
+          throw new ConfigError(
+            `Tool "${t.name}" from "${source.name}" clashes with a tool of the same name`,
+          );
+        }
+        this.registry.register(t as AgentTool<TContext>);
+        names.push(t.name);
+      }
+    };
+    sync();
+    this.#unsubscribe.push(
+      source.onChange(() => {
+        try {
+          sync();
+        } catch (error) {
+          process.emitWarning(`glassloop: tools of "${source.name}" not updated: ${String(error)}`);
+        }
+      }),
+    );
   }
 
   /** This agent as a tool another agent can call (see `agentAsTool`). */
@@ -240,7 +278,7 @@ export class Agent<TContext = undefined, TOutput = string> {
     return {
       ...(instructions !== undefined && { instructions }),
       input,
-      tools: this.registry.specs(),
+      tools: () => this.registry.specs(),
       endTools: this.#endTools,
       textNotAllowed: textNotAllowed(this.#endTools),
       stream,

@@ -12,7 +12,8 @@ import { runTurn } from "./turn.js";
 export interface LoopSettings {
   instructions?: string;
   input: string;
-  tools: ToolSpec[];
+  /** Read before every model call: tool sources (MCP servers) may change the list mid-run. */
+  tools: () => ToolSpec[];
   /** Names of tools that must end the run; empty when a plain-text answer ends it. */
   endTools: string[];
   /** Feedback for a text answer when `endTools` is not empty. */
@@ -151,7 +152,7 @@ async function callModel(
     {
       ...(settings.instructions !== undefined && { instructions: settings.instructions }),
       messages: state.messages.slice(system),
-      tools: settings.tools,
+      tools: settings.tools(),
       ...(settings.toolChoice !== undefined && { toolChoice: settings.toolChoice }),
       stream: settings.stream,
       ...(settings.maxOutputTokens !== undefined && { maxOutputTokens: settings.maxOutputTokens }),

@@ -49,6 +49,11 @@ export class ToolRegistry<TContext = unknown, TOutput = string, THasTerminal ext
     return this;
   }
 
+  /** Removes a tool (a tool source whose server dropped it); unknown names are ignored. */
+  unregister(name: string): void {
+    this.#tools.delete(name);
+  }
+
   get(name: string): AgentTool<TContext> | undefined {
     return this.#tools.get(name);
   }

@@ -1,0 +1,167 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ConfigError, GlassloopError, ToolError } from "../errors.js";
+import type { JsonSchema } from "../models/model.js";
+import type { AgentTool } from "../tools/tool.js";
+import type { ToolSource } from "../tools/tool-source.js";
+import { jsonSchemaTool } from "./json-schema-tool.js";
+import { renderContent } from "./render-content.js";
+
+/** How to reach an MCP server: spawn it (stdio) or call it (streamable HTTP). */
+export type McpServerConfig = {
+  /** Shown in tool errors and events. */
+  name: string;
+  /** Prefix tool names with `<prefix>_` to keep servers apart (default: no prefix). */
+  prefix?: string;
+  /** Longest wait for one tool call (default 60,000 ms). */
+  callTimeoutMs?: number;
+  /** Longest wait for the connection and the first tool list (default 20,000 ms). */
+  connectTimeoutMs?: number;
+} & /** An already made transport (in-process servers, tests). */
+(
+  | { transport: Transport }
+  | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string }
+  | { url: string; headers?: Record<string, string> }
+);
+
+/** Connecting to an MCP server failed. */
+export class McpConnectError extends GlassloopError {
+  constructor(server: string, cause: unknown) {
+    super("mcp_connect", `Could not connect to MCP server "${server}": ${messageOf(cause)}`, { cause });
+  }
+}
+
+/**
+ * A connection to one MCP server whose tools become glassloop tools. Pass it to an agent as a
+ * tool source: the list follows the server's change notifications, a crashed or hung server
+ * turns into tool errors the model reads (the run goes on), and `close()` stops the server.
+ */
+export class McpClient implements ToolSource {
+  readonly name: string;
+  #tools: AgentTool<unknown>[] = [];
+  #listeners = new Set<() => void>();
+  #exited: string | undefined;
+
+  private constructor(
+    private readonly config: McpServerConfig,
+    private readonly client: Client,
+    private readonly transport: Transport,
+  ) {
+    this.name = config.name;
+  }
+
+  /** Connects, lists the server's tools, and starts following changes. */
+  static async connect(config: McpServerConfig): Promise<McpClient> {
+    const client = new Client({ name: "glassloop", version: "0.1.0" });
+    const transport = "transport" in config ? config.transport : transportFor(config);
+    const mcp = new McpClient(config, client, transport);
+    const timeout = AbortSignal.timeout(config.connectTimeoutMs ?? 20_000);
+    try {
+      await client.connect(transport, { signal: timeout });
+      client.onclose = () => {
+        mcp.#exited ??= "the server closed the connection";
+      };
+      client.onerror = (error) => {
+        mcp.#exited ??= messageOf(error);
+      };
+      client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+        await mcp.refresh();
+      });
+      await mcp.refresh({ signal: timeout });
+    } catch (error) {
+      await client.close().catch(() => {});
+      throw new McpConnectError(config.name, error);
+    }
+    return mcp;
+  }
+
+  /** The server's process id for a stdio server (null for HTTP or once it exited). */
+  get pid(): number | null {
+    return this.transport instanceof StdioClientTransport ? this.transport.pid : null;
+  }
+
+  tools(): AgentTool<unknown>[] {
+    return this.#tools;
+  }
+
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Re-reads the tool list (done automatically on `notifications/tools/list_changed`). */
+  async refresh(options: { signal?: AbortSignal } = {}): Promise<void> {
+    const listed: { name: string; description?: string; inputSchema: unknown }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.client.listTools(cursor ? { cursor } : {}, options);
+      listed.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor);
+    this.#tools = listed.map((t) => this.#wrap(t));
+    for (const listener of this.#listeners) listener();
+  }
+
+  async close(): Promise<void> {
+    this.#exited ??= "the client closed the connection";
+    await this.client.close();
+  }
+
+  #wrap(remote: { name: string; description?: string; inputSchema: unknown }): AgentTool<unknown> {
+    const server = this.config.name;
+    const timeoutMs = this.config.callTimeoutMs ?? 60_000;
+    return jsonSchemaTool({
+      name: localName(remote.name, this.config.prefix),
+      description: remote.description ?? `${remote.name} (from MCP server ${server})`,
+      parameters: (remote.inputSchema ?? { type: "object" }) as JsonSchema,
+      run: async (args, { signal }) => {
+        if (this.#exited) throw new ToolError(`MCP server "${server}" is not available (${this.#exited}).`);
+        let result: Awaited<ReturnType<Client["callTool"]>>;
+        try {
+          result = await this.client.callTool({ name: remote.name, arguments: args }, undefined, {
+            signal,
+            timeout: timeoutMs,
+          });
+        } catch (error) {
+          if (signal.aborted) throw error;
+          const why = this.#exited ? `it stopped: ${this.#exited}` : messageOf(error);
+          throw new ToolError(`MCP server "${server}" failed on ${remote.name}: ${why}`);
+        }
+        const text = renderContent(result);
+        if (result.isError) throw new ToolError(text || `${remote.name} reported an error`);
+        return text;
+      },
+    });
+  }
+}
+
+function transportFor(config: Exclude<McpServerConfig, { transport: Transport }>): Transport {
+  if ("command" in config) {
+    return new StdioClientTransport({
+      command: config.command,
+      ...(config.args && { args: config.args }),
+      ...(config.env && { env: config.env }),
+      ...(config.cwd && { cwd: config.cwd }),
+      stderr: "ignore",
+    });
+  }
+  if ("url" in config) {
+    return new StreamableHTTPClientTransport(new URL(config.url), {
+      ...(config.headers && { requestInit: { headers: config.headers } }),
+    });
+  }
+  throw new ConfigError("An MCP server needs a `command` (stdio) or a `url` (streamable HTTP)");
+}
+
+/** MCP tool names allow more than providers do; map to ^[a-zA-Z0-9_-]{1,64}$. */
+function localName(remote: string, prefix: string | undefined): string {
+  const full = prefix ? `${prefix}_${remote}` : remote;
+  return full.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
