@@ -1,0 +1,321 @@
+import type Database from "better-sqlite3";
+import type { RunUsage, StepUsage } from "../agent/usage.js";
+import type { Message } from "../memory/messages.js";
+import { RunNotResumableError, StoreError, UnknownRunError } from "./errors.js";
+import { ownerAlive } from "./owner.js";
+import { parseStored } from "./sqlite-open.js";
+import type {
+  NewRun,
+  RunCheckpoint,
+  RunEnd,
+  RunOwner,
+  StoredRun,
+  StoredRunStatus,
+  StoredRunSummary,
+} from "./store.js";
+
+interface RunRow {
+  id: string;
+  agent: string;
+  model: string;
+  input: string;
+  status: StoredRunStatus;
+  owner_pid: number;
+  owner_host: string;
+  session_id: string | null;
+  session_offset: number | null;
+  session_base: number | null;
+  session_version: number | null;
+  usage: string;
+  progress: string;
+  output: string | null;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+const OPEN: readonly StoredRunStatus[] = ["running", "awaiting_approval"];
+
+/** The runs tables: a row per run, its transcript and step usage appended row by row. */
+export class SqliteRuns {
+  readonly #db: Database.Database;
+  readonly #file: string;
+  readonly #insertMessage: Database.Statement;
+  readonly #upsertStep: Database.Statement;
+  readonly #lastSeq: Database.Statement;
+  readonly #lastStep: Database.Statement;
+  readonly #row: Database.Statement;
+
+  constructor(db: Database.Database, file: string) {
+    this.#db = db;
+    this.#file = file;
+    this.#insertMessage = db.prepare("INSERT INTO run_messages (run_id, seq, message) VALUES (?, ?, ?)");
+    this.#upsertStep = db.prepare(
+      "INSERT OR REPLACE INTO run_steps (run_id, step_index, usage) VALUES (?, ?, ?)",
+    );
+    this.#lastSeq = db.prepare("SELECT max(seq) FROM run_messages WHERE run_id = ?").pluck();
+    this.#lastStep = db.prepare("SELECT max(step_index) FROM run_steps WHERE run_id = ?").pluck();
+    this.#row = db.prepare("SELECT * FROM runs WHERE id = ?");
+  }
+
+  create(run: NewRun): void {
+    const now = Date.now();
+    const { steps, ...totals } = run.usage;
+    this.#db
+      .prepare(
+        `INSERT INTO runs (id, agent, model, input, status, owner_pid, owner_host, session_id, session_offset,
+           session_base, session_version, usage, progress, created_at, updated_at)
+         VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        run.runId,
+        run.agent,
+        run.model,
+        run.input,
+        run.owner.pid,
+        run.owner.host,
+        run.session?.sessionId ?? null,
+        run.session?.offset ?? null,
+        run.session?.base ?? null,
+        run.session?.version ?? null,
+        JSON.stringify(totals),
+        JSON.stringify(run.progress),
+        now,
+        now,
+      );
+    this.#appendMessages(run.runId, run.messages, 0);
+    this.#writeSteps(run.runId, steps, 0);
+  }
+
+  checkpoint(runId: string, checkpoint: RunCheckpoint): void {
+    const row = this.#open(runId);
+    this.#appendTranscript(row.id, checkpoint.messages, checkpoint.persisted, checkpoint.usage);
+    this.#db
+      .prepare("UPDATE runs SET status = ?, usage = ?, progress = ?, updated_at = ? WHERE id = ?")
+      .run(
+        checkpoint.status,
+        JSON.stringify(withoutSteps(checkpoint.usage)),
+        JSON.stringify(checkpoint.progress),
+        Date.now(),
+        runId,
+      );
+  }
+
+  /** Writes the end of a run; returns the row so the caller can save its session. */
+  finish(runId: string, end: RunEnd): RunRow {
+    const row = this.#open(runId);
+    this.#appendTranscript(row.id, end.messages, end.persisted, end.usage);
+    this.#db
+      .prepare(
+        `UPDATE runs SET status = ?, usage = ?, progress = ?, output = ?, error = ?, updated_at = ? WHERE id = ?`,
+      )
+      .run(
+        end.status,
+        JSON.stringify(withoutSteps(end.usage)),
+        JSON.stringify({ pending: [], retries: 0 }),
+        end.output === undefined ? null : JSON.stringify(end.output),
+        end.error === undefined ? null : JSON.stringify(end.error),
+        Date.now(),
+        runId,
+      );
+    return row;
+  }
+
+  load(runId: string): StoredRun {
+    return this.#toStored(this.#get(runId));
+  }
+
+  /** Takes over a crashed or paused run for `owner`; refuses one that ended or is still alive. */
+  claim(runId: string, owner: RunOwner): RunRow {
+    const row = this.#get(runId);
+    if (!OPEN.includes(row.status)) {
+      throw new RunNotResumableError(
+        this.#file,
+        runId,
+        row.status,
+        `it already ended (${row.status}). Start a new run instead.`,
+      );
+    }
+    const current = { pid: row.owner_pid, host: row.owner_host };
+    if (row.status === "running" && ownerAlive(runId, current, row.updated_at)) {
+      throw new RunNotResumableError(
+        this.#file,
+        runId,
+        row.status,
+        `it is still running in process ${row.owner_pid} on ${row.owner_host}.`,
+      );
+    }
+    this.#db
+      .prepare("UPDATE runs SET owner_pid = ?, owner_host = ?, updated_at = ? WHERE id = ?")
+      .run(owner.pid, owner.host, Date.now(), runId);
+    return row;
+  }
+
+  /** Marks an interrupted run as discarded; returns its row so the caller can free its session. */
+  discard(runId: string): RunRow {
+    const row = this.#get(runId);
+    if (!OPEN.includes(row.status)) {
+      throw new RunNotResumableError(this.#file, runId, row.status, `it already ended (${row.status}).`);
+    }
+    if (
+      row.status === "running" &&
+      ownerAlive(runId, { pid: row.owner_pid, host: row.owner_host }, row.updated_at)
+    ) {
+      throw new RunNotResumableError(
+        this.#file,
+        runId,
+        row.status,
+        `it is still running in process ${row.owner_pid}; stop it first.`,
+      );
+    }
+    this.#db
+      .prepare("UPDATE runs SET status = 'discarded', updated_at = ? WHERE id = ?")
+      .run(Date.now(), runId);
+    return row;
+  }
+
+  /** Whether the run holding a session still counts as holding it, and how. */
+  holderState(runId: string): "gone" | "live" | "interrupted" | "awaiting_approval" {
+    const row = this.#row.get(runId) as RunRow | undefined;
+    if (!row || !OPEN.includes(row.status)) return "gone";
+    if (row.status === "awaiting_approval") return "awaiting_approval";
+    return ownerAlive(runId, { pid: row.owner_pid, host: row.owner_host }, row.updated_at)
+      ? "live"
+      : "interrupted";
+  }
+
+  ownerPid(runId: string): number {
+    return (this.#row.get(runId) as RunRow | undefined)?.owner_pid ?? 0;
+  }
+
+  list(filter: { status?: StoredRunStatus; sessionId?: string; limit?: number }): StoredRunSummary[] {
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    if (filter.status !== undefined) {
+      where.push("status = ?");
+      args.push(filter.status);
+    }
+    if (filter.sessionId !== undefined) {
+      where.push("session_id = ?");
+      args.push(filter.sessionId);
+    }
+    const sql = `SELECT id, agent, status, session_id, input, created_at, updated_at FROM runs
+      ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, id LIMIT ?`;
+    const rows = this.#db.prepare(sql).all(...args, filter.limit ?? 100) as RunRow[];
+    return rows.map((r) => ({
+      runId: r.id,
+      agent: r.agent,
+      status: r.status,
+      ...(r.session_id !== null && { sessionId: r.session_id }),
+      input: r.input,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+    }));
+  }
+
+  /** The transcript of a run, in order. */
+  messages(runId: string): Message[] {
+    const rows = this.#db
+      .prepare("SELECT message FROM run_messages WHERE run_id = ? ORDER BY seq")
+      .pluck()
+      .all(runId) as string[];
+    return rows.map((text) => parseStored<Message>(text, this.#file, `a message of run ${runId}`));
+  }
+
+  #get(runId: string): RunRow {
+    const row = this.#row.get(runId) as RunRow | undefined;
+    if (!row) throw new UnknownRunError(this.#file, runId);
+    return row;
+  }
+
+  #open(runId: string): RunRow {
+    const row = this.#get(runId);
+    if (!OPEN.includes(row.status)) {
+      throw new StoreError(
+        "run_ended",
+        this.#file,
+        `Run ${runId} in ${this.#file} already ended (${row.status}); it cannot be written again`,
+      );
+    }
+    return row;
+  }
+
+  #appendTranscript(runId: string, messages: readonly Message[], persisted: number, usage: RunUsage): void {
+    const stored = ((this.#lastSeq.get(runId) as number | null) ?? -1) + 1;
+    if (stored !== persisted) {
+      throw new StoreError(
+        "checkpoint_mismatch",
+        this.#file,
+        `Run ${runId} in ${this.#file} has ${stored} stored messages but the checkpoint assumed ${persisted}; ` +
+          "another process may be driving the same run",
+      );
+    }
+    this.#appendMessages(runId, messages, persisted);
+    const lastStep = this.#lastStep.get(runId) as number | null;
+    this.#writeSteps(runId, usage.steps, lastStep ?? 0);
+  }
+
+  #appendMessages(runId: string, messages: readonly Message[], from: number): void {
+    for (let i = from; i < messages.length; i++)
+      this.#insertMessage.run(runId, i, JSON.stringify(messages[i]));
+  }
+
+  /** The last stored step may still have changed (a tool call counted), so it is rewritten. */
+  #writeSteps(runId: string, steps: readonly StepUsage[], from: number): void {
+    for (let i = from; i < steps.length; i++) this.#upsertStep.run(runId, i, JSON.stringify(steps[i]));
+  }
+
+  #toStored(row: RunRow): StoredRun {
+    const file = this.#file;
+    const totals = parseStored<Omit<RunUsage, "steps">>(row.usage, file, `the usage of run ${row.id}`);
+    const steps = (
+      this.#db
+        .prepare("SELECT usage FROM run_steps WHERE run_id = ? ORDER BY step_index")
+        .pluck()
+        .all(row.id) as string[]
+    ).map((text) => parseStored<StepUsage>(text, file, `a step of run ${row.id}`));
+    return {
+      runId: row.id,
+      agent: row.agent,
+      model: row.model,
+      input: row.input,
+      status: row.status,
+      owner: { pid: row.owner_pid, host: row.owner_host },
+      messages: this.messages(row.id),
+      usage: { ...totals, steps },
+      progress: parseStored(row.progress, file, `the progress of run ${row.id}`),
+      ...(row.session_id !== null && {
+        session: {
+          sessionId: row.session_id,
+          offset: row.session_offset ?? 0,
+          base: row.session_base ?? 0,
+          version: row.session_version ?? 0,
+        },
+      }),
+      ...(row.output !== null && { output: parseStored(row.output, file, `the output of run ${row.id}`) }),
+      ...(row.error !== null && { error: parseStored(row.error, file, `the error of run ${row.id}`) }),
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    };
+  }
+}
+
+function withoutSteps(usage: RunUsage): Omit<RunUsage, "steps"> {
+  const { steps: _steps, ...totals } = usage;
+  return totals;
+}
+
+/** The session link stored with a run row. */
+export function sessionLinkOf(
+  row: RunRow,
+): { sessionId: string; offset: number; base: number; version: number } | undefined {
+  if (row.session_id === null) return undefined;
+  return {
+    sessionId: row.session_id,
+    offset: row.session_offset ?? 0,
+    base: row.session_base ?? 0,
+    version: row.session_version ?? 0,
+  };
+}
+
+export type { RunRow };

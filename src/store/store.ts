@@ -1,0 +1,220 @@
+/**
+ * The persistence contract: runs (checkpoints for crash-resume), sessions (conversations that
+ * last) and notes (long-term recall). Every method is async and every value is plain JSON (plus
+ * float32 vectors), so a server database can implement it as well as the embedded SQLite one.
+ */
+import type { ToolOutcomeStatus } from "../agent/events.js";
+import type { RunUsage } from "../agent/usage.js";
+import type { Message, ToolCall } from "../memory/messages.js";
+
+/** Where a stored run stands. `running` and `awaiting_approval` can be resumed; the rest ended. */
+export type StoredRunStatus =
+  | "running"
+  | "awaiting_approval"
+  | "ok"
+  | "failed"
+  | "budget_exceeded"
+  | "aborted"
+  | "discarded";
+
+/** The process that drives a run, so a crashed one can be told from a live one. */
+export interface RunOwner {
+  pid: number;
+  host: string;
+}
+
+/** A tool call's result, kept until the turn's results go into the transcript. */
+export interface StoredOutcome {
+  status: ToolOutcomeStatus;
+  content: string;
+  /** A terminal tool's return value (must be JSON) when `status` is `ok`. */
+  value?: unknown;
+}
+
+/**
+ * One call of the turn in progress. `queued`: not started; `started`: it was running when the
+ * last checkpoint was written (a crash leaves it unknown whether it finished); `done`: its
+ * result is known; `awaiting_approval`: paused for a human decision.
+ */
+export interface PendingCall {
+  call: ToolCall;
+  state: "queued" | "started" | "done" | "awaiting_approval";
+  outcome?: StoredOutcome;
+}
+
+/** Loop state beyond the transcript that a resumed run needs to continue where it stopped. */
+export interface RunProgress {
+  /** Calls of the last assistant message whose results are not in the transcript yet. */
+  pending: PendingCall[];
+  /** Unusable model outputs in a row so far. */
+  retries: number;
+  /** The repeated-call guard's memory of the previous turn. */
+  guard?: unknown;
+}
+
+/** What a store needs to create a run record. */
+export interface NewRun {
+  runId: string;
+  agent: string;
+  model: string;
+  input: string;
+  owner: RunOwner;
+  messages: readonly Message[];
+  usage: RunUsage;
+  progress: RunProgress;
+  /** Set for runs on a session; the session must have been locked for this run. */
+  session?: RunSessionLink;
+}
+
+/** How a run's transcript maps onto its session's messages. */
+export interface RunSessionLink {
+  sessionId: string;
+  /** Index in the run's messages where the session's messages begin (after the system prompt). */
+  offset: number;
+  /** How many session messages the run loaded; the run appends after them. */
+  base: number;
+  /** The session version the run loaded; saving fails if it changed meanwhile. */
+  version: number;
+}
+
+/**
+ * A checkpoint: the transcript (the store appends `messages.slice(persisted)`, since transcripts
+ * only grow), usage, progress and status, all written in one transaction.
+ */
+export interface RunCheckpoint {
+  /** Messages the store already holds for this run. */
+  persisted: number;
+  messages: readonly Message[];
+  usage: RunUsage;
+  progress: RunProgress;
+  status: "running" | "awaiting_approval";
+}
+
+/** The end of a run: the final checkpoint plus its outcome; saves the session in the same transaction. */
+export interface RunEnd {
+  persisted: number;
+  messages: readonly Message[];
+  usage: RunUsage;
+  status: Exclude<StoredRunStatus, "running" | "awaiting_approval">;
+  output?: unknown;
+  error?: { code: string; message: string };
+}
+
+/** A run as stored. */
+export interface StoredRun {
+  runId: string;
+  agent: string;
+  model: string;
+  input: string;
+  status: StoredRunStatus;
+  owner: RunOwner;
+  messages: Message[];
+  usage: RunUsage;
+  progress: RunProgress;
+  session?: RunSessionLink;
+  output?: unknown;
+  error?: { code: string; message: string };
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One line of `listRuns`. */
+export interface StoredRunSummary {
+  runId: string;
+  agent: string;
+  status: StoredRunStatus;
+  sessionId?: string;
+  input: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One line of `listSessions`. */
+export interface SessionInfo {
+  sessionId: string;
+  messageCount: number;
+  /** The run holding the session right now, if any. */
+  lockedBy?: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A session's messages and version, as a run loads them. */
+export interface SessionSnapshot {
+  sessionId: string;
+  messages: Message[];
+  version: number;
+}
+
+/** A note to remember. */
+export interface NewNote {
+  /** Who or what the note belongs to, e.g. `user:alice`; searches never cross scopes. */
+  scope: string;
+  text: string;
+  metadata?: Record<string, unknown>;
+  embedding?: Float32Array;
+  /** The model that made `embedding`; vectors of different models are never compared. */
+  embeddingModel?: string;
+}
+
+/** A remembered note. */
+export interface Note {
+  id: number;
+  scope: string;
+  text: string;
+  metadata: Record<string, unknown>;
+  createdAt: number;
+}
+
+/** A note found by a search; a higher `score` is a better match. */
+export interface ScoredNote extends Note {
+  score: number;
+}
+
+/** The persistence behind sessions, durable runs and recall. */
+export interface Store {
+  /** Where the data lives (a file path for SQLite); every error names it. */
+  readonly location: string;
+
+  /** Records a new run; with `session`, the session must be locked by this run. */
+  createRun(run: NewRun): Promise<void>;
+  /** Writes a checkpoint atomically. */
+  checkpoint(runId: string, checkpoint: RunCheckpoint): Promise<void>;
+  /** Writes the end of a run; for a session run, saves the session and releases its lock, atomically. */
+  finishRun(runId: string, end: RunEnd): Promise<void>;
+  /** A run with its transcript; throws UnknownRunError. */
+  loadRun(runId: string): Promise<StoredRun>;
+  /**
+   * Makes `owner` the run's driver so it can be resumed; throws RunNotResumableError if the run
+   * ended or its current owner is still alive. With a session, re-takes the session's lock.
+   */
+  claimRun(runId: string, owner: RunOwner): Promise<StoredRun>;
+  /** Ends an interrupted run without resuming it and frees its session. */
+  discardRun(runId: string): Promise<void>;
+  listRuns(filter?: {
+    status?: StoredRunStatus;
+    sessionId?: string;
+    limit?: number;
+  }): Promise<StoredRunSummary[]>;
+
+  /** Locks a session (creating it if new) for `runId` and returns its messages; SessionBusyError if held. */
+  lockSession(sessionId: string, runId: string): Promise<SessionSnapshot>;
+  /** Releases a lock taken by `runId` without saving (the run never started). */
+  unlockSession(sessionId: string, runId: string): Promise<void>;
+  listSessions(): Promise<SessionInfo[]>;
+  /** A session's messages; throws UnknownSessionError. */
+  readSession(sessionId: string): Promise<Message[]>;
+  /** Copies a session (its first `messages` messages, default all) to a new id. */
+  forkSession(from: string, to: string, options?: { messages?: number }): Promise<void>;
+  /** Deletes a session and its messages; refuses while a live run holds it. */
+  deleteSession(sessionId: string): Promise<void>;
+
+  addNote(note: NewNote): Promise<Note>;
+  /** Full-text search within a scope, best first. */
+  searchNotes(scope: string, query: string, k: number): Promise<ScoredNote[]>;
+  /** Nearest notes by cosine similarity to `vector`, among notes embedded by `embeddingModel`. */
+  nearestNotes(scope: string, vector: Float32Array, k: number, embeddingModel: string): Promise<ScoredNote[]>;
+  deleteNote(scope: string, id: number): Promise<void>;
+
+  close(): void;
+}
