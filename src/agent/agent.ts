@@ -204,12 +204,25 @@ export class Agent<TContext = undefined, TOutput = string> {
   /** Runs the agent with streaming; yields every event, then `result` settles. */
   stream(input: string, options: RunOptions<TContext> = {}): AgentStream<TOutput> {
     const channel = new EventChannel<AgentEvent>();
+    let started = false;
     const result = this.#start(input, options, true, (event) => {
+      started = true;
       options.onEvent?.(event);
       channel.push(event);
     });
-    const settled = result.finally(() => channel.close());
-    // The caller may only iterate; a failure then lives in the events and must not go unhandled.
+    // A run that started reports its failure in its events (error, run_end); one that could not
+    // start (bad history, context or limits) has no events, so the iteration itself throws.
+    const settled = result.then(
+      (value) => {
+        channel.close();
+        return value;
+      },
+      (error: unknown) => {
+        if (started) channel.close();
+        else channel.fail(error);
+        throw error;
+      },
+    );
     settled.catch(() => {});
     return { result: settled, [Symbol.asyncIterator]: () => channel[Symbol.asyncIterator]() };
   }

@@ -4,15 +4,16 @@
  */
 export class EventChannel<T> implements AsyncIterable<T> {
   #buffer: T[] = [];
-  #waiting: ((result: IteratorResult<T>) => void) | undefined;
+  #waiting: { resolve: (result: IteratorResult<T>) => void; reject: (error: unknown) => void } | undefined;
   #closed = false;
+  #failure: { error: unknown } | undefined;
 
   push(item: T): void {
     if (this.#closed) return;
     const waiting = this.#waiting;
     if (waiting) {
       this.#waiting = undefined;
-      waiting({ value: item, done: false });
+      waiting.resolve({ value: item, done: false });
     } else {
       this.#buffer.push(item);
     }
@@ -22,7 +23,17 @@ export class EventChannel<T> implements AsyncIterable<T> {
     this.#closed = true;
     const waiting = this.#waiting;
     this.#waiting = undefined;
-    waiting?.({ value: undefined, done: true });
+    waiting?.resolve({ value: undefined, done: true });
+  }
+
+  /** Closes the channel so that, once the buffer is drained, the consumer's next read throws `error`. */
+  fail(error: unknown): void {
+    if (this.#closed) return;
+    this.#failure = { error };
+    this.#closed = true;
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    waiting?.reject(error);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<T> {
@@ -30,9 +41,14 @@ export class EventChannel<T> implements AsyncIterable<T> {
       next: () => {
         const item = this.#buffer.shift();
         if (item !== undefined) return Promise.resolve({ value: item, done: false });
+        if (this.#failure) {
+          const { error } = this.#failure;
+          this.#failure = undefined;
+          return Promise.reject(error);
+        }
         if (this.#closed) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((resolve) => {
-          this.#waiting = resolve;
+        return new Promise((resolve, reject) => {
+          this.#waiting = { resolve, reject };
         });
       },
     };
