@@ -1,0 +1,55 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runTool } from "../../../test/helpers/run-tool.js";
+import { BUILTIN_TOOLS } from "./index.js";
+import { shellTool, withoutSecrets } from "./shell.js";
+
+const dir = mkdtempSync(join(tmpdir(), "glassloop-shell-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("shell", () => {
+  it("runs a command in its directory and reports exit code and output", async () => {
+    const shell = shellTool({ cwd: dir, env: { PATH: process.env.PATH } });
+    expect(await runTool(shell, { command: "pwd; echo oops >&2; exit 3" })).toEqual({
+      exitCode: 3,
+      stdout: `${dir}\n`,
+      stderr: "oops\n",
+    });
+  });
+
+  it("keeps API keys and tokens out of the command's environment", async () => {
+    const env = withoutSecrets({
+      PATH: process.env.PATH,
+      OPENAI_API_KEY: "sk-secret",
+      GITHUB_TOKEN: "t",
+      LANG: "C",
+    });
+    expect(env).toEqual({ PATH: process.env.PATH, LANG: "C" });
+    const shell = shellTool({ cwd: dir, env });
+    const result = await runTool(shell, { command: "env" });
+    expect(result.stdout).not.toContain("sk-secret");
+  });
+
+  it("kills a command that runs too long, and one whose run is aborted", async () => {
+    const slow = shellTool({ cwd: dir, timeoutMs: 200 });
+    await expect(runTool(slow, { command: "sleep 5" })).rejects.toThrow(/timed out after 200 ms/);
+    const controller = new AbortController();
+    const pending = runTool(shellTool({ cwd: dir }), { command: "sleep 5" }, controller.signal);
+    setTimeout(() => controller.abort(), 100);
+    const started = Date.now();
+    expect(await pending).toMatchObject({ exitCode: null, signal: "SIGKILL" });
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it("cuts long output", async () => {
+    const shell = shellTool({ cwd: dir, maxOutputChars: 10 });
+    const result = await runTool(shell, { command: "printf '%0100d' 0" });
+    expect(result.stdout).toBe(`${"0".repeat(10)}\n[truncated: 90 more characters]`);
+  });
+
+  it("is marked as needing approval for every call in the built-in catalog", () => {
+    expect(BUILTIN_TOOLS.shell.needsApproval).toEqual(["shell"]);
+  });
+});
