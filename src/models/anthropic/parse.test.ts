@@ -1,7 +1,7 @@
 import type { ModelDelta } from "glassloop";
 import { describe, expect, it } from "vitest";
 import { captureEvents, captureJson } from "../../../test/helpers/anthropic-captures.js";
-import { AnthropicProtocolError } from "./protocol-error.js";
+import { ProviderProtocolError } from "../errors.js";
 import { fromAnthropicMessage, toTokenUsage } from "./response.js";
 import { AnthropicStreamAssembler, AnthropicStreamErrorEvent } from "./stream.js";
 
@@ -55,8 +55,8 @@ describe("Anthropic response parsing (captured bodies)", () => {
   });
 
   it("rejects a body that is not a message with a typed error", () => {
-    expect(() => fromAnthropicMessage({ hello: 1 })).toThrow(AnthropicProtocolError);
-    expect(() => fromAnthropicMessage("<html>")).toThrow(AnthropicProtocolError);
+    expect(() => fromAnthropicMessage({ hello: 1 })).toThrow(ProviderProtocolError);
+    expect(() => fromAnthropicMessage("<html>")).toThrow(ProviderProtocolError);
   });
 });
 
@@ -136,6 +136,6 @@ describe("Anthropic stream assembly (captured events)", () => {
     a.push(captureEvents("anthropic--anthropic-text")[0]);
     expect(() =>
       a.push({ type: "content_block_delta", index: 3, delta: { type: "text_delta", text: "x" } }),
-    ).toThrow(AnthropicProtocolError);
+    ).toThrow(ProviderProtocolError);
   });
 });

@@ -1,17 +1,14 @@
-import { GlassloopError } from "../../errors.js";
+import { ProviderProtocolError } from "../errors.js";
 
-/** Anthropic sent something that breaks its own protocol (a malformed body or stream). */
-export class AnthropicProtocolError extends GlassloopError {
-  /** An excerpt of what arrived, for the trace. */
-  readonly excerpt: string;
-  constructor(detail: string, received?: unknown) {
-    super("provider_protocol", `Anthropic response is malformed: ${detail}`);
-    this.excerpt = excerptOf(received);
-  }
-}
+const EXCERPT_CHARS = 500;
 
-function excerptOf(received: unknown): string {
-  if (received === undefined) return "";
-  const text = typeof received === "string" ? received : JSON.stringify(received);
-  return (text ?? "").slice(0, 500);
+/** A ProviderProtocolError for something Anthropic sent that breaks its own protocol. */
+export function anthropicProtocolError(detail: string, received?: unknown): ProviderProtocolError {
+  const text =
+    received === undefined ? "" : typeof received === "string" ? received : JSON.stringify(received);
+  return new ProviderProtocolError(`anthropic response is malformed: ${detail}`, {
+    provider: "anthropic",
+    excerpt: (text ?? "").slice(0, EXCERPT_CHARS),
+    ...(received !== undefined && typeof received !== "string" && { body: received }),
+  });
 }

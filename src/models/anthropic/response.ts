@@ -1,6 +1,6 @@
 import type { ToolCall } from "../../memory/messages.js";
 import type { FinishReason, ModelResponse, TokenUsage } from "../model.js";
-import { AnthropicProtocolError } from "./protocol-error.js";
+import { anthropicProtocolError } from "./protocol-error.js";
 import type { AnthropicMessage, AnthropicUsage } from "./wire.js";
 
 /** A non-streaming `/v1/messages` response body as glassloop's `ModelResponse`. */
@@ -13,7 +13,7 @@ export function fromAnthropicMessage(body: unknown): ModelResponse {
     else if (block.type === "tool_use") {
       const { id, name, input } = block as { id?: unknown; name?: unknown; input?: unknown };
       if (typeof name !== "string" || name === "")
-        throw new AnthropicProtocolError("a tool_use block has no name", body);
+        throw anthropicProtocolError("a tool_use block has no name", body);
       toolCalls.push({
         id: typeof id === "string" ? id : "",
         name,
@@ -71,7 +71,7 @@ export function toFinishReason(stopReason: string | null | undefined, hasToolCal
 
 function asMessage(body: unknown): AnthropicMessage {
   if (body === null || typeof body !== "object" || !Array.isArray((body as AnthropicMessage).content)) {
-    throw new AnthropicProtocolError("the response is not a message (no content list)", body);
+    throw anthropicProtocolError("the response is not a message (no content list)", body);
   }
   return body as AnthropicMessage;
 }

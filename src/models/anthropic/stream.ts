@@ -1,6 +1,7 @@
 import type { ToolCall } from "../../memory/messages.js";
+import type { ProviderProtocolError } from "../errors.js";
 import type { ModelDelta, ModelResponse } from "../model.js";
-import { AnthropicProtocolError } from "./protocol-error.js";
+import { anthropicProtocolError } from "./protocol-error.js";
 import { toFinishReason, toTokenUsage } from "./response.js";
 import type { AnthropicErrorBody, AnthropicMessage, AnthropicResponseBlock, AnthropicUsage } from "./wire.js";
 
@@ -183,8 +184,8 @@ export class AnthropicStreamAssembler {
     if (!this.#message) throw this.#bad("an event arrived before message_start", e);
   }
 
-  #bad(detail: string, received?: unknown): AnthropicProtocolError {
-    return new AnthropicProtocolError(detail, received);
+  #bad(detail: string, received?: unknown): ProviderProtocolError {
+    return anthropicProtocolError(detail, received);
   }
 }
 

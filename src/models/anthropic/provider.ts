@@ -1,0 +1,153 @@
+import { ConfigError } from "../../errors.js";
+import { errorForStatus, type ProviderError } from "../errors.js";
+import { type HttpCall, type HttpOptions, postEvents, postJson, redact } from "../http/index.js";
+import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../model.js";
+import { anthropicProtocolError } from "./protocol-error.js";
+import { toAnthropicBody } from "./request.js";
+import { fromAnthropicMessage } from "./response.js";
+import { AnthropicStreamAssembler, AnthropicStreamErrorEvent } from "./stream.js";
+import type { AnthropicErrorBody } from "./wire.js";
+
+/** Where the Anthropic API lives unless `baseURL` or `ANTHROPIC_BASE_URL` says otherwise. */
+export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
+/** The `anthropic-version` header glassloop speaks. */
+export const ANTHROPIC_VERSION = "2023-06-01";
+/** `max_tokens` when neither the request nor the options set one (Anthropic requires it). */
+export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
+
+/** Options of an Anthropic model. */
+export interface AnthropicOptions {
+  /** The API key; `ANTHROPIC_API_KEY` from the environment when unset. */
+  apiKey?: string;
+  /** The API root without `/v1` (a trailing `/v1` is accepted too); `ANTHROPIC_BASE_URL` when unset. */
+  baseURL?: string;
+  /** `max_tokens` for requests that set no `maxOutputTokens` (default 4096). */
+  maxTokens?: number;
+  /** Extra headers, e.g. `anthropic-beta`. */
+  headers?: Record<string, string>;
+  /** Price per million tokens, for `usage.costUsd` and `limits.maxCostUsd`. */
+  price?: ModelPrice;
+  /** Retries, timeouts, and the fetch to use. */
+  http?: HttpOptions;
+  /** Where `apiKey` and `baseURL` come from when unset (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * A model behind Anthropic's Messages API (`POST /v1/messages`), streaming or not. The body sent
+ * is exactly the one the `model_request` event shows; the key travels in `x-api-key` and never
+ * appears in an error, an event or a log.
+ */
+export class AnthropicModel implements Model {
+  readonly id: string;
+  readonly price?: ModelPrice;
+  /** The URL requests go to. */
+  readonly url: string;
+  readonly #apiKey: string;
+  readonly #options: AnthropicOptions;
+
+  constructor(
+    readonly modelName: string,
+    options: AnthropicOptions = {},
+  ) {
+    const env = options.env ?? process.env;
+    const apiKey = options.apiKey ?? env.ANTHROPIC_API_KEY;
+    if (!apiKey) {
+      throw new ConfigError(
+        `Model "anthropic:${modelName}" needs an API key: set ANTHROPIC_API_KEY (or pass apiKey)`,
+      );
+    }
+    if (!modelName)
+      throw new ConfigError('Anthropic model name is empty; use e.g. "anthropic:claude-sonnet-4-5"');
+    const maxTokens = options.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS;
+    if (!Number.isInteger(maxTokens) || maxTokens < 1) {
+      throw new ConfigError(
+        `Anthropic maxTokens must be a whole number >= 1, got ${String(options.maxTokens)}`,
+      );
+    }
+    this.id = `anthropic:${modelName}`;
+    this.#apiKey = apiKey;
+    this.#options = { ...options, maxTokens };
+    if (options.price) this.price = options.price;
+    this.url = messagesUrl(options.baseURL ?? env.ANTHROPIC_BASE_URL ?? ANTHROPIC_DEFAULT_BASE_URL);
+  }
+
+  async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
+    const body = toAnthropicBody(request, {
+      model: this.modelName,
+      maxTokens: this.#options.maxTokens as number,
+    });
+    const call: HttpCall = {
+      provider: "anthropic",
+      url: this.url,
+      headers: {
+        "x-api-key": this.#apiKey,
+        "anthropic-version": ANTHROPIC_VERSION,
+        ...this.#options.headers,
+      },
+      body,
+      signal: request.signal,
+      observer,
+      secrets: [this.#apiKey],
+    };
+    const http = this.#options.http ?? {};
+    if (!request.stream) return fromAnthropicMessage((await postJson(call, http)).body);
+
+    // The transport retries only until the first event arrives, so one assembler serves all attempts.
+    const assembler = new AnthropicStreamAssembler(observer.onDelta?.bind(observer));
+    await postEvents(
+      call,
+      (event) => {
+        let data: unknown;
+        try {
+          data = JSON.parse(event.data);
+        } catch {
+          throw anthropicProtocolError("an event's data is not JSON", event.data);
+        }
+        try {
+          assembler.push(data);
+        } catch (error) {
+          if (error instanceof AnthropicStreamErrorEvent) throw this.#streamError(error.body);
+          throw error;
+        }
+        // After message_stop nothing more is read, even if the server keeps the connection open.
+        return assembler.done;
+      },
+      http,
+    );
+    // A stream that ended without message_stop is reported by `finish` as cut off.
+    return assembler.finish();
+  }
+
+  /** A stream's `error` event as the typed error the same error would be over HTTP. */
+  #streamError(body: AnthropicErrorBody): ProviderError {
+    const clean = redact(JSON.stringify(body), [this.#apiKey]);
+    const parsed = JSON.parse(clean) as AnthropicErrorBody;
+    const type = parsed.error?.type ?? "";
+    return errorForStatus({
+      provider: "anthropic",
+      status: STATUS_OF_ERROR_TYPE[type] ?? 500,
+      excerpt: clean.slice(0, 500),
+      body: parsed,
+    });
+  }
+}
+
+/** Anthropic's error types and the HTTP statuses they come with, for errors sent inside a stream. */
+const STATUS_OF_ERROR_TYPE: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  billing_error: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  timeout_error: 504,
+  overloaded_error: 529,
+};
+
+function messagesUrl(baseURL: string): string {
+  const root = baseURL.replace(/\/+$/, "");
+  return root.endsWith("/v1") ? `${root}/messages` : `${root}/v1/messages`;
+}
