@@ -14,7 +14,8 @@ export default defineConfig({
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // Builds the trace viewer's page (dist/viewer) when missing or stale; the browser tests serve it.
     globalSetup: ["test/helpers/build-viewer.ts"],
-    typecheck: { enabled: true, include: ["src/**/*.test-d.ts", "test/**/*.test-d.ts"] },
+    // Type-level tests (*.test-d.ts) are checked by `tsc --noEmit`, which `npm test` runs first;
+    // running vitest's typecheck too would type-check the whole project a second time.
     testTimeout: 20_000,
   },
 });
