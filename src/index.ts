@@ -92,7 +92,7 @@ export {
   TraceNotFoundError,
   traceFiles,
 } from "./trace/reader.js";
-export { REDACTED, type RedactionOptions, Redactor } from "./trace/redact.js";
+export { type RedactionOptions, Redactor } from "./trace/redact.js";
 export {
   type DiffEntry,
   describeEntry,

@@ -1,6 +1,7 @@
-import { REDACTED, Redactor } from "glassloop";
+import { Redactor } from "glassloop";
 import { describe, expect, it } from "vitest";
 
+const REDACTED = "[REDACTED]";
 const KEY = "sk-proj-FAKEfake1234567890abcdefXYZ";
 
 describe("Redactor", () => {

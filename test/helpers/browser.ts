@@ -1,0 +1,53 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BrowserContext, chromium } from "playwright-core";
+
+/** Debian's chromium; `.ci/run` installs it when missing. */
+export const CHROMIUM = process.env.GLASSLOOP_CHROMIUM ?? "/usr/bin/chromium";
+
+/** Flags that keep the browser from reaching anything but the page under test. */
+const ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/** A headless chromium with a fresh profile; every request off 127.0.0.1 is blocked and recorded. */
+export async function openBrowser(): Promise<{
+  context: BrowserContext;
+  offsite: string[];
+  close: () => Promise<void>;
+}> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `No chromium at ${CHROMIUM}: install it with "apt-get install -y chromium" (.ci/run does this).`,
+    );
+  }
+  const profile = mkdtempSync(join(tmpdir(), "glassloop-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1440, height: 1000 },
+  });
+  const offsite: string[] = [];
+  await context.route("**/*", (route) => {
+    const url = new URL(route.request().url());
+    if (url.hostname === "127.0.0.1" || url.protocol === "data:") return route.continue();
+    offsite.push(url.href);
+    return route.abort();
+  });
+  return {
+    context,
+    offsite,
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}

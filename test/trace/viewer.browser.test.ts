@@ -1,0 +1,141 @@
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Agent, startViewer, ToolError, TraceWriter, tool, type ViewerServer } from "glassloop";
+import { ScriptedModel } from "glassloop/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { openBrowser } from "../helpers/browser.js";
+import { tempDir, tracedCalculatorRun } from "../helpers/traced-run.js";
+
+const ARTIFACTS = join(import.meta.dirname, "../../test-artifacts");
+
+/** A run that fails: a tool error, then a budget stop. */
+async function failingRun(dir: string): Promise<string> {
+  const writer = new TraceWriter({ dir });
+  const agent = new Agent({
+    model: new ScriptedModel([
+      {
+        toolCalls: [{ name: "lookup", args: { city: "Atlantis" } }],
+        usage: { inputTokens: 50, outputTokens: 10 },
+      },
+      {
+        toolCalls: [{ name: "lookup", args: { city: "Paris" } }],
+        usage: { inputTokens: 90, outputTokens: 10 },
+      },
+    ]),
+    tools: [
+      tool({
+        name: "lookup",
+        description: "Looks up a city.",
+        input: z.object({ city: z.string() }),
+        run: ({ city }) => {
+          if (city === "Atlantis") throw new ToolError("No such city: Atlantis");
+          return { city, population: 2_100_000 };
+        },
+      }),
+    ],
+    limits: { maxSteps: 2 },
+  });
+  const error = await agent
+    .run("Population of Atlantis?", { onEvent: writer.onEvent })
+    .catch((e: unknown) => e);
+  return (error as { runId: string }).runId;
+}
+
+describe("trace viewer in a real browser", () => {
+  let viewer: ViewerServer;
+  let browser: Awaited<ReturnType<typeof openBrowser>>;
+  let okRun: string;
+  let okFile: string;
+  let badRun: string;
+
+  beforeAll(async () => {
+    const dir = tempDir();
+    const ok = await tracedCalculatorRun(dir);
+    okRun = ok.result.runId;
+    okFile = ok.file;
+    badRun = await failingRun(dir);
+    viewer = await startViewer({ dir });
+    browser = await openBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await viewer?.close();
+  });
+
+  it("lists the runs and filters them by text and status", async () => {
+    const page = await browser.context.newPage();
+    await page.goto(viewer.url);
+    const rows = page.locator("[data-testid=runs-table] tbody tr");
+    await expect.poll(() => rows.count()).toBe(2);
+    await expect
+      .poll(() => page.locator(`tr[data-run-id="${badRun}"] .badge`).textContent())
+      .toBe("budget_exceeded");
+    await page.fill("[data-testid=run-filter]", "Atlantis");
+    await expect.poll(() => rows.count()).toBe(1);
+    await page.fill("[data-testid=run-filter]", "");
+    await page.selectOption("[data-testid=status-filter]", "ok");
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.first().getAttribute("data-run-id")).toBe(okRun);
+    await page.close();
+  });
+
+  it("opens a run, clicks a step, shows its exact request JSON and the diff from the previous one", async () => {
+    const page = await browser.context.newPage();
+    await page.goto(viewer.url);
+    await page.click(`tr[data-run-id="${okRun}"] a`);
+    await page.waitForSelector("[data-testid=timeline]");
+    expect(await page.locator("[data-testid=timeline] li").count()).toBe(3);
+    await page.click("[data-testid=step-2]");
+    await page.waitForSelector("[data-testid=step-detail][data-step='2']");
+
+    // The request shown is the recorded body, byte for byte as pretty JSON.
+    const recorded = readFileSync(okFile, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.type === "model_request");
+    const shown = await page.locator("[data-testid=request-json]").textContent();
+    expect(shown).toBe(JSON.stringify(recorded[1].body, null, 2));
+
+    // The diff names what step 1 added to the prompt: the assistant's call and the tool result.
+    const changes = page.locator("[data-testid=request-diff] .change");
+    expect(await changes.count()).toBe(2);
+    expect(await changes.nth(0).textContent()).toContain("messages[1]");
+    expect(await changes.nth(0).getAttribute("data-kind")).toBe("added");
+    expect(await changes.nth(1).textContent()).toContain("messages[2]");
+    expect(await changes.nth(1).textContent()).toContain("(tool: 210)");
+    expect(await page.locator("[data-testid=request-diff]").textContent()).toContain(
+      "unchanged: model, instructions, tools",
+    );
+    await page.click("[data-testid=line-diff-tab]");
+    const added = await page.locator("[data-testid=line-diff] .ld.add").allTextContents();
+    expect(added.some((l) => l.includes('"content": "210"'))).toBe(true);
+    expect(await page.locator("[data-testid=line-diff] .ld.del").count()).toBe(0);
+
+    expect(await page.locator("[data-testid=response]").textContent()).toContain("160 in / 18 out tokens");
+    expect(await page.locator("[data-testid=budget]").textContent()).toMatch(
+      /step 2: 316 tokens.*tokens518 \/ 5,000/,
+    );
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, "viewer-step.png"), fullPage: true });
+    await page.close();
+  });
+
+  it("highlights errors where they happened", async () => {
+    const page = await browser.context.newPage();
+    await page.goto(viewer.runUrl(badRun));
+    await page.waitForSelector("[data-testid=run-error]");
+    expect(await page.locator("[data-testid=run-error]").textContent()).toContain("budget_exceeded");
+    expect(await page.locator("[data-testid=timeline] li.bad").count()).toBeGreaterThan(0);
+    const tool = page.locator("[data-testid=step-detail] .tool.bad");
+    expect(await tool.textContent()).toContain("No such city: Atlantis");
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, "viewer-error.png"), fullPage: true });
+    await page.close();
+  });
+
+  it("loaded nothing from anywhere but the local server", () => {
+    expect(browser.offsite).toEqual([]);
+  });
+});

@@ -1,0 +1,162 @@
+import { useState } from "preact/hooks";
+import { formatMs, formatUsd } from "../../src/trace/format.js";
+import type { ResponseView, StepView, ToolCallView } from "../../src/trace/run-view.js";
+import type { ServedRun } from "./api.js";
+import { RequestDiffView } from "./diff-view.js";
+import { JsonBlock, TextOrJson } from "./json-block.js";
+import { StatusBadge } from "./status-badge.js";
+
+/** One step in full: the exact request, what changed since the last one, the response, the tools. */
+export function StepDetail({ run, step }: { run: ServedRun; step: StepView }) {
+  const [attempt, setAttempt] = useState(step.requests.length - 1);
+  const request = step.requests[Math.min(attempt, step.requests.length - 1)];
+  const previous = previousRequest(run, step);
+  return (
+    <section class="panel step" data-testid="step-detail" data-step={step.step}>
+      <h2>
+        Step {step.step}
+        <span class="muted">
+          {step.durationMs !== undefined && ` · ${formatMs(step.durationMs)}`}
+          {step.costUsd !== undefined && ` · ${formatUsd(step.costUsd)}`}
+        </span>
+      </h2>
+      {step.error && (
+        <p class="error-box">
+          <strong>{step.error.code}</strong>: {step.error.message}
+        </p>
+      )}
+      {step.retries.map((r) => (
+        <p key={r.attempt} class="warn-box">
+          retry {r.attempt} after {formatMs(r.delayMs)}: {r.error}
+        </p>
+      ))}
+      <div class="columns">
+        <div>
+          <h3>
+            Request
+            {step.requests.length > 1 &&
+              step.requests.map((r, i) => (
+                <button
+                  key={r.attempt}
+                  type="button"
+                  class={i === attempt ? "chip on" : "chip"}
+                  onClick={() => setAttempt(i)}
+                >
+                  attempt {r.attempt}
+                </button>
+              ))}
+          </h3>
+          {request ? (
+            <>
+              {request.url && <p class="mono muted">POST {request.url}</p>}
+              <JsonBlock value={request.body} testid="request-json" />
+            </>
+          ) : (
+            <p class="muted">No request in this step.</p>
+          )}
+        </div>
+        <div>
+          <h3>Changes since the previous request</h3>
+          {request && previous !== undefined ? (
+            <RequestDiffView before={previous} after={request.body} />
+          ) : (
+            <p class="muted" data-testid="request-diff">
+              First request of the run.
+            </p>
+          )}
+          <h3>Response</h3>
+          {step.response ? (
+            <Response response={step.response} />
+          ) : (
+            <p class="bad-text">No response (the call failed).</p>
+          )}
+        </div>
+      </div>
+      {step.tools.length > 0 && (
+        <>
+          <h3>Tool calls</h3>
+          {step.tools.map((t) => (
+            <ToolCall key={t.toolCallId} call={t} />
+          ))}
+        </>
+      )}
+    </section>
+  );
+}
+
+function previousRequest(run: ServedRun, step: StepView): unknown {
+  const index = run.steps.indexOf(step);
+  for (let i = index - 1; i >= 0; i--) {
+    const last = run.steps[i]?.requests.at(-1);
+    if (last) return last.body;
+  }
+  return undefined;
+}
+
+function Response({ response: r }: { response: ResponseView }) {
+  const [raw, setRaw] = useState(false);
+  return (
+    <div data-testid="response">
+      <p class="facts-line">
+        <span>finish {r.finishReason}</span>
+        <span>
+          {r.usage.inputTokens.toLocaleString()} in / {r.usage.outputTokens.toLocaleString()} out tokens
+          {r.usage.cachedInputTokens ? ` (${r.usage.cachedInputTokens} cached)` : ""}
+        </span>
+        <span>latency {formatMs(r.latencyMs)}</span>
+      </p>
+      {r.text && <pre class="text">{r.text}</pre>}
+      {r.toolCalls.map((c) => (
+        <p key={c.id} class="mono">
+          → {c.name}({c.arguments}) <span class="muted">{c.id}</span>
+        </p>
+      ))}
+      {r.raw !== undefined && (
+        <>
+          <button type="button" class="chip" onClick={() => setRaw(!raw)}>
+            {raw ? "hide" : "show"} raw response
+          </button>
+          {raw && <JsonBlock value={r.raw} />}
+        </>
+      )}
+    </div>
+  );
+}
+
+function ToolCall({ call }: { call: ToolCallView }) {
+  const bad = call.status !== undefined && call.status !== "ok";
+  return (
+    <div class={`tool ${bad ? "bad" : ""}`} data-testid={`tool-${call.toolCallId}`}>
+      <p class="tool-head">
+        <strong class="mono">{call.toolName}</strong> <StatusBadge status={call.status ?? "no result"} />{" "}
+        <span class="muted">
+          {call.toolCallId}
+          {call.durationMs !== undefined && ` · ${formatMs(call.durationMs)}`}
+        </span>
+      </p>
+      <div class="columns">
+        <div>
+          <h4>arguments</h4>
+          <TextOrJson text={call.arguments} />
+        </div>
+        <div>
+          <h4>{bad ? "error" : "result"}</h4>
+          {call.content === undefined ? <p class="muted">none</p> : <TextOrJson text={call.content} />}
+          {call.errorDetail && (
+            <>
+              <h4>detail (never shown to the model)</h4>
+              <pre class="text bad-text">{call.errorDetail}</pre>
+            </>
+          )}
+        </div>
+      </div>
+      {call.subRuns.map((sub) => (
+        <p key={sub.runId} class="muted">
+          sub-run <span class="mono">{sub.runId}</span> · {sub.model} · <StatusBadge status={sub.status} /> ·{" "}
+          {sub.steps.length} steps ·{" "}
+          {sub.steps.flatMap((s) => s.tools.map((t) => t.toolName)).join(", ") || "no tools"}
+        </p>
+      ))}
+    </div>
+  );
+}
