@@ -26,5 +26,32 @@ export function parseHistory(history: unknown): Message[] {
     const where = issue ? `at ${issue.path.join(".") || "(root)"}: ${issue.message}` : "";
     throw new ConfigError(`Invalid history: not a glassloop transcript (${where})`);
   }
-  return parsed.data as Message[];
+  const messages = parsed.data as Message[];
+  const problem = pairingProblem(messages);
+  if (problem) throw new ConfigError(`Invalid history: ${problem}`);
+  return messages;
+}
+
+/**
+ * Where a transcript breaks pairing so that a model would see an orphan result: a tool result that
+ * answers no call of the assistant turn right before it, or answers one twice. Pairing is per turn
+ * because some models reuse call ids across turns. Calls left without a result are not a problem
+ * here: the loop closes them.
+ */
+function pairingProblem(messages: readonly Message[]): string | undefined {
+  let open = new Set<string>();
+  let answered = new Set<string>();
+  for (const [i, m] of messages.entries()) {
+    if (m.role === "tool") {
+      if (answered.has(m.toolCallId)) return `at ${i}: a second result for tool call "${m.toolCallId}"`;
+      if (!open.delete(m.toolCallId)) {
+        return `at ${i}: the tool result for call "${m.toolCallId}" follows no assistant message that made that call`;
+      }
+      answered.add(m.toolCallId);
+    } else {
+      open = new Set(m.role === "assistant" ? (m.toolCalls ?? []).map((c) => c.id) : []);
+      answered = new Set();
+    }
+  }
+  return undefined;
 }
