@@ -20,6 +20,8 @@ export interface RunStartEvent extends EventBase {
   input: string;
   /** The run's limits, so traces can show budget consumption against them. */
   limits?: Limits;
+  /** True when this continues a stored run (`agent.resume`) from its last checkpoint. */
+  resumed?: boolean;
 }
 
 /** A step (one model call plus its tool calls) began. */
@@ -37,6 +39,8 @@ export interface ModelRequestEvent extends EventBase {
   url?: string;
   /** The JSON body as it went over the wire (for test doubles: the normalized request). */
   body: unknown;
+  /** Set for calls the loop makes besides the agent's own, e.g. `summary` for SummaryMemory. */
+  purpose?: "summary";
 }
 
 /** A model call is being retried after a transient failure. */
@@ -58,6 +62,27 @@ export interface ModelResponseEvent extends EventBase {
   usage: TokenUsage;
   latencyMs: number;
   raw?: unknown;
+  /** Set for calls the loop makes besides the agent's own, e.g. `summary` for SummaryMemory. */
+  purpose?: "summary";
+}
+
+/** Long-term memory was searched with the run's input; the notes were added to the instructions. */
+export interface RecallEvent extends EventBase {
+  type: "recall";
+  query: string;
+  notes: { id: number; text: string; score: number }[];
+}
+
+/** The model was sent less than the whole transcript (memory strategy, or compaction after an overflow). */
+export interface ContextEvent extends EventBase {
+  type: "context";
+  step: number;
+  reason: "memory" | "overflow";
+  /** Messages in the transcript, and in what was sent (a summary counts as one). */
+  total: number;
+  sent: number;
+  /** The request's tokens as counted before sending. */
+  tokens: number;
 }
 
 /** A piece of text while the model streams. */
@@ -131,7 +156,7 @@ export interface StepEndEvent extends EventBase {
   type: "step_end";
   step: number;
   durationMs: number;
-  /** The run's usage so far (budget consumption after this step). */
+  /** The run's totals so far (budget consumption after this step); `steps` holds only this step. */
   usage?: RunUsage;
 }
 
@@ -165,6 +190,8 @@ export type AgentEvent =
   | NestedEvent
   | PlanEvent
   | ReflectionEvent
+  | RecallEvent
+  | ContextEvent
   | StepEndEvent
   | ErrorEvent
   | RunEndEvent;
