@@ -39,9 +39,39 @@ export {
 } from "./errors.js";
 export { messageSchema, parseHistory } from "./memory/message-schema.js";
 export * from "./memory/messages.js";
+export * from "./models/errors.js";
+export { DEFAULT_RETRY, type HttpOptions, type RetryPolicy } from "./models/http/index.js";
 export * from "./models/model.js";
+export { OpenAIChatModel, type OpenAIChatOptions } from "./models/openai/model.js";
+export {
+  COMPATIBLE_QUIRKS,
+  OPENAI_QUIRKS,
+  OPENAI_TOOL_CALL_IDS,
+  type OpenAIQuirks,
+} from "./models/openai/quirks.js";
+export {
+  deepseek,
+  groq,
+  OPENAI_PRESETS,
+  type OpenAIPreset,
+  type OpenAIPresetName,
+  ollama,
+  openai,
+  openrouter,
+  type PresetOptions,
+  presetModel,
+} from "./models/presets.js";
+export { priceOf, setModelPrice } from "./models/prices.js";
 export { type Extraction, extractToolCalls } from "./models/prompted/extract.js";
 export { INVALID_PROMPTED_CALL, prompted } from "./models/prompted.js";
+export {
+  exchangesOf,
+  type RecordedExchange,
+  ReplayDivergenceError,
+  ReplayedFailureError,
+  ReplayModel,
+  type ReplayOptions,
+} from "./models/replay.js";
 export { type ProviderFactory, registerProvider, resolveModel } from "./models/resolve.js";
 export {
   ANTHROPIC_TOOL_CALL_IDS,
@@ -81,6 +111,27 @@ export {
   type ToolRunOptions,
   tool,
 } from "./tools/tool.js";
+export {
+  BUILTIN_TOOLS,
+  type BuiltinEntry,
+  type BuiltinName,
+  type BuiltinToolOptions,
+  type ClockOptions,
+  type ClockReading,
+  calculate,
+  calculatorTool,
+  clockTool,
+  ExpressionError,
+  type FilesOptions,
+  filesTools,
+  type HttpGetOptions,
+  type HttpGetResult,
+  httpGetTool,
+  isPrivateAddress,
+  type ShellOptions,
+  type ShellResult,
+  shellTool,
+} from "./tools/builtin/index.js";
 export { type RegisterOptions, ToolRegistry } from "./tools/tool-registry.js";
 export type { ToolSource } from "./tools/tool-source.js";
 export { formatRun, formatRunList } from "./trace/format.js";

@@ -65,6 +65,13 @@ export class ProviderProtocolError extends ProviderError {
   }
 }
 
+/** A stream ended cleanly but before its protocol's end marker: the answer may be cut short. */
+export class StreamIncompleteError extends ProviderError {
+  constructor(message: string, init: ProviderErrorInit) {
+    super("stream_incomplete", message, init);
+  }
+}
+
 /** The connection failed or broke before a complete response arrived. */
 export class NetworkError extends ProviderError {
   constructor(message: string, init: ProviderErrorInit, options?: { cause?: unknown }) {

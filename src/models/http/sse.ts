@@ -44,18 +44,26 @@ export async function readEvents(
   });
   const decoder = new TextDecoder();
   const reader = body.getReader();
+  let lastChar = "";
+  const feed = (text: string) => {
+    if (text === "") return;
+    lastChar = text[text.length - 1] as string;
+    parser.feed(text);
+  };
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       hooks.onChunk?.();
-      parser.feed(decoder.decode(value, { stream: true }));
+      feed(decoder.decode(value, { stream: true }));
       if (overflow) throw new SseFormatError(`an event was larger than ${MAX_EVENT_CHARS} characters`);
       if (stopped) return true;
     }
-    const tail = decoder.decode();
-    if (tail) parser.feed(tail);
-    // An event without its closing blank line is incomplete and, as the standard says, dropped.
+    feed(decoder.decode());
+    // Some servers end with a complete last line but no blank line after it ("data: [DONE]\n"):
+    // that event is whole and is delivered. A last line without its newline was cut off, and an
+    // event made of it is dropped, as the standard says.
+    if (lastChar === "\n" || lastChar === "\r") parser.feed("\n");
     return stopped;
   } finally {
     // Completion, a handler error and an abort all release the connection; never wait on it.

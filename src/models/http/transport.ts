@@ -155,8 +155,8 @@ async function send<T>(call: HttpCall, options: HttpOptions, accept: string, rea
       attempt.dispose();
     }
     const delayMs = failure.waitBefore(n, policy, attempt.hasDelivered);
-    if (delayMs === undefined) throw failure.error;
-    call.observer.onRetry?.({ attempt: n + 1, delayMs, error: failure.error.message });
+    if (delayMs === undefined) throw scrub(failure.error, secrets);
+    call.observer.onRetry?.({ attempt: n + 1, delayMs, error: redact(failure.error.message, secrets) });
     await sleep(delayMs, call.signal);
   }
 }
@@ -311,6 +311,21 @@ function codeOf(error: unknown): string | undefined {
     if (typeof code === "string" && /^E[A-Z_]+$|^UND_ERR/.test(code)) return code;
   }
   return undefined;
+}
+
+/**
+ * The safety net behind every error this layer throws: a provider's handler may have built one
+ * from text that echoes a secret.
+ */
+function scrub(error: GlassloopError, secrets: readonly string[]): GlassloopError {
+  error.message = redact(error.message, secrets);
+  // The stack was rendered with the message as it was at construction.
+  if (error.stack) error.stack = redact(error.stack, secrets);
+  if (error instanceof ProviderError) {
+    const clean = redact(error.excerpt, secrets);
+    if (clean !== error.excerpt) Object.defineProperty(error, "excerpt", { value: clean });
+  }
+  return error;
 }
 
 function parseOrUndefined(text: string): unknown {

@@ -1,0 +1,98 @@
+import { ProviderError } from "../errors.js";
+import { type HttpCall, type HttpOptions, postEvents, postJson } from "../http/transport.js";
+import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../model.js";
+import { OPENAI_QUIRKS, type OpenAIQuirks } from "./quirks.js";
+import { toChatBody } from "./request.js";
+import { failedToolCall, parseChatCompletion, recoveredResponse } from "./response.js";
+import { ChatStreamAssembler } from "./stream.js";
+
+/** How to reach an OpenAI-compatible Chat Completions endpoint. */
+export interface OpenAIChatOptions {
+  /** The model name sent as `model`, e.g. `gpt-4o-mini`. */
+  model: string;
+  /** Everything before `/chat/completions`, e.g. `https://api.openai.com/v1`. */
+  baseURL: string;
+  /** Sent as `Authorization: Bearer …`; never shown in errors or events. */
+  apiKey?: string;
+  /** Label for `Model.id` (`<provider>:<model>`) and error messages; `openai` by default. */
+  provider?: string;
+  /** Extra headers (organization, project, referer). */
+  headers?: Record<string, string>;
+  /** Differences from OpenAI's behaviour; unset fields keep OpenAI's. */
+  quirks?: Partial<OpenAIQuirks>;
+  /** Price per million tokens, for cost and `limits.maxCostUsd`. */
+  price?: ModelPrice;
+  /** Sent as `parallel_tool_calls` when tools are offered. */
+  parallelToolCalls?: boolean;
+  /** Retries and timeouts. */
+  http?: HttpOptions;
+}
+
+/** A model behind OpenAI's Chat Completions API (OpenAI itself or any compatible server). */
+export class OpenAIChatModel implements Model {
+  readonly id: string;
+  readonly price?: ModelPrice;
+  /** The provider label, e.g. `openai`, `ollama`. */
+  readonly provider: string;
+  /** The resolved quirks this model runs with. */
+  readonly quirks: Readonly<OpenAIQuirks>;
+  readonly #options: OpenAIChatOptions;
+  readonly #url: string;
+  readonly #headers: Record<string, string>;
+  readonly #secrets: string[];
+
+  constructor(options: OpenAIChatOptions) {
+    this.#options = options;
+    this.provider = options.provider ?? "openai";
+    this.id = `${this.provider}:${options.model}`;
+    if (options.price !== undefined) this.price = options.price;
+    this.quirks = { ...OPENAI_QUIRKS, ...options.quirks };
+    this.#url = `${options.baseURL.replace(/\/+$/, "")}/chat/completions`;
+    this.#headers = {
+      ...options.headers,
+      ...(options.apiKey && { authorization: `Bearer ${options.apiKey}` }),
+    };
+    this.#secrets = options.apiKey ? [options.apiKey] : [];
+  }
+
+  /** Sends one Chat Completions request (streamed when `request.stream`) and normalizes the answer. */
+  async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
+    const { provider, quirks } = this;
+    const body = toChatBody(
+      request,
+      {
+        model: this.#options.model,
+        ...(this.#options.parallelToolCalls !== undefined && {
+          parallelToolCalls: this.#options.parallelToolCalls,
+        }),
+      },
+      quirks,
+    );
+    const call: HttpCall = {
+      provider,
+      url: this.#url,
+      headers: this.#headers,
+      body,
+      signal: request.signal,
+      observer,
+      secrets: this.#secrets,
+    };
+    try {
+      if (!request.stream) {
+        const reply = await postJson(call, this.#options.http);
+        return parseChatCompletion(reply.body, provider, quirks);
+      }
+      const assembler = new ChatStreamAssembler(provider, quirks, observer);
+      await postEvents(call, (event) => assembler.push(event.data, event.event), this.#options.http);
+      return assembler.finish();
+    } catch (error) {
+      // The server refused the model's own malformed tool call: hand the call to the loop, whose
+      // validation feedback lets the model fix it, instead of failing the run.
+      if (quirks.recoverToolUseFailed && error instanceof ProviderError && error.status === 400) {
+        const failed = failedToolCall(error.body);
+        if (failed) return recoveredResponse(failed, error.body);
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,126 @@
+import { randomUUID } from "node:crypto";
+import type { ToolCall } from "../../memory/messages.js";
+import { errorFields, errorForStatus, ProviderProtocolError } from "../errors.js";
+import type { FinishReason, ModelResponse, TokenUsage } from "../model.js";
+import type { OpenAIQuirks } from "./quirks.js";
+import type { ChatCompletion, ChatUsage } from "./wire.js";
+
+/** Normalizes a non-streaming Chat Completions body into a `ModelResponse`. */
+export function parseChatCompletion(body: unknown, provider: string, quirks: OpenAIQuirks): ModelResponse {
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new ProviderProtocolError(`${provider} response is not a JSON object`, { provider, body });
+  const completion = body as ChatCompletion & { error?: unknown };
+  if (completion.error !== undefined && completion.choices === undefined)
+    throw errorForStatus({ provider, status: 200, body, excerpt: JSON.stringify(body).slice(0, 500) });
+  const choice = Array.isArray(completion.choices) ? completion.choices[0] : undefined;
+  if (!choice || typeof choice.message !== "object" || choice.message === null)
+    throw new ProviderProtocolError(`${provider} response has no choices[0].message`, { provider, body });
+  const message = choice.message;
+  const toolCalls = (message.tool_calls ?? []).map(
+    (call): ToolCall => ({
+      id: typeof call.id === "string" ? call.id : "",
+      name: call.function?.name ?? "",
+      arguments: argumentsText(call.function?.arguments),
+    }),
+  );
+  return {
+    text: textOf(message.content, message.refusal),
+    toolCalls: quirks.fillToolCallIds ? fillToolCallIds(toolCalls) : toolCalls,
+    usage: usageOf(completion.usage),
+    finishReason: finishReasonOf(choice.finish_reason, toolCalls.length > 0),
+    ...(typeof completion.model === "string" && { modelName: completion.model }),
+    raw: body,
+  };
+}
+
+/** The answer's text; a refusal (the model declined) is text the user must see too. */
+export function textOf(content: unknown, refusal: unknown): string {
+  if (typeof content === "string" && content !== "") return content;
+  return typeof refusal === "string" ? refusal : "";
+}
+
+/** Token usage, cached prompt tokens included (OpenAI's field, or DeepSeek's). */
+export function usageOf(usage: ChatUsage | null | undefined): TokenUsage {
+  const inputTokens = usage?.prompt_tokens ?? 0;
+  const cached = usage?.prompt_tokens_details?.cached_tokens ?? usage?.prompt_cache_hit_tokens;
+  return {
+    inputTokens,
+    outputTokens: usage?.completion_tokens ?? 0,
+    ...(cached !== undefined && cached > 0 && { cachedInputTokens: Math.min(cached, inputTokens) }),
+  };
+}
+
+/** The normalized finish reason; a missing one with tool calls present means the calls. */
+export function finishReasonOf(reason: string | null | undefined, hasToolCalls: boolean): FinishReason {
+  switch (reason) {
+    case "stop":
+    case "length":
+    case "content_filter":
+    case "tool_calls":
+      return reason;
+    case "function_call":
+      return "tool_calls";
+    case null:
+    case undefined:
+      return hasToolCalls ? "tool_calls" : "other";
+    default:
+      return "other";
+  }
+}
+
+/** Arguments as the raw JSON text the loop expects; some servers send an object instead. */
+export function argumentsText(args: unknown): string {
+  if (typeof args === "string") return args;
+  if (args === undefined || args === null) return "";
+  return JSON.stringify(args);
+}
+
+/** A tool-call id that cannot collide with any other. */
+export function freshToolCallId(): string {
+  return `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`;
+}
+
+/** `calls` with every missing, empty or repeated id replaced by a fresh one. */
+export function fillToolCallIds(calls: ToolCall[]): ToolCall[] {
+  const seen = new Set<string>();
+  return calls.map((call) => {
+    const id = call.id && !seen.has(call.id) ? call.id : freshToolCallId();
+    seen.add(id);
+    return id === call.id ? call : { ...call, id };
+  });
+}
+
+/**
+ * The tool call inside a `tool_use_failed` error body (Groq rejects a call that does not match its
+ * schema and returns the model's attempt as `failed_generation`), or `undefined` when the body is
+ * not one or the attempt cannot be read as a call.
+ */
+export function failedToolCall(body: unknown): ToolCall | undefined {
+  if (errorFields(body).code !== "tool_use_failed") return undefined;
+  const error = (body as { error?: { failed_generation?: unknown } }).error;
+  const generation = error?.failed_generation;
+  if (typeof generation !== "string") return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(generation);
+  } catch {
+    return undefined;
+  }
+  const attempt = (Array.isArray(parsed) ? parsed[0] : parsed) as {
+    name?: unknown;
+    arguments?: unknown;
+  } | null;
+  if (typeof attempt?.name !== "string" || attempt.name === "") return undefined;
+  return { id: freshToolCallId(), name: attempt.name, arguments: argumentsText(attempt.arguments ?? {}) };
+}
+
+/** The response that stands for a recovered `tool_use_failed` error: just the model's call. */
+export function recoveredResponse(call: ToolCall, raw: unknown, text = ""): ModelResponse {
+  return {
+    text,
+    toolCalls: [call],
+    usage: { inputTokens: 0, outputTokens: 0 },
+    finishReason: "tool_calls",
+    raw,
+  };
+}
