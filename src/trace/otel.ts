@@ -1,0 +1,236 @@
+import {
+  type Attributes,
+  context,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from "@opentelemetry/api";
+import type { AgentEvent } from "../agent/events.js";
+import { type RedactionOptions, Redactor } from "./redact.js";
+
+/** Options of the OpenTelemetry listener. */
+export interface OtelOptions {
+  /** Where spans go (default: the global tracer provider's `glassloop` tracer). */
+  tracer?: Tracer;
+  /** Record prompts, responses, tool arguments and results on spans (default false: they may be sensitive). */
+  recordContent?: boolean;
+  /** Shown as `gen_ai.agent.name` and in the run span's name. */
+  agentName?: string;
+  /** Scrubbed from recorded content, on top of API keys and credential headers. */
+  redaction?: RedactionOptions;
+}
+
+interface RunSpans {
+  run: Span;
+  steps: Map<number, Span>;
+  models: Map<number, Span>;
+  tools: Map<string, Span>;
+  model: string;
+  error?: string;
+}
+
+/**
+ * An event listener that turns a run's events into OpenTelemetry spans following the GenAI
+ * semantic conventions: `invoke_agent` for the run, a span per step, `chat` for each model call,
+ * `execute_tool` for each tool call. Span times are the events' times.
+ */
+export function otelListener(options: OtelOptions = {}): (event: AgentEvent) => void {
+  const tracer = options.tracer ?? trace.getTracer("glassloop");
+  const redactor = options.recordContent ? new Redactor(options.redaction) : undefined;
+  const runs = new Map<string, RunSpans>();
+  const content = (value: unknown): string | undefined => {
+    if (!redactor) return undefined;
+    return redactor.text(typeof value === "string" ? value : JSON.stringify(value));
+  };
+
+  const child = (parent: Span, name: string, kind: SpanKind, attributes: Attributes, time: number): Span =>
+    tracer.startSpan(name, { kind, attributes, startTime: time }, trace.setSpan(context.active(), parent));
+
+  const handle = (event: AgentEvent, parentSpan?: Span): void => {
+    if (event.type === "run_start") {
+      const { provider, model } = splitModel(event.model);
+      const name = options.agentName;
+      const attributes: Attributes = {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.provider.name": provider,
+        "gen_ai.request.model": model,
+        "glassloop.run.id": event.runId,
+        ...(name !== undefined && { "gen_ai.agent.name": name }),
+        ...(redactor && { "glassloop.run.input": content(event.input) }),
+      };
+      const spanName = name === undefined ? "invoke_agent" : `invoke_agent ${name}`;
+      const run = parentSpan
+        ? child(parentSpan, spanName, SpanKind.INTERNAL, attributes, event.time)
+        : tracer.startSpan(spanName, { kind: SpanKind.INTERNAL, attributes, startTime: event.time });
+      runs.set(event.runId, {
+        run,
+        steps: new Map(),
+        models: new Map(),
+        tools: new Map(),
+        model: event.model,
+      });
+      return;
+    }
+    const spans = runs.get(event.runId);
+    if (!spans) return;
+    const stepSpan = (step: number) => spans.steps.get(step) ?? spans.run;
+    switch (event.type) {
+      case "step_start":
+        spans.steps.set(
+          event.step,
+          child(
+            spans.run,
+            `step ${event.step}`,
+            SpanKind.INTERNAL,
+            { "glassloop.step": event.step },
+            event.time,
+          ),
+        );
+        break;
+      case "model_request": {
+        if (spans.models.has(event.step)) break; // a retry: the same call, one span
+        const { provider, model } = splitModel(event.model);
+        const span = child(
+          stepSpan(event.step),
+          `chat ${model}`,
+          SpanKind.CLIENT,
+          {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": provider,
+            "gen_ai.request.model": model,
+            ...(event.url !== undefined && { "url.full": redactUrl(event.url) }),
+            ...(redactor && { "gen_ai.input.messages": content(event.body) }),
+          },
+          event.time,
+        );
+        spans.models.set(event.step, span);
+        break;
+      }
+      case "model_retry":
+        spans.models.get(event.step)?.addEvent(
+          "retry",
+          {
+            attempt: event.attempt,
+            "glassloop.retry.delay_ms": event.delayMs,
+            "error.message": event.error,
+          },
+          event.time,
+        );
+        break;
+      case "model_response": {
+        const span = spans.models.get(event.step);
+        if (!span) break;
+        span.setAttributes({
+          "gen_ai.usage.input_tokens": event.usage.inputTokens,
+          "gen_ai.usage.output_tokens": event.usage.outputTokens,
+          "gen_ai.response.finish_reasons": [event.finishReason],
+          ...(event.usage.cachedInputTokens !== undefined && {
+            "gen_ai.usage.cache_read.input_tokens": event.usage.cachedInputTokens,
+          }),
+          ...(redactor && {
+            "gen_ai.output.messages": content([
+              {
+                role: "assistant",
+                content: event.text,
+                toolCalls: event.toolCalls,
+                finishReason: event.finishReason,
+              },
+            ]),
+          }),
+        });
+        span.end(event.time);
+        spans.models.delete(event.step);
+        break;
+      }
+      case "tool_call":
+        spans.tools.set(
+          event.toolCallId,
+          child(
+            stepSpan(event.step),
+            `execute_tool ${event.toolName}`,
+            SpanKind.INTERNAL,
+            {
+              "gen_ai.operation.name": "execute_tool",
+              "gen_ai.tool.name": event.toolName,
+              "gen_ai.tool.call.id": event.toolCallId,
+              "gen_ai.tool.type": "function",
+              ...(redactor && { "gen_ai.tool.call.arguments": content(event.arguments) }),
+            },
+            event.time,
+          ),
+        );
+        break;
+      case "tool_result": {
+        const span = spans.tools.get(event.toolCallId);
+        if (!span) break;
+        span.setAttribute("glassloop.tool.status", event.status);
+        if (redactor) span.setAttribute("gen_ai.tool.call.result", content(event.content) ?? "");
+        if (event.status !== "ok") {
+          span.setAttribute("error.type", event.status);
+          span.setStatus({
+            code: SpanStatusCode.ERROR,
+            message: redactor ? content(event.content) : event.status,
+          });
+        }
+        span.end(event.time);
+        spans.tools.delete(event.toolCallId);
+        break;
+      }
+      case "nested": {
+        const tool = spans.tools.get(event.toolCallId) ?? stepSpan(event.step);
+        handle(event.event, tool);
+        break;
+      }
+      case "step_end": {
+        // A model call still open here failed; its error follows, but the step is over.
+        const open = spans.models.get(event.step);
+        if (open) {
+          open.setStatus({ code: SpanStatusCode.ERROR });
+          open.end(event.time);
+          spans.models.delete(event.step);
+        }
+        const step = spans.steps.get(event.step);
+        step?.end(event.time);
+        spans.steps.delete(event.step);
+        break;
+      }
+      case "error":
+        spans.error = event.code;
+        spans.run.setAttribute("error.type", event.code);
+        spans.run.setStatus({ code: SpanStatusCode.ERROR, message: event.message });
+        break;
+      case "run_end": {
+        for (const span of [...spans.tools.values(), ...spans.models.values(), ...spans.steps.values()])
+          span.end(event.time);
+        spans.run.setAttributes({
+          "glassloop.run.status": event.status,
+          "gen_ai.usage.input_tokens": event.usage.inputTokens,
+          "gen_ai.usage.output_tokens": event.usage.outputTokens,
+          ...(event.usage.costUsd !== undefined && { "glassloop.usage.cost_usd": event.usage.costUsd }),
+          ...(redactor && event.output !== undefined && { "glassloop.run.output": content(event.output) }),
+        });
+        spans.run.end(event.time);
+        runs.delete(event.runId);
+        break;
+      }
+      default:
+        break;
+    }
+  };
+  return (event) => handle(event);
+}
+
+/** `openai:gpt-4o-mini` → provider `openai`, model `gpt-4o-mini`. */
+function splitModel(id: string): { provider: string; model: string } {
+  const colon = id.indexOf(":");
+  return colon > 0
+    ? { provider: id.slice(0, colon), model: id.slice(colon + 1) }
+    : { provider: "unknown", model: id };
+}
+
+/** URLs may carry keys as query parameters (Gemini's `?key=`); spans never get them. */
+function redactUrl(url: string): string {
+  return new Redactor({ env: {} }).text(url);
+}
