@@ -102,16 +102,6 @@ export { defaultDatabasePath, type SqliteOptions } from "./store/sqlite-open.js"
 export { SqliteStore } from "./store/sqlite-store.js";
 export type * from "./store/store.js";
 export {
-  type AgentTool,
-  type ContextSpec,
-  type Tool,
-  type ToolContextOf,
-  type ToolDefinition,
-  type ToolResultOf,
-  type ToolRunOptions,
-  tool,
-} from "./tools/tool.js";
-export {
   BUILTIN_TOOLS,
   type BuiltinEntry,
   type BuiltinName,
@@ -132,6 +122,16 @@ export {
   type ShellResult,
   shellTool,
 } from "./tools/builtin/index.js";
+export {
+  type AgentTool,
+  type ContextSpec,
+  type Tool,
+  type ToolContextOf,
+  type ToolDefinition,
+  type ToolResultOf,
+  type ToolRunOptions,
+  tool,
+} from "./tools/tool.js";
 export { type RegisterOptions, ToolRegistry } from "./tools/tool-registry.js";
 export type { ToolSource } from "./tools/tool-source.js";
 export { formatRun, formatRunList } from "./trace/format.js";
