@@ -138,12 +138,21 @@ export { formatRun, formatRunList } from "./trace/format.js";
 export {
   findRun,
   listRuns,
+  readTraceEvents,
   readTraceFile,
   TraceFormatError,
   TraceNotFoundError,
   traceFiles,
 } from "./trace/reader.js";
 export { type RedactionOptions, Redactor } from "./trace/redact.js";
+export {
+  type Divergence,
+  ReplayConfigError,
+  type ReplayableAgent,
+  type ReplayReport,
+  type ReplayTraceOptions,
+  replayTrace,
+} from "./trace/replay.js";
 export {
   type DiffEntry,
   describeEntry,

@@ -1,8 +1,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { AgentEvent } from "../agent/events.js";
 import { GlassloopError } from "../errors.js";
 import { buildRunView, groupByRun, type RunSummary, type RunView, summarize } from "./run-view.js";
-import { parseTraceText } from "./trace-format.js";
+import { parseTraceText, type TraceProblem } from "./trace-format.js";
 import { DEFAULT_TRACE_DIR } from "./writer.js";
 
 /** A trace file or run that was asked for does not exist. */
@@ -27,6 +28,17 @@ export interface TraceFile {
 
 /** Reads a JSONL trace; a file may hold several runs (a shared `--trace` file). */
 export function readTraceFile(path: string): TraceFile {
+  const { path: full, events, problems } = readEvents(path);
+  const runs = groupByRun(events).map((run) => buildRunView(run, problems));
+  return { path: full, runs };
+}
+
+/** The events of a JSONL trace, every run's, in file order. */
+export function readTraceEvents(path: string): AgentEvent[] {
+  return readEvents(path).events;
+}
+
+function readEvents(path: string): { path: string; events: AgentEvent[]; problems: TraceProblem[] } {
   const full = resolve(path);
   let text: string;
   try {
@@ -41,8 +53,7 @@ export function readTraceFile(path: string): TraceFile {
     const why = problems[0] ? ` (line ${problems[0].line}: ${problems[0].message})` : " (it is empty)";
     throw new TraceFormatError(`${full} holds no glassloop trace events${why}`);
   }
-  const runs = groupByRun(events).map((run) => buildRunView(run, problems));
-  return { path: full, runs };
+  return { path: full, events, problems };
 }
 
 /** Trace files in a directory, newest first. */
