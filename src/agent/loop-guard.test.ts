@@ -18,8 +18,8 @@ const lookup = (args: Record<string, unknown> | string, id?: string): ScriptStep
   toolCalls: [{ name: "lookup", args, ...(id && { id }) }],
 });
 const repeatedNote = (earlier: string) =>
-  `You already called lookup with these exact arguments in the previous step. Its result was: ${earlier}\n` +
-  "Do not repeat the call; use that result or try something different.";
+  "You already called lookup with these exact arguments in the previous step. " +
+  `Do not repeat the call; use its result or try something different. Its result was: ${earlier}`;
 
 describe("the loop guard", () => {
   it("answers an identical call in the next turn with the earlier result instead of running it", async () => {
@@ -38,6 +38,21 @@ describe("the loop guard", () => {
       isError: true,
     });
     expect(ofType(events, "tool_result").map((e) => e.status)).toEqual(["ok", "repeated"]);
+  });
+
+  it("keeps the note within the result size limit, cutting only the repeated result", async () => {
+    const big = tool({
+      name: "lookup",
+      description: "d",
+      input: z.object({ q: z.string() }),
+      run: () => "r".repeat(500),
+    });
+    const model = new ScriptedModel([lookup({ q: "x" }), lookup({ q: "x" }), { text: "done" }]);
+    await new Agent({ model, tools: [big], environment: { maxResultChars: 300 } }).run("go");
+    const note = model.requests[2]?.messages.at(-1)?.content ?? "";
+    expect(note.startsWith(repeatedNote(""))).toBe(true);
+    expect(note).toMatch(/\n\[truncated: [\d,]+ of [\d,]+ characters cut\]$/);
+    expect(note.length).toBeLessThan(300 + 50);
   });
 
   it("treats the same arguments in another key order or spacing as the same call", async () => {

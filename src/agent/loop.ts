@@ -1,6 +1,6 @@
 import { GlassloopError, ModelBehaviorError, ModelCallError, RunError } from "../errors.js";
 import type { AssistantMessage, ToolCall } from "../memory/messages.js";
-import type { ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
+import type { FinishReason, ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
 import { LIMIT_DEFAULTS } from "./budget.js";
 import type { RunStatus } from "./events.js";
 import { PLAN_TOOL, planSteps } from "./plan.js";
@@ -33,6 +33,18 @@ export interface LoopOutcome {
   /** `text` for a plain answer, otherwise the name of the tool that ended the run. */
   finishedBy: string;
 }
+
+/** Feedback for a text answer the provider did not let the model finish. */
+const CUT_OFF: Partial<Record<FinishReason, { feedback: string; detail: string }>> = {
+  length: {
+    feedback: "Your answer was cut off at the output token limit. Answer again, more briefly.",
+    detail: "its answer was cut off at the output token limit",
+  },
+  content_filter: {
+    feedback: "Your answer was stopped by the provider's content filter. Answer again differently.",
+    detail: "its answer was stopped by the content filter",
+  },
+};
 
 type StepResult =
   | { kind: "done"; outcome: LoopOutcome }
@@ -111,6 +123,12 @@ async function runStep(
     const breach = budget.afterModelCall();
     if (breach) throw budgetError(state, breach);
     if (!assistant.toolCalls) {
+      // A text cut off by the token limit or a filter is not an answer the run may report.
+      const cut = CUT_OFF[response.finishReason];
+      if (cut) {
+        state.messages.push({ role: "user", content: cut.feedback });
+        return { kind: "next", unusable: cut.detail };
+      }
       if (settings.endTools.length === 0)
         return { kind: "done", outcome: { output: response.text, finishedBy: "text" } };
       state.messages.push({ role: "user", content: settings.textNotAllowed });

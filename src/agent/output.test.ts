@@ -296,3 +296,36 @@ describe("terminal tools", () => {
     ]);
   });
 });
+
+describe("a text answer the provider cut off", () => {
+  it("is not reported as the output: the model is told and asked again", async () => {
+    const model = new ScriptedModel([
+      { text: "The answer is four hundred and", finishReason: "length" },
+      { text: "420" },
+    ]);
+    const result = await new Agent({ model }).run("x");
+    expect(result.output).toBe("420");
+    expect(model.requests[1]?.messages.slice(-2)).toEqual([
+      { role: "assistant", content: "The answer is four hundred and" },
+      {
+        role: "user",
+        content: "Your answer was cut off at the output token limit. Answer again, more briefly.",
+      },
+    ]);
+  });
+
+  it("ends in ModelBehaviorError when it keeps happening, never in success", async () => {
+    const model = new ScriptedModel([
+      { text: "a", finishReason: "length" },
+      { text: "b", finishReason: "content_filter" },
+      { text: "c", finishReason: "length" },
+      { text: "d", finishReason: "length" },
+    ]);
+    const { result, error } = await capture(() => new Agent({ model }).run("x"));
+    expect(result).toBeUndefined();
+    expect(error).toBeInstanceOf(ModelBehaviorError);
+    expect(error?.message).toBe(
+      "The model's output was still unusable after 3 retries: its answer was cut off at the output token limit",
+    );
+  });
+});

@@ -1,5 +1,6 @@
 import { mapConcurrent } from "../environment/concurrency.js";
 import type { InvalidCall, ReadyCall, ToolOutcome } from "../environment/environment.js";
+import { truncate } from "../environment/feedback.js";
 import { LoopDetectedError } from "../errors.js";
 import type { ToolCall, ToolMessage } from "../memory/messages.js";
 import type { Breach } from "./budget.js";
@@ -85,7 +86,11 @@ export async function runTurn(
         guard.record(p.call, repeat.earlierContent, repeat.repeats);
         results[i] = {
           status: "repeated",
-          content: `You already called ${p.call.name} with these exact arguments in the previous step. Its result was: ${repeat.earlierContent}\nDo not repeat the call; use that result or try something different.`,
+          // Instruction first, so the size limit can only cut the repeated result, never the point.
+          content: truncate(
+            `You already called ${p.call.name} with these exact arguments in the previous step. Do not repeat the call; use its result or try something different. Its result was: ${repeat.earlierContent}`,
+            p.tool.maxResultChars ?? environment.options.maxResultChars,
+          ),
         };
         if (repeat.repeats > guard.maxRepeats)
           loop ??= { toolName: p.call.name, repeats: repeat.repeats + 1 };
