@@ -39,8 +39,27 @@ export {
 } from "./errors.js";
 export { messageSchema, parseHistory } from "./memory/message-schema.js";
 export * from "./memory/messages.js";
+export {
+  ANTHROPIC_DEFAULT_BASE_URL,
+  ANTHROPIC_DEFAULT_MAX_TOKENS,
+  ANTHROPIC_VERSION,
+  AnthropicModel,
+  type AnthropicOptions,
+  anthropic,
+} from "./models/anthropic/index.js";
 export * from "./models/errors.js";
 export { DEFAULT_RETRY, type HttpOptions, type RetryPolicy } from "./models/http/index.js";
+export {
+  type DownloadProgress,
+  LOCAL_ENGINE_INSTALL,
+  LocalModel,
+  LocalModelError,
+  type LocalModelErrorCode,
+  type LocalModelOptions,
+  type LocalModelSource,
+  modelCacheDir,
+  parseLocalModelName,
+} from "./models/local/index.js";
 export * from "./models/model.js";
 export { OpenAIChatModel, type OpenAIChatOptions } from "./models/openai/model.js";
 export {
@@ -147,8 +166,8 @@ export {
 export { type RedactionOptions, Redactor } from "./trace/redact.js";
 export {
   type Divergence,
-  ReplayConfigError,
   type ReplayableAgent,
+  ReplayConfigError,
   type ReplayReport,
   type ReplayTraceOptions,
   replayTrace,

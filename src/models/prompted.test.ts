@@ -1,7 +1,9 @@
-import { Agent, type AgentEvent, ModelBehaviorError, prompted, tool } from "glassloop";
+import { Agent, type AgentEvent, ModelBehaviorError, ModelCallError, prompted, tool } from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { startWireServer } from "../../test/helpers/wire-server.js";
+import { AnthropicModel } from "./anthropic/provider.js";
 
 const add = tool({
   name: "add",
@@ -152,5 +154,44 @@ describe("prompted(model)", () => {
     expect(ids(result.messages)).toBe(ids(ran.messages));
     const deltas = events.flatMap((e) => (e.type === "text_delta" ? [e.text] : [])).join("");
     expect(deltas).toContain("It is 5.");
+  });
+
+  it("refuses a tool named invalid_tool_call (the name is reserved)", async () => {
+    const clash = tool({ name: "invalid_tool_call", description: "x", input: z.object({}), run: () => 1 });
+    const agent = new Agent({ model: prompted(new ScriptedModel([{ text: "hi" }])), tools: [clash] });
+    const error = await agent.run("x").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelCallError);
+    expect((error as ModelCallError).code).toBe("config");
+  });
+
+  it("wraps a real provider: the Anthropic body carries no tools, the call is read from its text", async () => {
+    const server = await startWireServer();
+    try {
+      const reply = (text: string) => ({
+        json: {
+          id: "msg_1",
+          type: "message",
+          role: "assistant",
+          model: "claude-haiku-4-5",
+          content: [{ type: "text", text }],
+          stop_reason: "end_turn",
+          usage: { input_tokens: 10, output_tokens: 5 },
+        },
+      });
+      server.enqueue(reply(`Adding.\n${fence("add", { a: 2, b: 3 })}`), reply("5"));
+      const model = prompted(
+        new AnthropicModel("claude-haiku-4-5", { apiKey: "sk-ant-123456", baseURL: server.url }),
+      );
+      const result = await new Agent({ model, tools: [add] }).run("2+3");
+      expect(result.output).toBe("5");
+      const [first, second] = server.requests.map((r) => r.body as Record<string, unknown>);
+      expect(first?.tools).toBeUndefined();
+      expect(first?.system).toContain("## add");
+      const messages = second?.messages as { role: string; content: unknown }[];
+      expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+      expect(messages[2]?.content).toMatch(/^Tool results:\n\nResult of add \(call call_[0-9a-f]{16}\):\n5$/);
+    } finally {
+      await server.close();
+    }
   });
 });

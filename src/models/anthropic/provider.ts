@@ -2,6 +2,7 @@ import { ConfigError } from "../../errors.js";
 import { errorForStatus, type ProviderError } from "../errors.js";
 import { type HttpCall, type HttpOptions, postEvents, postJson, redact } from "../http/index.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../model.js";
+import { priceOf } from "../prices.js";
 import { anthropicProtocolError } from "./protocol-error.js";
 import { toAnthropicBody } from "./request.js";
 import { fromAnthropicMessage } from "./response.js";
@@ -25,7 +26,7 @@ export interface AnthropicOptions {
   maxTokens?: number;
   /** Extra headers, e.g. `anthropic-beta`. */
   headers?: Record<string, string>;
-  /** Price per million tokens, for `usage.costUsd` and `limits.maxCostUsd`. */
+  /** Price per million tokens, for `usage.costUsd` and `limits.maxCostUsd`; the price table's by default. */
   price?: ModelPrice;
   /** Retries, timeouts, and the fetch to use. */
   http?: HttpOptions;
@@ -68,7 +69,8 @@ export class AnthropicModel implements Model {
     this.id = `anthropic:${modelName}`;
     this.#apiKey = apiKey;
     this.#options = { ...options, maxTokens };
-    if (options.price) this.price = options.price;
+    const price = options.price ?? priceOf("anthropic", modelName);
+    if (price) this.price = price;
     this.url = messagesUrl(options.baseURL ?? env.ANTHROPIC_BASE_URL ?? ANTHROPIC_DEFAULT_BASE_URL);
   }
 
