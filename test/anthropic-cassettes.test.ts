@@ -4,11 +4,10 @@
  * responses, and every request the agent sends must match the recorded one in what matters.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { Agent, type AgentTool, tool } from "glassloop";
+import { Agent, type AgentTool, AnthropicModel, tool } from "glassloop";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { z } from "zod";
-import { AnthropicModel } from "../src/models/anthropic/provider.js";
 import { CAPTURES_DIR } from "./helpers/anthropic-captures.js";
 import { startWireServer, type WireServer } from "./helpers/wire-server.js";
 

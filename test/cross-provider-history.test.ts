@@ -4,13 +4,18 @@
  * back to OpenAI. Tool-call ids follow each provider's rules, and every result stays with its call.
  */
 import { readFileSync } from "node:fs";
-import { Agent, type Message, tool } from "glassloop";
+import {
+  Agent,
+  AnthropicModel,
+  COMPATIBLE_QUIRKS,
+  type Message,
+  OPENAI_QUIRKS,
+  OpenAIChatModel,
+  tool,
+} from "glassloop";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { z } from "zod";
-import { AnthropicModel } from "../src/models/anthropic/provider.js";
-import { OpenAIChatModel } from "../src/models/openai/model.js";
-import { COMPATIBLE_QUIRKS, OPENAI_QUIRKS } from "../src/models/openai/quirks.js";
 import { CAPTURES_DIR, captureJson } from "./helpers/anthropic-captures.js";
 import { startWireServer, type WireServer } from "./helpers/wire-server.js";
 

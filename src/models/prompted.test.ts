@@ -1,9 +1,16 @@
-import { Agent, type AgentEvent, ModelBehaviorError, ModelCallError, prompted, tool } from "glassloop";
+import {
+  Agent,
+  type AgentEvent,
+  AnthropicModel,
+  ModelBehaviorError,
+  ModelCallError,
+  prompted,
+  tool,
+} from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startWireServer } from "../../test/helpers/wire-server.js";
-import { AnthropicModel } from "./anthropic/provider.js";
 
 const add = tool({
   name: "add",

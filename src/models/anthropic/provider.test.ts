@@ -1,5 +1,15 @@
 import fc from "fast-check";
-import { ConfigError, type ModelDelta, type ModelRequest, type ModelResponse } from "glassloop";
+import {
+  AnthropicModel,
+  AuthenticationError,
+  ConfigError,
+  ContextOverflowError,
+  type ModelDelta,
+  type ModelRequest,
+  type ModelResponse,
+  ProviderError,
+  ProviderProtocolError,
+} from "glassloop";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   anthropicJsonCaptures,
@@ -8,13 +18,6 @@ import {
   captureSse,
 } from "../../../test/helpers/anthropic-captures.js";
 import { startWireServer, type WireServer } from "../../../test/helpers/wire-server.js";
-import {
-  AuthenticationError,
-  ContextOverflowError,
-  ProviderError,
-  ProviderProtocolError,
-} from "../errors.js";
-import { AnthropicModel } from "./provider.js";
 
 const KEY = "sk-ant-test-0123456789abcdefghij";
 const FAST = { retry: { initialDelayMs: 5, maxDelayMs: 20 } };
