@@ -7,8 +7,10 @@ import {
   type ModelDelta,
   type ModelRequest,
   type ModelResponse,
+  NetworkError,
   ProviderError,
   ProviderProtocolError,
+  StreamIdleTimeoutError,
 } from "glassloop";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -247,6 +249,31 @@ describe("AnthropicModel on the wire", () => {
     const sse = captureSse("anthropic--anthropic-text");
     server.enqueue({ sse, endAt: Math.floor(Buffer.byteLength(sse) / 2) });
     await expect(generate(model(), true)).rejects.toThrow(ProviderProtocolError);
+  });
+
+  it("a stream that stalls mid-message ends in StreamIdleTimeoutError, not a hang", async () => {
+    const sse = captureSse("anthropic--anthropic-json-tool.2");
+    server.enqueue({ sse, stallAt: Math.floor(Buffer.byteLength(sse) / 2) });
+    const stalled = model({ http: { ...FAST, streamIdleTimeoutMs: 150 } });
+    await expect(generate(stalled, true)).rejects.toThrow(StreamIdleTimeoutError);
+  });
+
+  it("a connection reset mid-stream is a NetworkError, not retried once events were delivered", async () => {
+    const sse = captureSse("anthropic--anthropic-json-tool.2");
+    server.enqueue({ sse, resetAt: Math.floor(Buffer.byteLength(sse) / 2) });
+    await expect(generate(model(), true)).rejects.toThrow(NetworkError);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("aborting mid-stream rejects promptly with the caller's reason", async () => {
+    const sse = captureSse("anthropic--anthropic-text");
+    server.enqueue({ sse, stallAt: Math.floor(Buffer.byteLength(sse) / 2) });
+    const controller = new AbortController();
+    const pending = model().generate(
+      { ...request(true), signal: controller.signal },
+      { onRequest: () => {}, onDelta: () => controller.abort(new Error("stop now")) },
+    );
+    await expect(pending).rejects.toThrow("stop now");
   });
 
   it("reports a malformed JSON event as a typed error", async () => {
