@@ -260,7 +260,7 @@ export class Agent<TContext = undefined, TOutput = string> {
       guard: config.loopGuard === false ? undefined : new LoopGuard(config.loopGuard),
       messages,
       signal: controller.signal,
-      emit: makeEmitter(runId, listener ?? (() => {})),
+      emit: makeEmitter(runId, listener),
     };
     try {
       const outcome = await runLoop(state as RunState<unknown>, this.#settings(input, stream));

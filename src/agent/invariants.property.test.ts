@@ -77,12 +77,32 @@ const tools = [
   }),
   tool({
     name: "crash",
-    description: "Crashes with a plain exception.",
-    input: z.object({}),
+    description: "Crashes with a plain exception, or throws something that is not an Error at all.",
+    input: z.object({ how: z.enum(["error", "string", "undefined"]) }),
     context: Vault,
-    run: (_args, { context }) => {
+    run: ({ how }, { context }) => {
       context.count("crash");
+      if (how === "string") throw `disk failure at /var/lib/app with ${SECRET}`;
+      if (how === "undefined") throw undefined;
       throw new Error(`disk failure at /var/lib/app with ${SECRET}`);
+    },
+  }),
+  tool({
+    name: "odd",
+    description: "Returns values that are awkward to send to a model.",
+    input: z.object({ what: z.enum(["circular", "bigint", "undefined", "huge", "symbol"]) }),
+    context: Vault,
+    run: ({ what }, { context }): unknown => {
+      context.count("odd");
+      if (what === "circular") {
+        const loop: Record<string, unknown> = { secret: SECRET };
+        loop.self = loop;
+        return loop;
+      }
+      if (what === "bigint") return { n: 10n };
+      if (what === "symbol") return Symbol("x");
+      if (what === "huge") return "y".repeat(30_000);
+      return undefined;
     },
   }),
   tool({
@@ -143,7 +163,9 @@ type Mode = "text" | "terminal" | "output";
 type Call =
   | { kind: "double"; n: number }
   | { kind: "slow" | "late_fail"; ms: number }
-  | { kind: "refuse" | "crash" | "unknown" | "bad_json" | "schema" | "too_long" | "convert" }
+  | { kind: "refuse" | "unknown" | "bad_json" | "schema" | "too_long" | "convert" }
+  | { kind: "crash"; how: "error" | "string" | "undefined" }
+  | { kind: "odd"; what: "circular" | "bigint" | "undefined" | "huge" | "symbol" }
   | { kind: "hang"; obey: boolean; own: boolean }
   | { kind: "end"; valid: boolean };
 
@@ -167,6 +189,10 @@ interface Scenario {
   toolTimeoutMs: number;
   concurrency: number;
   abort: Abort;
+  /** The model has a price, so usage has a cost and `limits.maxCostUsd` may be set. */
+  priced: boolean;
+  /** A stream consumer that stops reading after this many events (the run must still settle). */
+  stopReadingAt: number | undefined;
   /** A history that ends with unanswered calls, as a crashed run leaves it. */
   interrupted: boolean;
   steps: Step[];
@@ -191,12 +217,31 @@ const callArb = (timing: boolean): fc.Arbitrary<Call> =>
       arbitrary: fc.record({
         kind: fc.constantFrom(
           "refuse" as const,
-          "crash" as const,
           "unknown" as const,
           "bad_json" as const,
           "schema" as const,
           "too_long" as const,
           "convert" as const,
+        ),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant("crash" as const),
+        how: fc.constantFrom("error" as const, "string" as const, "undefined" as const),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant("odd" as const),
+        what: fc.constantFrom(
+          "circular" as const,
+          "bigint" as const,
+          "undefined" as const,
+          "huge" as const,
+          "symbol" as const,
         ),
       }),
     },
@@ -285,17 +330,22 @@ const scenarioArb = (timing: boolean): fc.Arbitrary<Scenario> =>
             ]
           : []),
       ),
+      priced: fc.boolean(),
+      maxCostUsd: optional(fc.double({ min: 0.01, max: 2, noNaN: true })),
+      stopReadingAt: optional(fc.integer({ min: 0, max: 30 })),
       interrupted: fc.boolean(),
       steps: fc.array(stepArb(timing), { minLength: 0, maxLength: 8 }),
     })
-    .map((s) => {
+    .map(({ maxCostUsd, ...s }) => {
       // A model call that hangs needs something to end it, or the run would wait forever.
       const canStop =
         s.limits.timeoutMs !== undefined || s.abort.kind === "after_ms" || s.abort.kind === "before";
       const steps = canStop
         ? s.steps
         : s.steps.map((st) => (st.kind === "model_hang" ? { kind: "text" as const, delayMs: 0 } : st));
-      return { ...s, steps };
+      // A cost limit needs a price (without one the agent refuses to start, which is a unit test's job).
+      const limits = s.priced && maxCostUsd !== undefined ? { ...s.limits, maxCostUsd } : s.limits;
+      return { ...s, limits, steps };
     });
 
 function endCall(mode: Mode, valid: boolean): ScriptedToolCall {
@@ -313,8 +363,11 @@ function toScriptCall(mode: Mode, call: Call): ScriptedToolCall {
     case "late_fail":
       return { name: call.kind, args: { ms: call.ms } };
     case "refuse":
+      return { name: "refuse", args: {} };
     case "crash":
-      return { name: call.kind, args: {} };
+      return { name: "crash", args: { how: call.how } };
+    case "odd":
+      return { name: "odd", args: { what: call.what } };
     case "hang":
       return { name: call.own ? "stall" : "hang", args: { obey: call.obey } };
     case "unknown":
@@ -396,10 +449,15 @@ interface Observed {
   error?: unknown;
   /** Events that arrived after the run settled. */
   late: AgentEvent[];
+  /** The stream's iterator yielded other events than its onEvent listener got. */
+  streamMismatch?: boolean;
 }
 
-async function play(s: Scenario, stream: boolean): Promise<Observed> {
-  const model = new ScriptedModel(toScript(s));
+/** One dollar per thousand tokens: a few steps reach the random cost limits. */
+const PRICE = { inputPerMTok: 1000, outputPerMTok: 1000 };
+
+async function play(s: Scenario, stream: boolean, stopReadingAt?: number): Promise<Observed> {
+  const model = new ScriptedModel(toScript(s), s.priced ? { price: PRICE } : {});
   const agent = buildAgent(s, model);
   const vault = new Vault();
   const controller = new AbortController();
@@ -409,6 +467,7 @@ async function play(s: Scenario, stream: boolean): Promise<Observed> {
   let counted = 0;
   const onEvent = (event: AgentEvent) => {
     if (settled) late.push(event);
+    else events.push(event);
     // text_delta only exists when streaming; counting without it aborts both modes at the same point.
     if (event.type !== "text_delta" && s.abort.kind === "at_event" && counted++ === s.abort.index) {
       controller.abort(new Error("the user pressed stop"));
@@ -426,16 +485,18 @@ async function play(s: Scenario, stream: boolean): Promise<Observed> {
   try {
     if (stream) {
       const run = agent.stream("Please work.", options);
-      for await (const event of run) events.push(event);
+      const read: AgentEvent[] = [];
+      for await (const event of run) {
+        if (read.length === stopReadingAt) break;
+        read.push(event);
+      }
       observed.result = await run.result;
+      // What the iterator yielded is what onEvent saw (all of it, unless the reader stopped early).
+      const expected = stopReadingAt === undefined ? events : events.slice(0, stopReadingAt);
+      if (read.length !== expected.length || read.some((e, i) => e !== expected[i]))
+        observed.streamMismatch = true;
     } else {
-      observed.result = await agent.run("Please work.", {
-        ...options,
-        onEvent: (event) => {
-          if (!settled) events.push(event);
-          onEvent(event);
-        },
-      });
+      observed.result = await agent.run("Please work.", options);
     }
   } catch (error) {
     observed.error = error;
@@ -484,6 +545,10 @@ function violations(o: Observed): string[] {
   }
 
   problems.push(...pairingViolations(messages).map((p) => `transcript: ${p}`));
+  // Results over the size limit are cut, with a short marker saying how much.
+  for (const m of messages)
+    if (m.role === "tool" && m.content.length > 20_100)
+      problems.push(`a ${m.content.length}-character result`);
   const conversation = messages.slice(1);
   model.requests.forEach((request, i) => {
     problems.push(...pairingViolations(request.messages).map((p) => `request ${i + 1}: ${p}`));
@@ -496,6 +561,7 @@ function violations(o: Observed): string[] {
   if (end?.type === "run_end" && JSON.stringify(end.messages) !== JSON.stringify(messages))
     problems.push("run_end.messages differs from the returned transcript");
   if (o.late.length > 0) problems.push(`${o.late.length} events after the run settled`);
+  if (o.streamMismatch) problems.push("the stream yielded other events than onEvent received");
 
   const usage = result?.usage ?? (error as RunError).usage;
   const { maxSteps, maxToolCalls } = s.limits;
@@ -549,18 +615,22 @@ function coverage(o: Observed): string[] {
 const EXPECTED_COVERAGE = [
   ...["ok", "error", "invalid", "timeout", "aborted", "repeated", "not_executed"].map((s) => `tool:${s}`),
   ...["text", "terminal", "output"].map((m) => `end:ok:${m}`),
-  ...["maxSteps", "maxToolCalls", "maxTokens", "timeoutMs"].map((l) => `end:budget_exceeded:${l}`),
+  ...["maxSteps", "maxToolCalls", "maxTokens", "maxCostUsd", "timeoutMs"].map(
+    (l) => `end:budget_exceeded:${l}`,
+  ),
   ...["aborted", "loop_detected", "model_behavior", "model_error", "script_exhausted"].map((c) => `end:${c}`),
 ];
 const covered = new Set<string>();
 
+/** `GLASSLOOP_PROPERTY_RUNS=20000` hunts longer (the coverage check is then skipped). */
 const RUNS = Number(process.env.GLASSLOOP_PROPERTY_RUNS ?? 0) || undefined;
+const TIMEOUT_MS = RUNS === undefined ? 120_000 : 100 * RUNS;
 
 describe("the loop's invariants over random scripts", () => {
   it("every call has exactly one result (transcript and next request), events are well ordered, failures are typed", async () => {
     await fc.assert(
       fc.asyncProperty(scenarioArb(true), async (s) => {
-        const observed = await play(s, s.stream);
+        const observed = await play(s, s.stream, s.stopReadingAt);
         await drain();
         for (const path of coverage(observed)) covered.add(path);
         const problems = violations(observed);
@@ -574,7 +644,7 @@ describe("the loop's invariants over random scripts", () => {
     expect(unhandled).toEqual([]);
     // The random scripts really reached every way a run and a tool call can end.
     if (RUNS === undefined) expect(EXPECTED_COVERAGE.filter((path) => !covered.has(path))).toEqual([]);
-  }, 120_000);
+  }, TIMEOUT_MS);
 
   it("run() and stream() give the same transcript for the same script (invariant 5)", async () => {
     await fc.assert(
@@ -603,5 +673,5 @@ describe("the loop's invariants over random scripts", () => {
       }),
       { numRuns: RUNS ?? 1000 },
     );
-  }, 120_000);
+  }, TIMEOUT_MS);
 });

@@ -51,9 +51,31 @@ export class LoopGuard {
     this.#previous = this.#current;
     this.#current = new Map();
   }
+
+  /** The previous turn's calls as plain JSON, for a durable run's checkpoint. */
+  save(): [string, { content: string; repeats: number }][] {
+    return [...this.#previous];
+  }
+
+  /** Restores what `save` returned, so a resumed run judges repeats as the original would have. */
+  restore(saved: unknown): void {
+    if (Array.isArray(saved)) this.#previous = new Map(saved as [string, { content: string; repeats: number }][]);
+  }
 }
 
+// check() and record() see the same call object; parsing its arguments once halves the guard's cost.
+const keys = new WeakMap<ToolCall, string>();
+
 function keyOf(call: ToolCall): string {
+  let key = keys.get(call);
+  if (key === undefined) {
+    key = computeKey(call);
+    keys.set(call, key);
+  }
+  return key;
+}
+
+function computeKey(call: ToolCall): string {
   let args: unknown;
   try {
     args = JSON.parse(call.arguments || "{}");

@@ -154,7 +154,7 @@ async function runStep(
   } finally {
     const durationMs = performance.now() - started;
     meter.endStep(durationMs);
-    emit({ type: "step_end", step, durationMs, usage: meter.snapshot() });
+    emit({ type: "step_end", step, durationMs, usage: meter.progress() });
   }
 }
 

@@ -22,13 +22,18 @@ export interface RunState<TContext> {
   /** Fires on the caller's abort and on `limits.timeoutMs`. */
   signal: AbortSignal;
   emit: (event: EventInit) => void;
+  /** Checkpoints into a store when the run is durable (see durable.ts). */
+  durable?: DurableRun;
+  /** Shapes what the model sees: memory strategy, recall, compaction on overflow (see context-view.ts). */
+  view?: ContextView;
 }
 
-/** Stamps events with the run id and time and hands them to the listener. */
+/** Stamps events with the run id and time and hands them to the listener (if there is none, does nothing). */
 export function makeEmitter(
   runId: string,
-  listener: (event: AgentEvent) => void,
+  listener: ((event: AgentEvent) => void) | undefined,
 ): (event: EventInit) => void {
+  if (!listener) return () => {};
   return (event) => {
     const stamped = { ...event, runId, time: Date.now() } as AgentEvent;
     try {

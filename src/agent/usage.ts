@@ -132,9 +132,24 @@ export class UsageMeter {
   }
 
   snapshot(): RunUsage {
-    const copy = structuredClone(this.#usage);
-    copy.durationMs = Math.round(this.#usage.durationMs + this.elapsedMs);
-    return copy;
+    const usage = this.#usage;
+    // Plain copies, not structuredClone: this runs at every run's end and every error, and the
+    // records are flat objects of numbers.
+    return { ...usage, durationMs: this.#duration(), steps: usage.steps.map((s) => ({ ...s })) };
+  }
+
+  /**
+   * The totals so far with only the current step in `steps`: what a per-step event carries, so
+   * its cost and size stay the same at step 1,000 as at step 1 (the full list is in `snapshot()`).
+   */
+  progress(): RunUsage {
+    const usage = this.#usage;
+    const current = usage.steps.at(-1);
+    return { ...usage, durationMs: this.#duration(), steps: current ? [{ ...current }] : [] };
+  }
+
+  #duration(): number {
+    return Math.round(this.#usage.durationMs + this.elapsedMs);
   }
 
   #current(): StepUsage {
