@@ -86,12 +86,18 @@ export function listRuns(files: readonly string[]): { runs: RunSummary[]; skippe
 }
 
 /**
- * Finds a run by trace file path, by run id in the trace directory, or by a unique run-id prefix.
+ * Finds a run by trace file path (`file.jsonl#runId` for one of several), by run id in the trace
+ * directory, or by a unique run-id prefix.
  */
 export function findRun(ref: string, dir: string = DEFAULT_TRACE_DIR): { file: string; run: RunView } {
-  if (ref.endsWith(".jsonl") || existsSync(ref)) {
-    const trace = readTraceFile(ref);
-    return { file: trace.path, run: trace.runs[0] as RunView };
+  const hash = ref.lastIndexOf("#");
+  const path = hash > 0 ? ref.slice(0, hash) : ref;
+  if (path.endsWith(".jsonl") || existsSync(path)) {
+    const trace = readTraceFile(path);
+    const wanted = hash > 0 ? ref.slice(hash + 1) : undefined;
+    const run = wanted === undefined ? trace.runs[0] : trace.runs.find((r) => r.runId === wanted);
+    if (!run) throw new TraceNotFoundError(`No run ${wanted} in ${trace.path}`);
+    return { file: trace.path, run };
   }
   const files = traceFiles(dir);
   const matches: { file: string; run: RunView }[] = [];

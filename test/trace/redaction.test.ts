@@ -1,0 +1,160 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { request } from "node:http";
+import { join } from "node:path";
+import { Agent, OpenAIChatModel, startViewer, TraceWriter, tool } from "glassloop";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { tempDir } from "../helpers/traced-run.js";
+import { startWireServer } from "../helpers/wire-server.js";
+
+const FAKE_KEY = "sk-proj-FAKE0000glassloop0000redaction0000test";
+const DB_PASSWORD = "hunter2-Pa55word-only-in-context";
+
+class Database {
+  constructor(readonly url: string) {}
+}
+
+function get(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    request(url, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => {
+        body += c;
+      });
+      res.on("end", () => resolve(body));
+    })
+      .on("error", reject)
+      .end();
+  });
+}
+
+const completion = (message: object, finish: string) => ({
+  id: "chatcmpl-1",
+  object: "chat.completion",
+  created: 1,
+  model: "gpt-4o-mini",
+  choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: finish }],
+  usage: { prompt_tokens: 40, completion_tokens: 9, total_tokens: 49 },
+});
+
+describe("redaction", () => {
+  it("a run with a fake API key and a secret in the hidden context leaves neither in the trace or the viewer", async () => {
+    const server = await startWireServer();
+    const dir = tempDir();
+    // A hostile or buggy server that echoes the key back, and a tool whose failure quotes the
+    // context: the two ways a secret really reaches a trace.
+    server.enqueue(
+      {
+        json: completion(
+          {
+            content: null,
+            tool_calls: [
+              { id: "call_a", type: "function", function: { name: "count_users", arguments: "{}" } },
+            ],
+          },
+          "tool_calls",
+        ),
+      },
+      { json: completion({ content: `Done. By the way, your key is ${FAKE_KEY}.` }, "stop") },
+    );
+    const env = { OPENAI_API_KEY: FAKE_KEY };
+    const context = new Database(`postgres://app:${DB_PASSWORD}@db.internal/app`);
+    const writer = new TraceWriter({ dir, redaction: { env, context } });
+    const agent = new Agent({
+      model: new OpenAIChatModel({ model: "gpt-4o-mini", baseURL: `${server.url}/v1`, apiKey: FAKE_KEY }),
+      context,
+      tools: [
+        tool({
+          name: "count_users",
+          description: "Counts users.",
+          input: z.object({}),
+          context: Database,
+          run: (_args, { context: db }) => {
+            throw new Error(`connection refused: ${db.url}`);
+          },
+        }),
+      ],
+    });
+    const result = await agent.run("How many users?", { onEvent: writer.onEvent });
+    // The run really carried both secrets: the key went over the wire, the model echoed it.
+    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${FAKE_KEY}`);
+    expect(result.output).toContain(FAKE_KEY);
+
+    const files = readdirSync(dir).map((f) => join(dir, f));
+    expect(files).toHaveLength(1);
+    const text = readFileSync(files[0] as string, "utf8");
+    expect(text).toContain("[REDACTED]");
+    expect(text).toContain("connection refused: [REDACTED]");
+    expect(text.split(FAKE_KEY).length - 1).toBe(0);
+    expect(text.split(DB_PASSWORD).length - 1).toBe(0);
+    expect(text).not.toContain("hunter2");
+
+    const viewer = await startViewer({ dir, redaction: { env } });
+    try {
+      const page = await get(viewer.url);
+      const assets = [...page.matchAll(/(?:src|href)="\.\/(assets\/[^"]+)"/g)].map((m) => m[1]);
+      const bodies = [
+        page,
+        ...(await Promise.all(assets.map((a) => get(viewer.url + a)))),
+        await get(`${viewer.url}api/runs`),
+        await get(`${viewer.url}api/runs/${result.runId}`),
+      ];
+      expect(assets.length).toBeGreaterThan(0);
+      expect(bodies[bodies.length - 1]).toContain("connection refused");
+      for (const body of bodies) {
+        expect(body).not.toContain(FAKE_KEY);
+        expect(body).not.toContain(DB_PASSWORD);
+      }
+    } finally {
+      await viewer.close();
+      await server.close();
+    }
+  });
+
+  it("the viewer scrubs key-shaped strings even from a trace it did not write", async () => {
+    const dir = tempDir();
+    const leaked = "sk-ant-api03-LEAKEDleakedLEAKEDleaked";
+    const events = [
+      { type: "run_start", runId: "run_x", time: 1, model: "m:x", input: `use ${leaked}` },
+      {
+        type: "model_request",
+        runId: "run_x",
+        time: 2,
+        step: 1,
+        model: "m:x",
+        attempt: 1,
+        body: { headers: { "x-api-key": "short" } },
+      },
+      {
+        type: "run_end",
+        runId: "run_x",
+        time: 3,
+        status: "ok",
+        usage: {
+          requests: 1,
+          inputTokens: 0,
+          outputTokens: 0,
+          cachedInputTokens: 0,
+          toolCalls: 0,
+          durationMs: 2,
+          steps: [],
+        },
+        messages: [],
+      },
+    ];
+    (await import("node:fs")).writeFileSync(
+      join(dir, "run_x.jsonl"),
+      events.map((e) => JSON.stringify(e)).join("\n"),
+    );
+    const viewer = await startViewer({ dir, redaction: { env: {} } });
+    try {
+      const run = await get(`${viewer.url}api/runs/run_x`);
+      const list = await get(`${viewer.url}api/runs`);
+      for (const body of [run, list]) expect(body).not.toContain(leaked);
+      expect(run).not.toContain('"short"');
+    } finally {
+      await viewer.close();
+    }
+  });
+});
