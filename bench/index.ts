@@ -4,8 +4,12 @@
  */
 import { loopBench } from "./loop.js";
 import { type BenchSection, formatTable } from "./table.js";
+import { traceBench } from "./trace.js";
 
-const sections: BenchSection[] = [{ name: "loop", run: loopBench }];
+const sections: BenchSection[] = [
+  { name: "loop", run: loopBench },
+  { name: "trace", run: traceBench },
+];
 
 const wanted = process.argv.slice(2);
 const chosen = wanted.length ? sections.filter((s) => wanted.includes(s.name)) : sections;

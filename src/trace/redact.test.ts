@@ -72,4 +72,19 @@ describe("Redactor", () => {
     const r = new Redactor({ env: {}, secrets: ["abcdef", "abcdefghij"] });
     expect(r.text("xabcdefghijx")).toBe(`x${REDACTED}x`);
   });
+
+  it("stringify gives exactly the JSON of value(), without the copy", () => {
+    const r = new Redactor({ env: { X_API_KEY: "abcdefgh-12345" }, secrets: ["top-secret"] });
+    const event = {
+      type: "model_request",
+      body: {
+        headers: { Authorization: "Bearer abcdefgh-12345" },
+        messages: [{ content: "top-secret and abcdefgh-12345" }],
+      },
+      n: 1,
+      nothing: null,
+    };
+    expect(r.stringify(event)).toBe(JSON.stringify(r.value(event)));
+    expect(r.stringify(event)).not.toMatch(/top-secret|abcdefgh/);
+  });
 });

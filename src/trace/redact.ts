@@ -81,6 +81,14 @@ export class Redactor {
     return out;
   }
 
+  /** `JSON.stringify(this.value(value))` without the intermediate copy: what trace writers use. */
+  stringify(value: unknown): string {
+    return JSON.stringify(value, (key, item: unknown) => {
+      if (key !== "" && SECRET_KEYS.has(key.toLowerCase()) && item != null) return REDACTED;
+      return typeof item === "string" ? this.text(item) : item;
+    });
+  }
+
   /** A deep copy of `value` with every string scrubbed and credential-named keys blanked. */
   value<T>(value: T): T {
     return this.#walk(value, new WeakMap()) as T;

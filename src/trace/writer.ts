@@ -92,7 +92,7 @@ export class TraceWriter {
   #write(trace: OpenTrace, record: AgentEvent | TraceHeader): void {
     if (trace.fd === undefined) return;
     try {
-      writeSync(trace.fd, `${JSON.stringify(this.#redactor.value(record))}\n`);
+      writeSync(trace.fd, `${this.#redactor.stringify(record)}\n`);
     } catch (error) {
       this.#fail(error, trace.path);
       this.#closeFd(trace);
