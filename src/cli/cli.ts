@@ -1,0 +1,58 @@
+import { readFileSync } from "node:fs";
+import { type CliIO, EXIT, UsageError } from "./command.js";
+import { COMMANDS } from "./commands.js";
+import { exitCodeFor, formatError } from "./failure.js";
+
+const HELP = `glassloop: an agent runtime you can see through.
+
+Usage: glassloop <command> [options]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, entry]) => `  ${name.padEnd(8)}${entry.summary}`)
+  .join("\n")}
+
+Run "glassloop <command> --help" for a command's options.
+Model selection: --model, then GLASSLOOP_MODEL or glassloop.config.json, then a provider key in the
+environment, then a running Ollama, then the embedded local model.`;
+
+/** Runs the CLI with `argv` (the arguments after the program name); resolves to the exit code. */
+export async function main(argv: string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    const topic = name === "help" ? rest[0] : undefined;
+    if (topic === undefined) {
+      io.stdout.write(`${HELP}\n`);
+      return name === undefined ? EXIT.usage : EXIT.ok;
+    }
+    return main([topic, "--help"], io);
+  }
+  if (name === "--version" || name === "-v") {
+    io.stdout.write(`${version()}\n`);
+    return EXIT.ok;
+  }
+  const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!entry) {
+    io.stderr.write(`glassloop: unknown command "${name}". Commands: ${Object.keys(COMMANDS).join(", ")}.\n`);
+    return EXIT.usage;
+  }
+  try {
+    const command = (await entry.load()).default;
+    if (rest.includes("--help") || rest.includes("-h")) {
+      io.stdout.write(`${command.usage}\n`);
+      return EXIT.ok;
+    }
+    return await command.run(rest, io);
+  } catch (error) {
+    const hint = error instanceof UsageError ? `\nRun "glassloop ${name} --help" for usage.` : "";
+    io.stderr.write(`glassloop ${name}: ${formatError(error, io.env)}${hint}\n`);
+    return exitCodeFor(error);
+  }
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
+  return pkg.version;
+}

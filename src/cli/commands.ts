@@ -1,0 +1,15 @@
+import type { Command } from "./command.js";
+
+/** An entry of the command table: a summary for `--help` and a lazy loader, so startup stays fast. */
+export interface CommandEntry {
+  summary: string;
+  load: () => Promise<{ default: Command }>;
+}
+
+/**
+ * Every `glassloop` subcommand. Adding one is one line here plus a module whose default export is
+ * a `Command` (see docs/cli.md). Modules load only when their command runs.
+ */
+export const COMMANDS: Record<string, CommandEntry> = {
+  run: { summary: "Run one task and stream the answer", load: () => import("./commands/run.js") },
+};

@@ -1,0 +1,186 @@
+import { parseArgs } from "node:util";
+import type { RunResult } from "../../agent/agent.js";
+import type { AgentEvent } from "../../agent/events.js";
+import { RunError } from "../../errors.js";
+import { lazyTerminal, terminalApprover } from "../approval.js";
+import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
+import { exitCodeFor, formatError } from "../failure.js";
+import { Printer } from "../printer.js";
+import { formatUsage, RunRenderer } from "../render.js";
+import { AGENT_OPTIONS, type Prepared, prepareAgent } from "../setup.js";
+
+const USAGE = `Usage: glassloop run [options] "task"
+
+Runs one task: streams the answer to stdout; tool calls, their results and a usage line go to stderr.
+The task can also come on stdin: echo "task" | glassloop run
+
+Options:
+  -m, --model provider:model   the model (default: GLASSLOOP_MODEL, glassloop.config.json, a key
+                               in the environment, a running Ollama, GLASSLOOP_LOCAL_MODEL)
+  -t, --tools a,b              built-in tools: calculator, clock, http_get, files, shell
+      --max-steps n            model calls allowed (default 15)
+      --max-cost usd           spending limit in US dollars (the model needs a known price)
+      --instructions text      the system prompt
+      --root dir               the directory files and shell work in (default: here)
+      --json                   print exactly one JSON result object on stdout, nothing else
+      --show-prompt            print each exact request body as it is sent (stderr)
+      --trace file.jsonl       write every event of the run to a JSONL trace
+  -h, --help                   this help
+
+Exit codes: 0 done, 1 the run failed (budget, loop, provider), 2 bad usage or configuration.`;
+
+const OPTIONS = {
+  ...AGENT_OPTIONS,
+  json: { type: "boolean" },
+  "show-prompt": { type: "boolean" },
+} as const;
+
+/** What `--json` prints: one object, for success and failure alike. */
+export interface JsonResult {
+  status: "ok" | "failed" | "budget_exceeded" | "aborted" | "error";
+  output?: unknown;
+  finishedBy?: string;
+  runId?: string;
+  model?: string;
+  error?: { code: string; message: string };
+  usage?: RunResult<unknown>["usage"];
+  messages?: RunResult<unknown>["messages"];
+  trace?: string;
+}
+
+const run: Command = {
+  usage: USAGE,
+  async run(args, io) {
+    let values: ReturnType<typeof parse>["values"];
+    let positionals: string[];
+    try {
+      ({ values, positionals } = parse(args));
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    const printer = new Printer(io);
+    try {
+      return await runTask(values, positionals, io, printer);
+    } catch (error) {
+      if (!values.json) throw error;
+      const code = error instanceof Error && "code" in error ? String(error.code) : "internal";
+      printJson(io, { status: "error", error: { code, message: formatError(error, io.env) } });
+      return exitCodeFor(error);
+    }
+  },
+};
+export default run;
+
+function parse(args: string[]) {
+  return parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+}
+
+async function runTask(
+  values: ReturnType<typeof parse>["values"],
+  positionals: string[],
+  io: CliIO,
+  printer: Printer,
+): Promise<number> {
+  const task = positionals.length > 0 ? positionals.join(" ") : await readStdin(io);
+  if (!task.trim()) throw new UsageError('no task given: glassloop run "what to do"');
+  const renderer = new RunRenderer(printer, {
+    showPrompt: values["show-prompt"] === true,
+    quiet: values.json === true,
+  });
+  const terminal = lazyTerminal(io);
+  const approver = terminalApprover(printer, terminal.get, { before: () => renderer.pause() });
+  let prepared: Prepared;
+  try {
+    prepared = await prepareAgent(values, io, approver);
+  } catch (error) {
+    terminal.close();
+    throw error;
+  }
+  const { agent, choice, tracer } = prepared;
+  if (!values.json) {
+    printer.note(printer.err.dim(`model: ${choice.model} (${choice.source})${describeReplay(choice.model)}`));
+  }
+  const controller = new AbortController();
+  const onSigint = () => controller.abort(new Error("cancelled with Ctrl-C"));
+  process.on("SIGINT", onSigint);
+  const onEvent = (event: AgentEvent) => {
+    tracer?.onEvent(event);
+    renderer.onEvent(event);
+  };
+  try {
+    const stream = agent.stream(task, { signal: controller.signal, onEvent });
+    for await (const _ of stream);
+    const result = await stream.result;
+    renderer.close();
+    const trace = tracer?.files[0];
+    if (values.json) {
+      printJson(io, {
+        status: "ok",
+        output: result.output,
+        finishedBy: result.finishedBy,
+        runId: result.runId,
+        model: agent.model.id,
+        usage: result.usage,
+        messages: result.messages,
+        ...(trace && { trace }),
+      });
+      return EXIT.ok;
+    }
+    // A terminal tool's output (seed 000's finish) is the answer even though no text streamed.
+    if (result.finishedBy !== "text" || !renderer.textShown) printer.line(printable(result.output));
+    printer.note(printer.err.green(`✓ ${formatUsage(result.usage)}`));
+    if (trace) printer.note(printer.err.dim(`trace: ${trace}`));
+    return EXIT.ok;
+  } catch (error) {
+    renderer.close();
+    if (!(error instanceof RunError)) throw error;
+    const trace = tracer?.files[0];
+    if (values.json) {
+      printJson(io, {
+        status: statusOf(error),
+        error: { code: error.code, message: formatError(error, io.env) },
+        runId: error.runId,
+        model: agent.model.id,
+        usage: error.usage,
+        messages: error.messages,
+        ...(trace && { trace }),
+      });
+      return EXIT.failed;
+    }
+    printer.note(printer.err.red(`✗ run failed: ${formatError(error, io.env)}`));
+    printer.note(printer.err.dim(`  ${formatUsage(error.usage)}`));
+    if (trace) printer.note(printer.err.dim(`trace: ${trace}`));
+    return EXIT.failed;
+  } finally {
+    process.off("SIGINT", onSigint);
+    terminal.close();
+  }
+}
+
+function statusOf(error: RunError): JsonResult["status"] {
+  if (error.code === "budget_exceeded") return "budget_exceeded";
+  if (error.code === "aborted") return "aborted";
+  return "failed";
+}
+
+function printJson(io: CliIO, result: JsonResult): void {
+  io.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+/** An output as the line a person reads: text as is, anything else as JSON. */
+export function printable(output: unknown): string {
+  return typeof output === "string" ? output : JSON.stringify(output);
+}
+
+/** A reminder that replayed answers are not live ones. */
+export function describeReplay(model: string): string {
+  return model.startsWith("replay:") ? "; the model's answers are replayed from a recording" : "";
+}
+
+async function readStdin(io: CliIO): Promise<string> {
+  if (io.stdin.isTTY) return "";
+  const parts: Buffer[] = [];
+  for await (const chunk of io.stdin)
+    parts.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(parts).toString("utf8").trim();
+}

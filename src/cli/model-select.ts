@@ -1,0 +1,81 @@
+import { GlassloopError } from "../errors.js";
+import { ollamaBaseURL } from "../models/presets.js";
+import type { CliConfig } from "./config.js";
+
+/** Providers picked by themselves when their key is in the environment, in this order, with the model used. */
+export const KEYED_DEFAULTS = [
+  { env: "OPENAI_API_KEY", model: "openai:gpt-4o-mini" },
+  { env: "ANTHROPIC_API_KEY", model: "anthropic:claude-haiku-4-5" },
+  { env: "OPENROUTER_API_KEY", model: "openrouter:openai/gpt-4o-mini" },
+  { env: "DEEPSEEK_API_KEY", model: "deepseek:deepseek-chat" },
+  { env: "GROQ_API_KEY", model: "groq:llama-3.3-70b-versatile" },
+] as const;
+
+/** Which model a command will use and why. */
+export interface ModelChoice {
+  model: string;
+  /** How it was chosen, for `glassloop models` and the first line of `run`. */
+  source: string;
+}
+
+/** No model is configured or reachable; the message says exactly what to do. */
+export class NoModelError extends GlassloopError {
+  constructor() {
+    super("no_model", NO_MODEL_HELP);
+  }
+}
+
+const NO_MODEL_HELP = `no model is configured or reachable. Any one of these works:
+  - an API key in the environment: ${KEYED_DEFAULTS.map((k) => k.env).join(", ")}
+      export OPENAI_API_KEY=sk-...
+  - a model by name: --model provider:model (e.g. --model openai:gpt-4o-mini),
+      or GLASSLOOP_MODEL=provider:model, or "model" in glassloop.config.json
+  - Ollama on this machine: "ollama serve" and "ollama pull llama3.2" (OLLAMA_HOST if not 127.0.0.1:11434)
+  - a local GGUF file: --model local:/path/to/model.gguf (needs: npm i -E node-llama-cpp@3.21.1),
+      or GLASSLOOP_LOCAL_MODEL=/path/to/model.gguf
+  - no model at all: glassloop demo (replays recorded answers, offline)`;
+
+/** What model selection can look at; `probe` answers "is Ollama there, with which models". */
+export interface SelectionInput {
+  flag?: string;
+  env: NodeJS.ProcessEnv;
+  config: CliConfig;
+  configPath?: string;
+  probeOllama?: (env: NodeJS.ProcessEnv) => Promise<string[] | undefined>;
+}
+
+/**
+ * The model to use: --model, then GLASSLOOP_MODEL or the config file, then a provider with a key in
+ * the environment, then a running Ollama, then the embedded local model; otherwise `NoModelError`.
+ */
+export async function selectModel(input: SelectionInput): Promise<ModelChoice> {
+  const { flag, env, config } = input;
+  if (flag) return { model: flag, source: "--model" };
+  if (env.GLASSLOOP_MODEL) return { model: env.GLASSLOOP_MODEL, source: "GLASSLOOP_MODEL" };
+  if (config.model) return { model: config.model, source: input.configPath ?? "glassloop.config.json" };
+  for (const keyed of KEYED_DEFAULTS) {
+    if (env[keyed.env]?.trim()) return { model: keyed.model, source: `${keyed.env} is set` };
+  }
+  const ollama = await (input.probeOllama ?? probeOllama)(env);
+  if (ollama?.[0]) return { model: `ollama:${ollama[0]}`, source: "Ollama is running" };
+  if (env.GLASSLOOP_LOCAL_MODEL)
+    return { model: `local:${env.GLASSLOOP_LOCAL_MODEL}`, source: "GLASSLOOP_LOCAL_MODEL" };
+  throw new NoModelError();
+}
+
+/** Ollama's root URL (without /v1) from OLLAMA_HOST, as Ollama itself reads that variable. */
+export function ollamaRoot(env: NodeJS.ProcessEnv): string {
+  return ollamaBaseURL(env.OLLAMA_HOST?.trim() || "127.0.0.1:11434").replace(/\/v1$/, "");
+}
+
+/** The models a running Ollama serves, or undefined when none answers within `timeoutMs`. */
+export async function probeOllama(env: NodeJS.ProcessEnv, timeoutMs = 500): Promise<string[] | undefined> {
+  try {
+    const response = await fetch(`${ollamaRoot(env)}/api/tags`, { signal: AbortSignal.timeout(timeoutMs) });
+    if (!response.ok) return undefined;
+    const body = (await response.json()) as { models?: { name?: unknown }[] };
+    return (body.models ?? []).map((m) => m.name).filter((n): n is string => typeof n === "string");
+  } catch {
+    return undefined;
+  }
+}

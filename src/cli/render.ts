@@ -1,0 +1,138 @@
+import type { AgentEvent } from "../agent/events.js";
+import type { RunUsage } from "../agent/usage.js";
+import type { Printer } from "./printer.js";
+import { Spinner } from "./style.js";
+
+/** What the human view of a run shows. */
+export interface RenderOptions {
+  /** Print each exact request body as it is sent (to stderr). */
+  showPrompt: boolean;
+  /** Only the request bodies (for --json, whose stdout is the result alone). */
+  quiet: boolean;
+}
+
+/**
+ * Turns a run's events into terminal output: the answer streams to stdout; each tool call, its
+ * arguments, a spinner while it runs and a short result go to stderr.
+ */
+export class RunRenderer {
+  readonly #printer: Printer;
+  readonly #options: RenderOptions;
+  readonly #spinner: Spinner;
+  #requests = 0;
+  #streamedSteps = new Set<number>();
+  #textShown = false;
+
+  constructor(printer: Printer, options: RenderOptions) {
+    this.#printer = printer;
+    this.#options = options;
+    this.#spinner = new Spinner(printer.io.stderr, printer.err);
+  }
+
+  /** Whether any answer text reached stdout (a terminal tool's output must then still be printed). */
+  get textShown(): boolean {
+    return this.#textShown;
+  }
+
+  /** Stops the spinner (before asking the user something). */
+  pause(): void {
+    this.#spinner.stop();
+  }
+
+  readonly onEvent = (event: AgentEvent): void => {
+    const p = this.#printer;
+    const s = p.err;
+    if (event.type === "model_request") {
+      this.#requests++;
+      if (!this.#options.showPrompt) return;
+      this.#spinner.stop();
+      const where = event.url ?? event.model;
+      const retry = event.attempt > 1 ? `, attempt ${event.attempt}` : "";
+      p.note(s.dim(`── request ${this.#requests} (step ${event.step}${retry}) → ${where}`));
+      p.note(JSON.stringify(event.body));
+      return;
+    }
+    if (this.#options.quiet) return;
+    switch (event.type) {
+      case "step_start":
+        this.#spinner.start("thinking…");
+        return;
+      case "text_delta":
+        this.#spinner.stop();
+        this.#streamedSteps.add(event.step);
+        this.#textShown = true;
+        p.text(event.text);
+        return;
+      case "model_response":
+        this.#spinner.stop();
+        if (!this.#streamedSteps.has(event.step) && event.text) {
+          this.#textShown = true;
+          p.text(event.text);
+        }
+        p.endLine();
+        return;
+      case "tool_call":
+        this.#spinner.stop();
+        p.note(`${s.cyan("→")} ${s.bold(event.toolName)} ${s.dim(clip(event.arguments || "{}", 400))}`);
+        this.#spinner.start(`running ${event.toolName}…`);
+        return;
+      case "tool_result": {
+        this.#spinner.stop();
+        const summary = clip(oneLine(event.content), 160);
+        const took = s.dim(` (${formatMs(event.durationMs)})`);
+        if (event.status === "ok") p.note(`  ${s.green("←")} ${summary}${took}`);
+        else p.note(`  ${s.red(`✗ ${event.status}:`)} ${summary}${took}`);
+        return;
+      }
+      case "run_end":
+      case "error":
+        this.#spinner.stop();
+        return;
+      default:
+        return;
+    }
+  };
+
+  /** Stops the spinner for good. */
+  close(): void {
+    this.#spinner.stop();
+  }
+}
+
+/** The closing line of a run: requests, tokens, tool calls, cost and time. */
+export function formatUsage(usage: RunUsage): string {
+  const tokens = usage.inputTokens + usage.outputTokens;
+  const cost = usage.costUsd === undefined ? "cost unknown" : formatUsd(usage.costUsd);
+  return [
+    plural(usage.requests, "request"),
+    `${tokens.toLocaleString("en-US")} tokens (${usage.inputTokens.toLocaleString("en-US")} in, ${usage.outputTokens.toLocaleString("en-US")} out)`,
+    plural(usage.toolCalls, "tool call"),
+    cost,
+    formatMs(usage.durationMs),
+  ].join(" · ");
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function formatUsd(usd: number): string {
+  if (usd === 0) return "$0";
+  return usd < 0.01 ? `$${usd.toFixed(6)}` : `$${usd.toFixed(4)}`;
+}
+
+/** Milliseconds as `12 ms` or `1.2 s`. */
+export function formatMs(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** The first line of `text`, with a marker when more followed. */
+export function oneLine(text: string): string {
+  const lines = text.trim().split("\n");
+  return lines.length > 1 ? `${lines[0]} …(+${lines.length - 1} lines)` : (lines[0] ?? "");
+}
+
+/** `text` cut to `max` characters with an ellipsis. */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,83 @@
+import { Agent } from "../agent/agent.js";
+import type { Limits } from "../agent/budget.js";
+import type { Model } from "../models/model.js";
+import { resolveModel } from "../models/resolve.js";
+import { TraceWriter } from "../trace/writer.js";
+import type { Approver } from "./approval.js";
+import { type CliIO, UsageError } from "./command.js";
+import { type CliConfig, loadConfig } from "./config.js";
+import { type ModelChoice, selectModel } from "./model-select.js";
+import "./providers.js";
+import { buildTools, parseToolNames } from "./tool-set.js";
+
+/** The flags `run` and `chat` share. */
+export interface AgentFlags {
+  model?: string;
+  tools?: string;
+  "max-steps"?: string;
+  "max-cost"?: string;
+  instructions?: string;
+  root?: string;
+  trace?: string;
+}
+
+/** `parseArgs` options for `AgentFlags`. */
+export const AGENT_OPTIONS = {
+  model: { type: "string", short: "m" },
+  tools: { type: "string", short: "t" },
+  "max-steps": { type: "string" },
+  "max-cost": { type: "string" },
+  instructions: { type: "string" },
+  root: { type: "string" },
+  trace: { type: "string" },
+} as const;
+
+/** The system prompt when neither --instructions nor the config gives one. */
+export const DEFAULT_INSTRUCTIONS =
+  "You are a helpful assistant. Use the tools when they help, and never make up a tool's result.";
+
+/** An agent ready to run, and what the user should know about how it was made. */
+export interface Prepared {
+  agent: Agent<undefined, unknown>;
+  model: Model;
+  choice: ModelChoice;
+  config: CliConfig;
+  toolNames: string[];
+  tracer?: TraceWriter;
+}
+
+/** Builds the agent of `run` or `chat` from flags, environment and config; bad input is a usage or config error. */
+export async function prepareAgent(flags: AgentFlags, io: CliIO, approver: Approver): Promise<Prepared> {
+  const { config, path } = loadConfig(io.cwd, io.env);
+  const limits: Limits = {};
+  const maxSteps = flags["max-steps"] ?? config.maxSteps?.toString();
+  if (maxSteps !== undefined) limits.maxSteps = positive(maxSteps, "--max-steps", true);
+  const maxCost = flags["max-cost"] ?? config.maxCostUsd?.toString();
+  if (maxCost !== undefined) limits.maxCostUsd = positive(maxCost, "--max-cost", false);
+  const names = parseToolNames(flags.tools, config);
+  const tools = buildTools(names, { cwd: io.cwd, config, ...(flags.root && { root: flags.root }) }, approver);
+  const choice = await selectModel({
+    ...(flags.model && { flag: flags.model }),
+    env: io.env,
+    config,
+    ...(path && { configPath: path }),
+  });
+  const model = resolveModel(choice.model, io.env);
+  const agent = new Agent<undefined, unknown>({
+    name: "glassloop",
+    instructions: flags.instructions ?? config.instructions ?? DEFAULT_INSTRUCTIONS,
+    model,
+    tools,
+    limits,
+  });
+  const tracer = flags.trace ? new TraceWriter({ file: flags.trace }) : undefined;
+  return { agent, model, choice, config, toolNames: names, ...(tracer && { tracer }) };
+}
+
+function positive(text: string, flag: string, whole: boolean): number {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0 || (whole && !Number.isInteger(value))) {
+    throw new UsageError(`${flag} must be a ${whole ? "whole " : ""}number above 0, got "${text}"`);
+  }
+  return value;
+}

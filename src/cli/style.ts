@@ -1,0 +1,75 @@
+import type { CliIO } from "./command.js";
+
+/** Colors and spinners for one stream: on only for a TTY, and never when NO_COLOR is set. */
+export interface Style {
+  readonly color: boolean;
+  readonly interactive: boolean;
+  dim(text: string): string;
+  bold(text: string): string;
+  red(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+  cyan(text: string): string;
+}
+
+const codes = {
+  dim: [2, 22],
+  bold: [1, 22],
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  cyan: [36, 39],
+};
+
+/** The style for `stream`: plain text unless it is a terminal and NO_COLOR is unset or empty. */
+export function styleFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): Style {
+  const interactive = stream.isTTY === true && env.TERM !== "dumb";
+  const color = interactive && !env.NO_COLOR;
+  const paint = ([open, close]: number[]) =>
+    color ? (text: string) => `\u001b[${open}m${text}\u001b[${close}m` : (text: string) => text;
+  return {
+    color,
+    interactive,
+    dim: paint(codes.dim),
+    bold: paint(codes.bold),
+    red: paint(codes.red),
+    green: paint(codes.green),
+    yellow: paint(codes.yellow),
+    cyan: paint(codes.cyan),
+  };
+}
+
+const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/** A one-line spinner on a terminal; does nothing elsewhere, so piped output stays clean. */
+export class Spinner {
+  #timer: NodeJS.Timeout | undefined;
+  #frame = 0;
+  #label = "";
+
+  constructor(
+    private readonly stream: CliIO["stderr"],
+    private readonly style: Style,
+  ) {}
+
+  start(label: string): void {
+    if (!this.style.interactive) return;
+    this.stop();
+    this.#label = label;
+    this.#draw();
+    this.#timer = setInterval(() => this.#draw(), 80);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer === undefined) return;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.stream.write("\r\u001b[2K");
+  }
+
+  #draw(): void {
+    const frame = FRAMES[this.#frame++ % FRAMES.length] as string;
+    this.stream.write(`\r\u001b[2K${this.style.cyan(frame)} ${this.style.dim(this.#label)}`);
+  }
+}
