@@ -128,6 +128,31 @@ describe("maxToolCalls", () => {
   });
 });
 
+describe("final_result spends no budget: like a text answer, it only carries what the model said", () => {
+  const output = z.object({ n: z.number() });
+
+  it("is not a tool call for maxToolCalls or usage", async () => {
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "add", args: { a: 1, b: 1 } }] },
+      { toolCalls: [{ name: "add", args: { a: 2, b: 2 } }] },
+      { toolCalls: [{ name: "final_result", args: { n: 4 } }] },
+    ]);
+    const result = await new Agent({ model, tools: [add], output, limits: { maxToolCalls: 2 } }).run("go");
+    expect(result.output).toEqual({ n: 4 });
+    expect(result.usage.toolCalls).toBe(2);
+  });
+
+  it("is accepted at exactly maxTokens, as a text answer would be", async () => {
+    const text = new ScriptedModel([{ text: "4", usage: { inputTokens: 60, outputTokens: 40 } }]);
+    expect((await new Agent({ model: text, limits: { maxTokens: 100 } }).run("go")).output).toBe("4");
+    const typed = new ScriptedModel([
+      { toolCalls: [{ name: "final_result", args: { n: 4 } }], usage: { inputTokens: 60, outputTokens: 40 } },
+    ]);
+    const result = await new Agent({ model: typed, output, limits: { maxTokens: 100 } }).run("go");
+    expect(result.output).toEqual({ n: 4 });
+  });
+});
+
 describe("maxTokens", () => {
   it("ends the run when a response pushes the total past the limit, even a final-looking one", async () => {
     const model = new ScriptedModel([

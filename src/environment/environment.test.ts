@@ -383,3 +383,25 @@ describe("options are validated at construction", () => {
     expect(toolMessage.content).toBe("finished");
   });
 });
+
+describe("a tool schema that throws while checking arguments", () => {
+  it("becomes a generic refusal with details in the event only, not a crashed run", async () => {
+    const run = vi.fn(() => "ran");
+    const buggy = tool({
+      name: "buggy",
+      description: "d",
+      input: z.object({ a: z.number() }).refine(() => {
+        throw new Error("refinement bug at /srv/app/secret.ts");
+      }),
+      run,
+    });
+    const { toolMessage, event, model } = await callOnce({ name: "buggy", args: { a: 1 } }, [buggy]);
+    expect(run).not.toHaveBeenCalled();
+    expect(toolMessage.content).toBe(
+      "Tool buggy failed with an internal error while checking its arguments.",
+    );
+    expect(event.status).toBe("invalid");
+    expect(event.errorDetail).toContain("refinement bug at /srv/app/secret.ts");
+    expect(JSON.stringify(model.requests)).not.toContain("/srv/app");
+  });
+});

@@ -63,6 +63,8 @@ export interface InvalidCall {
   kind: "invalid";
   call: ToolCall;
   content: string;
+  /** Details for events and traces only; never sent to the model. */
+  errorDetail?: string;
 }
 
 /** What became of one executed call. */
@@ -131,7 +133,16 @@ export class Environment<TContext> {
         `Arguments for ${call.name} are not valid JSON (${reason}). Send one JSON object.`,
       );
     }
-    const parsed = tool.input.safeParse(json);
+    let parsed: ReturnType<typeof tool.input.safeParse>;
+    try {
+      parsed = tool.input.safeParse(json);
+    } catch (error) {
+      // A refinement or transform of the tool's own schema threw: the tool's bug, not the model's.
+      return {
+        ...invalid(call, `Tool ${call.name} failed with an internal error while checking its arguments.`),
+        errorDetail: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      };
+    }
     if (!parsed.success) {
       return invalid(call, `Invalid arguments for ${call.name}: ${formatIssues(parsed.error.issues)}`);
     }
