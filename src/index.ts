@@ -6,10 +6,12 @@ export {
   type AgentConfigWithoutOutput,
   type AgentStream,
   type ModelSettings,
+  type ResumeOptions,
   type RunOptions,
   type RunResult,
 } from "./agent/agent.js";
 export { LIMIT_DEFAULTS, type Limits, type RemainingBudget } from "./agent/budget.js";
+export type { RecallOptions } from "./agent/context-view.js";
 export type * from "./agent/events.js";
 export type { LoopGuardOptions } from "./agent/loop-guard.js";
 export { FINAL_RESULT_TOOL } from "./agent/output.js";
@@ -37,8 +39,26 @@ export {
   type RunErrorState,
   ToolError,
 } from "./errors.js";
+export { type Embedder, OpenAIEmbeddings, type OpenAIEmbeddingsOptions } from "./memory/embeddings.js";
+export {
+  LongTermMemory,
+  type LongTermMemoryOptions,
+  type MemoryScope,
+  type RecallMode,
+} from "./memory/long-term.js";
+export { MEMORY_TOOLS, memoryTools } from "./memory/memory-tools.js";
 export { messageSchema, parseHistory } from "./memory/message-schema.js";
 export * from "./memory/messages.js";
+export type { MemoryContext, MemoryStrategy, SummaryRequest } from "./memory/strategy.js";
+export { SUMMARY_PREFIX, SummaryMemory, type SummaryMemoryOptions } from "./memory/summary-memory.js";
+export {
+  CHARS_PER_TOKEN,
+  encodingFor,
+  estimateTokens,
+  TokenCounter,
+  type TokenEncoding,
+} from "./memory/tokens.js";
+export { WindowMemory, type WindowMemoryOptions } from "./memory/window-memory.js";
 export {
   ANTHROPIC_DEFAULT_BASE_URL,
   ANTHROPIC_DEFAULT_MAX_TOKENS,
@@ -105,6 +125,7 @@ export {
   type RouterConfig,
   type Specialist,
 } from "./multi/router.js";
+export { defaultStore } from "./store/default-store.js";
 export {
   DatabaseCorruptError,
   DatabaseLockedError,

@@ -6,18 +6,22 @@ import { startTimer } from "../environment/timer.js";
 import { ConfigError } from "../errors.js";
 import { parseHistory } from "../memory/message-schema.js";
 import type { Message } from "../memory/messages.js";
+import type { MemoryStrategy } from "../memory/strategy.js";
 import type { Model, ToolChoice } from "../models/model.js";
 import { resolveModel } from "../models/resolve.js";
 import { type AgentToolOptions, agentAsTool, type SubAgent } from "../multi/as-tool.js";
+import type { Store, StoredRun } from "../store/store.js";
 import type { AgentTool, Tool } from "../tools/tool.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 import type { ToolSource } from "../tools/tool-source.js";
 import { Budget, checkLimits, type Limits } from "./budget.js";
+import type { RecallOptions } from "./context-view.js";
 import { EventChannel } from "./event-channel.js";
 import type { AgentEvent } from "./events.js";
-import { type LoopSettings, runLoop } from "./loop.js";
+import { type LoopOutcome, type LoopSettings, runLoop } from "./loop.js";
 import { checkLoopGuard, LoopGuard, type LoopGuardOptions } from "./loop-guard.js";
 import { FINAL_RESULT_TOOL, finalResultTool, textNotAllowed } from "./output.js";
+import { type AttachedRun, Persistence } from "./persistence.js";
 import { PLAN_TOOL, type PlanOptions, planTool } from "./plan.js";
 import type { ReflectOptions } from "./reflect.js";
 import { makeEmitter, type RunState, RunTimeout } from "./run-state.js";
@@ -51,6 +55,15 @@ interface AgentConfigBase<TContext> {
   reflect?: ReflectOptions;
   /** Tools from outside (MCP servers): followed when they change, closed by `agent.close()`. */
   toolSources?: readonly ToolSource[];
+  /**
+   * Where sessions, run checkpoints and notes live (e.g. `new SqliteStore()`). With a store every
+   * run is durable and can be resumed; without one, runs with `session` use the default SQLite file.
+   */
+  store?: Store;
+  /** What the model sees of a long transcript: `WindowMemory`, `SummaryMemory`, or your own strategy. */
+  memory?: MemoryStrategy;
+  /** Automatic recall: notes from long-term memory matching the input are added to the instructions. */
+  recall?: RecallOptions;
 }
 
 /** An agent whose run returns an object validated by `output` (through the `final_result` tool). */
@@ -82,6 +95,15 @@ export interface RunOptions<TContext> {
   context?: TContext;
   /** Extra ceilings for this run; each is combined with the agent's own by taking the lower. */
   limits?: Limits;
+  /** A conversation kept in the store: its history is loaded, and this turn saved, atomically. */
+  session?: string;
+}
+
+/** Options of `agent.resume()`: the hidden context comes again from the caller, never from the store. */
+export interface ResumeOptions<TContext>
+  extends Pick<RunOptions<TContext>, "signal" | "onEvent" | "context" | "limits"> {
+  /** Ask the provider to stream (text deltas become events), as `stream()` does. */
+  stream?: boolean;
 }
 
 /** What a successful run returns. */
@@ -109,12 +131,21 @@ export class Agent<TContext = undefined, TOutput = string> {
   readonly #config: AgentConfig<TContext, TOutput>;
   readonly #endTools: string[];
   readonly #unsubscribe: (() => void)[] = [];
+  readonly #persistence: Persistence;
 
   constructor(config: AgentConfigWithOutput<TContext, TOutput>);
   constructor(config: AgentConfigWithoutOutput<TContext, TOutput>);
   constructor(config: AgentConfig<TContext, TOutput>) {
     this.#config = config;
     this.name = config.name ?? "agent";
+    this.#persistence = new Persistence(
+      {
+        ...(config.store && { store: config.store }),
+        ...(config.memory && { memory: config.memory }),
+        ...(config.recall && { recall: config.recall }),
+      },
+      this.name,
+    );
     this.model = resolveModel(config.model);
     checkLimits(config.limits ?? {});
     checkCostLimit(config.limits ?? {}, this.model);
@@ -196,6 +227,20 @@ export class Agent<TContext = undefined, TOutput = string> {
     return agentAsTool(this as SubAgent<TOutput>, options);
   }
 
+  /** The store of sessions, checkpoints and notes: the configured one, or the default SQLite file. */
+  get store(): Store {
+    return this.#persistence.store;
+  }
+
+  /**
+   * Continues a stored run whose process died (or that was paused) from its last checkpoint: no
+   * message is duplicated and no finished tool call runs again. A run that ended is refused.
+   */
+  async resume(runId: string, options: ResumeOptions<TContext> = {}): Promise<RunResult<TOutput>> {
+    const stored = await this.#persistence.claim(runId);
+    return this.#start(stored.input, options, options.stream === true, options.onEvent, stored);
+  }
+
   /** Runs the agent to the end and returns its typed output. */
   run(input: string, options: RunOptions<TContext> = {}): Promise<RunResult<TOutput>> {
     return this.#start(input, options, false, options.onEvent);
@@ -232,14 +277,15 @@ export class Agent<TContext = undefined, TOutput = string> {
     options: RunOptions<TContext>,
     stream: boolean,
     listener: ((event: AgentEvent) => void) | undefined,
+    resumed?: StoredRun,
   ): Promise<RunResult<TOutput>> {
     if (typeof input !== "string") throw new ConfigError("The run's input must be a string");
     const config = this.#config;
     const context = "context" in options ? (options.context as TContext) : (config.context as TContext);
     if ("context" in options) checkContext(this.registry.list(), context);
-    const runId = `run_${randomUUID()}`;
-    const messages = this.#initialMessages(input, options.history);
-    const meter = new UsageMeter(this.model.price);
+    const runId = resumed?.runId ?? `run_${randomUUID()}`;
+    const messages = resumed ? resumed.messages : this.#initialMessages(input, options.history);
+    const meter = new UsageMeter(this.model.price, resumed?.usage);
     if (options.limits) checkLimits(options.limits, "options.limits");
     const limits = tighten(config.limits ?? {}, options.limits);
     checkCostLimit(limits, this.model);
@@ -262,8 +308,25 @@ export class Agent<TContext = undefined, TOutput = string> {
       signal: controller.signal,
       emit: makeEmitter(runId, listener),
     };
+    let attached: AttachedRun | undefined;
     try {
-      const outcome = await runLoop(state as RunState<unknown>, this.#settings(input, stream));
+      attached = await this.#persistence.attach(state as RunState<unknown>, {
+        input,
+        session: options.session,
+        history: options.history,
+        resumed,
+        rebuild: (history) => this.#initialMessages(input, history),
+        loop: { endTools: this.#endTools, textNotAllowed: textNotAllowed(this.#endTools) },
+      });
+      const settings = { ...this.#settings(input, stream), ...attached.loop };
+      let outcome: LoopOutcome;
+      try {
+        outcome = await runLoop(state as RunState<unknown>, settings);
+      } catch (error) {
+        await attached.failed(state as RunState<unknown>, error);
+        throw error;
+      }
+      await attached.succeeded(state as RunState<unknown>, outcome);
       return {
         runId,
         output: outcome.output as TOutput,
@@ -272,6 +335,7 @@ export class Agent<TContext = undefined, TOutput = string> {
         usage: meter.snapshot(),
       };
     } finally {
+      attached?.release();
       cancelTimer?.();
       options.signal?.removeEventListener("abort", onAbort);
     }

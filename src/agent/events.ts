@@ -71,6 +71,8 @@ export interface RecallEvent extends EventBase {
   type: "recall";
   query: string;
   notes: { id: number; text: string; score: number }[];
+  /** Why the search failed; the run then goes on without notes. */
+  error?: string;
 }
 
 /** The model was sent less than the whole transcript (memory strategy, or compaction after an overflow). */
@@ -109,7 +111,9 @@ export type ToolOutcomeStatus =
   | "timeout"
   | "aborted"
   | "repeated"
-  | "not_executed";
+  | "not_executed"
+  /** The process died while the call ran and the tool is not idempotent, so it was not run again. */
+  | "interrupted";
 
 /** The result of a tool call, as the model will see it, plus details the model never sees. */
 export interface ToolResultEvent extends EventBase {

@@ -59,7 +59,8 @@ export class LoopGuard {
 
   /** Restores what `save` returned, so a resumed run judges repeats as the original would have. */
   restore(saved: unknown): void {
-    if (Array.isArray(saved)) this.#previous = new Map(saved as [string, { content: string; repeats: number }][]);
+    if (Array.isArray(saved))
+      this.#previous = new Map(saved as [string, { content: string; repeats: number }][]);
   }
 }
 

@@ -2,6 +2,7 @@ import { GlassloopError, ModelBehaviorError, ModelCallError, RunError } from "..
 import type { AssistantMessage, ToolCall } from "../memory/messages.js";
 import type { FinishReason, ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
 import { LIMIT_DEFAULTS } from "./budget.js";
+import { callThroughView, type RequestParts } from "./context-view.js";
 import type { RunStatus } from "./events.js";
 import { PLAN_TOOL, planSteps } from "./plan.js";
 import { type ReflectOptions, rejectionFeedback, type Verdict } from "./reflect.js";
@@ -25,6 +26,8 @@ export interface LoopSettings {
   /** Planning: force `update_plan` first and after failed steps. */
   plan?: { reviseOnFailure: boolean };
   reflect?: ReflectOptions;
+  /** Continues a stored run: finishes its interrupted turn and says which step comes next (resume.ts). */
+  resume?: (state: RunState<unknown>) => Promise<{ result?: StepResult; step: number }>;
 }
 
 /** How a successful run ended. */
@@ -46,7 +49,8 @@ const CUT_OFF: Partial<Record<FinishReason, { feedback: string; detail: string }
   },
 };
 
-type StepResult =
+/** What one step (or a resumed run's interrupted turn) came to. */
+export type StepResult =
   | { kind: "done"; outcome: LoopOutcome }
   | { kind: "next"; unusable?: string; failed?: boolean };
 
@@ -61,21 +65,36 @@ export async function runLoop(state: RunState<unknown>, settings: LoopSettings):
   let rounds = 0;
   let mustPlan = settings.plan !== undefined;
   let revision = 0;
-  emit({ type: "run_start", model: state.model.id, input: settings.input, limits: { ...budget.limits } });
+  emit({
+    type: "run_start",
+    model: state.model.id,
+    input: settings.input,
+    limits: { ...budget.limits },
+    ...(settings.resume && { resumed: true }),
+  });
   try {
+    // A resumed run first finishes the turn its crash interrupted (see resume.ts).
+    const resumed = settings.resume ? await settings.resume(state) : undefined;
+    let carried = resumed?.result;
     // A history passed in with unanswered calls (say, from a crashed run) is closed first.
     closeOpenCalls(state, 0, "the earlier run was interrupted before this call ran");
-    for (let step = 1; ; step++) {
-      const breach = budget.beforeModelCall();
-      if (breach) throw budgetError(state, breach);
-      if (state.signal.aborted) throw abortError(state);
-      const toolChoice = mustPlan ? { name: PLAN_TOOL } : settings.toolChoice;
-      const result = await runStep(
-        state,
-        { ...settings, ...(toolChoice && { toolChoice }) },
-        step,
-        () => revision++,
-      );
+    for (let step = resumed?.step ?? 1; ; step++) {
+      let result: StepResult;
+      if (carried) {
+        result = carried;
+        carried = undefined;
+      } else {
+        const breach = budget.beforeModelCall();
+        if (breach) throw budgetError(state, breach);
+        if (state.signal.aborted) throw abortError(state);
+        const toolChoice = mustPlan ? { name: PLAN_TOOL } : settings.toolChoice;
+        result = await runStep(
+          state,
+          { ...settings, ...(toolChoice && { toolChoice }) },
+          step,
+          () => revision++,
+        );
+      }
       if (result.kind === "done" && settings.reflect) {
         const verdict = await judge(state, settings, result.outcome, ++rounds);
         if (!verdict.accept) {
@@ -113,6 +132,8 @@ async function runStep(
   nextRevision: () => number,
 ): Promise<StepResult> {
   const { emit, meter, budget } = state;
+  // Whatever the last step added (tool results, feedback) is durable before the next model call.
+  await state.durable?.checkpoint(state);
   meter.startStep(step);
   emit({ type: "step_start", step });
   const started = performance.now();
@@ -120,6 +141,7 @@ async function runStep(
     const response = await callModel(state, settings, step);
     const assistant = toAssistantMessage(response, step);
     state.messages.push(assistant);
+    await state.durable?.checkpoint(state);
     const breach = budget.afterModelCall();
     if (breach) throw budgetError(state, breach);
     if (!assistant.toolCalls) {
@@ -158,19 +180,27 @@ async function runStep(
   }
 }
 
-async function callModel(
+/** A model call on what the run's view selects (memory strategy, recall; compaction on overflow). */
+function callModel(state: RunState<unknown>, settings: LoopSettings, step: number): Promise<ModelResponse> {
+  const tools = settings.tools();
+  const base = { ...settings, tools };
+  return callThroughView(state, base, step, (parts) => callModelWith(state, settings, step, tools, parts));
+}
+
+async function callModelWith(
   state: RunState<unknown>,
   settings: LoopSettings,
   step: number,
+  tools: ToolSpec[],
+  parts: RequestParts,
 ): Promise<ModelResponse> {
   const { emit, model, signal } = state;
   const started = performance.now();
-  const system = state.messages[0]?.role === "system" ? 1 : 0;
   const generation = model.generate(
     {
-      ...(settings.instructions !== undefined && { instructions: settings.instructions }),
-      messages: state.messages.slice(system),
-      tools: settings.tools(),
+      ...(parts.instructions !== undefined && { instructions: parts.instructions }),
+      messages: parts.messages,
+      tools,
       ...(settings.toolChoice !== undefined && { toolChoice: settings.toolChoice }),
       stream: settings.stream,
       ...(settings.maxOutputTokens !== undefined && { maxOutputTokens: settings.maxOutputTokens }),

@@ -3,6 +3,8 @@ import { BudgetExceededError, RunAbortedError, type RunErrorState } from "../err
 import type { Message, ToolCall, ToolMessage } from "../memory/messages.js";
 import type { Model } from "../models/model.js";
 import type { Breach, Budget } from "./budget.js";
+import type { ContextView } from "./context-view.js";
+import type { DurableRun } from "./durable.js";
 import type { AgentEvent, EventInit, ToolOutcomeStatus } from "./events.js";
 import type { LoopGuard } from "./loop-guard.js";
 import type { UsageMeter } from "./usage.js";

@@ -5,7 +5,6 @@ import { LoopDetectedError } from "../errors.js";
 import type { ToolCall, ToolMessage } from "../memory/messages.js";
 import type { Breach } from "./budget.js";
 import type { ToolOutcomeStatus } from "./events.js";
-import { FINAL_RESULT_TOOL } from "./output.js";
 import { abortError, budgetError, errorState, type RunState, recordResult } from "./run-state.js";
 
 /** How a turn of tool calls ended. */
@@ -42,17 +41,17 @@ export async function runTurn(
   }
 
   const execute = async (ready: ReadyCall<unknown>): Promise<Planned> => {
+    // A resumed turn: a call that finished before the crash (or was cut off by it) is not run again.
+    const known = state.durable?.known(ready.call);
+    if (known) return known;
     if (state.signal.aborted)
       return { status: "aborted", content: `Tool ${ready.tool.name} was aborted: the run was stopped.` };
-    // final_result runs no code of anyone's: it only carries an answer the model already paid
-    // for, so like a text answer it spends no budget and no budget can refuse it.
-    if (!isFinalResult(ready)) {
-      breach ??= state.budget.beforeToolCall();
-      if (breach)
-        return { status: "not_executed", content: `Not executed: the ${breach.limit} budget is spent.` };
-      state.meter.addToolCall();
-    }
-    return environment.execute(ready, {
+    breach ??= state.budget.beforeToolCall();
+    if (breach)
+      return { status: "not_executed", content: `Not executed: the ${breach.limit} budget is spent.` };
+    state.meter.addToolCall();
+    await state.durable?.started(state, ready.call);
+    const outcome = await environment.execute(ready, {
       signal: state.signal,
       messages: state.messages,
       usage: () => state.meter.snapshot(),
@@ -61,6 +60,8 @@ export async function runTurn(
       forward: (event) =>
         state.emit({ type: "nested", step, toolCallId: ready.call.id, toolName: ready.tool.name, event }),
     });
+    await state.durable?.finished(state, ready.call, outcome);
+    return outcome;
   };
 
   // Terminal calls run first, one at a time in listed order: the first that succeeds ends the run
@@ -83,8 +84,7 @@ export async function runTurn(
     prepared.forEach((p, i) => {
       if (results[i]) return;
       if (p.kind === "invalid") {
-        const { content, errorDetail } = p as InvalidCall;
-        results[i] = { status: "invalid", content, ...(errorDetail !== undefined && { errorDetail }) };
+        results[i] = { status: "invalid", content: (p as InvalidCall).content };
         return;
       }
       const repeat = guard?.check(p.call);
@@ -134,8 +134,4 @@ export async function runTurn(
     failed: results.some((r) => r.status === "error" || r.status === "timeout" || r.status === "invalid"),
     detail: invalid.map((r) => r.content).join(" | "),
   };
-}
-
-function isFinalResult(ready: ReadyCall<unknown>): boolean {
-  return ready.tool.terminal && ready.tool.name === FINAL_RESULT_TOOL;
 }

@@ -112,7 +112,7 @@ export class SqliteRuns {
       .run(
         end.status,
         JSON.stringify(withoutSteps(end.usage)),
-        JSON.stringify({ pending: [], retries: 0 }),
+        JSON.stringify({ pending: [] }),
         end.output === undefined ? null : JSON.stringify(end.output),
         end.error === undefined ? null : JSON.stringify(end.error),
         Date.now(),

@@ -54,7 +54,7 @@ function newRun(
     owner: currentOwner(),
     messages,
     usage: emptyUsage(false),
-    progress: { pending: [], retries: 0 },
+    progress: { pending: [] },
     ...(session && { session: { ...session, offset: 0 } }),
   };
 }
@@ -78,7 +78,7 @@ describe("SqliteStore runs", () => {
       persisted: 1,
       messages,
       usage,
-      progress: { pending: [], retries: 0 },
+      progress: { pending: [] },
       status: "running",
     });
     await store.finishRun("r1", { persisted: 2, messages, usage, status: "ok", output: "hello" });
@@ -96,7 +96,7 @@ describe("SqliteStore runs", () => {
       persisted: 0,
       messages: [user("hi")],
       usage: emptyUsage(false),
-      progress: { pending: [], retries: 0 },
+      progress: { pending: [] },
       status: "running" as const,
     };
     await expect(store.checkpoint("r1", cp)).rejects.toMatchObject({ code: "checkpoint_mismatch" });

@@ -46,8 +46,6 @@ export interface PendingCall {
 export interface RunProgress {
   /** Calls of the last assistant message whose results are not in the transcript yet. */
   pending: PendingCall[];
-  /** Unusable model outputs in a row so far. */
-  retries: number;
   /** The repeated-call guard's memory of the previous turn. */
   guard?: unknown;
 }

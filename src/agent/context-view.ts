@@ -1,0 +1,215 @@
+import { ModelCallError, RunError } from "../errors.js";
+import type { LongTermMemory } from "../memory/long-term.js";
+import type { Message } from "../memory/messages.js";
+import type { MemoryStrategy, SummaryRequest } from "../memory/strategy.js";
+import { TokenCounter } from "../memory/tokens.js";
+import { fitWindow } from "../memory/window-memory.js";
+import type { Model, ModelResponse, ToolSpec } from "../models/model.js";
+import { abortError, budgetError, errorState, type RunState } from "./run-state.js";
+
+/** Automatic recall: long-term notes that match the run's input are added to the instructions. */
+export interface RecallOptions {
+  memory: LongTermMemory;
+  /** How many notes to add (default 3). */
+  k?: number;
+}
+
+/** What goes into one request besides tools and settings. */
+export interface RequestParts {
+  instructions?: string;
+  messages: Message[];
+}
+
+/** How much of an over-long request is kept when compacting after a ContextOverflowError. */
+const OVERFLOW_SHRINK = 0.7;
+
+/**
+ * Builds what the model sees on each call of a run: the memory strategy's view of the
+ * transcript, recalled notes in the instructions, and a smaller view after a context overflow.
+ * The transcript itself is never changed.
+ */
+export class ContextView {
+  readonly #memory: MemoryStrategy | undefined;
+  readonly #recall: RecallOptions | undefined;
+  #tokens: TokenCounter | undefined;
+  #recalled: string | undefined;
+  /** Set by a context overflow and kept: later calls of the run stay under it without failing first. */
+  #limit: number | undefined;
+
+  constructor(options: { memory?: MemoryStrategy; recall?: RecallOptions }) {
+    this.#memory = options.memory;
+    this.#recall = options.recall;
+  }
+
+  /** The request parts for a call at `step`; `limit` is a token ceiling forced by an overflow. */
+  async parts(
+    state: RunState<unknown>,
+    base: { instructions?: string; input: string; tools: readonly ToolSpec[] },
+    step: number,
+    overflowLimit?: number,
+  ): Promise<RequestParts> {
+    if (overflowLimit !== undefined) this.#limit = Math.min(overflowLimit, this.#limit ?? overflowLimit);
+    const limit = this.#limit;
+    const instructions = await this.#instructions(state, base);
+    const system = state.messages[0]?.role === "system" ? 1 : 0;
+    const all = state.messages.slice(system);
+    const strategy = this.#memory;
+    if (!strategy && limit === undefined)
+      return { ...(instructions !== undefined && { instructions }), messages: all };
+    const tokens = await this.#counter(state.model);
+    const context = {
+      ...(instructions !== undefined && { instructions }),
+      tools: base.tools,
+      tokens,
+      ...(limit !== undefined && { limit }),
+      summarize: (request: SummaryRequest) => this.#summarize(state, step, request),
+    };
+    const messages = strategy
+      ? await strategy.select(all, context)
+      : fitWindow(all, (limit ?? 0) - tokens.request({ ...context, messages: [] }), tokens);
+    if (messages.length !== all.length || messages.some((m, i) => m !== all[i])) {
+      state.emit({
+        type: "context",
+        step,
+        reason: overflowLimit === undefined ? "memory" : "overflow",
+        total: all.length,
+        sent: messages.length,
+        tokens: tokens.request({ ...context, messages }),
+      });
+    }
+    return { ...(instructions !== undefined && { instructions }), messages };
+  }
+
+  /** Learns the provider's token counts from a response, when a counter is in use. */
+  observe(parts: RequestParts, tools: readonly ToolSpec[], response: ModelResponse): void {
+    this.#tokens?.calibrate({ ...parts, tools }, response.usage.inputTokens);
+  }
+
+  /** Tokens of a request as this view counts them. */
+  async count(model: Model, parts: RequestParts, tools: readonly ToolSpec[]): Promise<number> {
+    return (await this.#counter(model)).request({ ...parts, tools });
+  }
+
+  async #counter(model: Model): Promise<TokenCounter> {
+    this.#tokens ??= await TokenCounter.forModel(model.id);
+    return this.#tokens;
+  }
+
+  /** The instructions plus recalled notes, searched once per run with the run's input. */
+  async #instructions(
+    state: RunState<unknown>,
+    base: { instructions?: string; input: string },
+  ): Promise<string | undefined> {
+    const recall = this.#recall;
+    if (!recall) return base.instructions;
+    if (this.#recalled === undefined) {
+      try {
+        const notes = await recall.memory.search(base.input, recall.k ?? 3, state.signal);
+        state.emit({
+          type: "recall",
+          query: base.input,
+          notes: notes.map((n) => ({ id: n.id, text: n.text, score: n.score })),
+        });
+        this.#recalled = notes.length
+          ? `Notes from long-term memory that may be relevant (saved earlier; they may be outdated):\n${notes
+              .map((n) => `- ${n.text}`)
+              .join("\n")}`
+          : "";
+      } catch (error) {
+        // Recall is a help, not the task: a search that fails is shown, and the run goes on without it.
+        const message = error instanceof Error ? error.message : String(error);
+        state.emit({ type: "recall", query: base.input, notes: [], error: message });
+        this.#recalled = "";
+      }
+    }
+    if (!this.#recalled) return base.instructions;
+    return base.instructions ? `${base.instructions}\n\n${this.#recalled}` : this.#recalled;
+  }
+
+  /** A summarization call: budget-checked, counted and visible like the agent's own calls. */
+  async #summarize(state: RunState<unknown>, step: number, request: SummaryRequest): Promise<string> {
+    const breach = state.budget.beforeModelCall();
+    if (breach) throw budgetError(state, breach);
+    if (state.signal.aborted) throw abortError(state);
+    const model = request.model ?? state.model;
+    const started = performance.now();
+    let response: ModelResponse;
+    try {
+      response = await model.generate(
+        {
+          instructions: request.instructions,
+          messages: [{ role: "user", content: request.prompt }],
+          tools: [],
+          ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
+          signal: state.signal,
+        },
+        {
+          onRequest: ({ body, url, attempt }) =>
+            state.emit({
+              type: "model_request",
+              step,
+              model: model.id,
+              attempt,
+              body,
+              ...(url !== undefined && { url }),
+              purpose: "summary",
+            }),
+          onRetry: ({ attempt, delayMs, error }) =>
+            state.emit({ type: "model_retry", step, attempt, delayMs, error }),
+        },
+      );
+    } catch (error) {
+      if (state.signal.aborted) throw abortError(state);
+      throw error instanceof RunError ? error : new ModelCallError(error, errorState(state));
+    }
+    state.meter.addModelCall(response.usage);
+    state.emit({
+      type: "model_response",
+      step,
+      text: response.text,
+      toolCalls: response.toolCalls,
+      finishReason: response.finishReason,
+      usage: response.usage,
+      latencyMs: performance.now() - started,
+      ...(response.raw !== undefined && { raw: response.raw }),
+      purpose: "summary",
+    });
+    return response.text.trim();
+  }
+}
+
+/**
+ * One model call through the run's view, compacting once and retrying when the provider says
+ * the request does not fit its context window. A second overflow ends the run as before.
+ */
+export async function callThroughView(
+  state: RunState<unknown>,
+  base: { instructions?: string; input: string; tools: readonly ToolSpec[] },
+  step: number,
+  call: (parts: RequestParts) => Promise<ModelResponse>,
+): Promise<ModelResponse> {
+  const view = state.view;
+  const parts = view
+    ? await view.parts(state, base, step)
+    : {
+        ...(base.instructions !== undefined && { instructions: base.instructions }),
+        messages: state.messages.slice(state.messages[0]?.role === "system" ? 1 : 0),
+      };
+  try {
+    const response = await call(parts);
+    view?.observe(parts, base.tools, response);
+    return response;
+  } catch (error) {
+    if (!(error instanceof RunError) || error.code !== "context_overflow") throw error;
+    const compactor = view ?? new ContextView({});
+    state.view ??= compactor;
+    const limit = Math.floor((await compactor.count(state.model, parts, base.tools)) * OVERFLOW_SHRINK);
+    const smaller = await compactor.parts(state, base, step, limit);
+    if (smaller.messages.length >= parts.messages.length) throw error;
+    const breach = state.budget.beforeModelCall();
+    if (breach) throw budgetError(state, breach);
+    const response = await call(smaller);
+    compactor.observe(smaller, base.tools, response);
+    return response;
+  }
+}

@@ -1,0 +1,82 @@
+import type { AssistantMessage, Message } from "../memory/messages.js";
+import type { StoredRun } from "../store/store.js";
+import type { KnownOutcome } from "./durable.js";
+import type { LoopSettings, StepResult } from "./loop.js";
+import type { RunState } from "./run-state.js";
+import { runTurn } from "./turn.js";
+
+/** The result a non-idempotent call gets when the process died while it ran. */
+export function interruptedContent(toolName: string): string {
+  return (
+    `Interrupted: the process running this call stopped before ${toolName} finished, so its result is unknown. ` +
+    `${toolName} is not marked idempotent, so it was not run again; it may or may not have taken effect. Check before retrying.`
+  );
+}
+
+/**
+ * The loop's resume hook for a stored run: finishes the turn the crash interrupted, then says
+ * which step comes next. Calls that finished keep their stored result; a call that was running
+ * is re-run only if its tool is idempotent, otherwise it gets an explicit "interrupted" result;
+ * calls that never started run now.
+ */
+export function resumeHook(
+  stored: StoredRun,
+  settings: Pick<LoopSettings, "endTools" | "textNotAllowed">,
+): NonNullable<LoopSettings["resume"]> {
+  return async (state: RunState<unknown>) => {
+    const lastStep = stored.usage.steps.at(-1)?.step ?? 0;
+    const turn = lastAssistant(state.messages);
+    const pending = stored.progress.pending;
+    if (turn?.toolCalls && pending.length > 0) {
+      const ids = new Set(pending.map((p) => p.call.id));
+      const known = new Map<string, KnownOutcome>();
+      for (const p of pending) {
+        if (p.state === "done" && p.outcome) {
+          known.set(p.call.id, { ...p.outcome, durationMs: 0 });
+        } else if (
+          p.state === "started" &&
+          state.environment.registry.get(p.call.name)?.idempotent !== true
+        ) {
+          known.set(p.call.id, {
+            status: "interrupted",
+            content: interruptedContent(p.call.name),
+            durationMs: 0,
+          });
+        }
+      }
+      state.durable?.recover(turn, pending, known);
+      const result = await runTurn(
+        state,
+        lastStep,
+        turn.toolCalls.filter((c) => ids.has(c.id)),
+      );
+      const step: StepResult =
+        result.kind === "end"
+          ? { kind: "done", outcome: { output: result.output, finishedBy: result.toolName } }
+          : { kind: "next", failed: result.failed, ...(result.unusable && { unusable: result.detail }) };
+      return { result: step, step: lastStep };
+    }
+    // The crash came after a text answer was checkpointed but before the run was marked done.
+    if (state.messages.at(-1) === turn && turn && !turn.toolCalls?.length) {
+      if (settings.endTools.length === 0)
+        return {
+          result: { kind: "done", outcome: { output: turn.content, finishedBy: "text" } },
+          step: lastStep,
+        };
+      state.messages.push({ role: "user", content: settings.textNotAllowed });
+      return {
+        result: { kind: "next", unusable: "it answered with text where a tool call must end the run" },
+        step: lastStep,
+      };
+    }
+    return { step: lastStep + 1 };
+  };
+}
+
+function lastAssistant(messages: readonly Message[]): AssistantMessage | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as Message;
+    if (m.role === "assistant") return m;
+  }
+  return undefined;
+}
