@@ -12,4 +12,17 @@ export interface CommandEntry {
  */
 export const COMMANDS: Record<string, CommandEntry> = {
   run: { summary: "Run one task and stream the answer", load: () => import("./commands/run.js") },
+  trace: { summary: "List, show, view and replay traces", load: () => import("../trace/cli.js") },
+  demo: {
+    summary: "The seeds' examples, offline, with replayed model answers",
+    load: () => import("./commands/demo.js"),
+  },
+  models: {
+    summary: "Which providers are set up and which model run would use",
+    load: () => import("./commands/models.js"),
+  },
+  mcp: {
+    summary: "Serve an agent as an MCP tool over stdio (mcp serve <module>)",
+    load: () => import("./commands/mcp.js"),
+  },
 };

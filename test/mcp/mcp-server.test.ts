@@ -52,10 +52,10 @@ describe("an agent served over MCP, called with the SDK's own client", () => {
     await client.close();
   });
 
-  it("serves over stdio with `glassloop mcp serve`-style startup (a real child process)", async () => {
+  it("serves over stdio through `glassloop mcp serve <module>` (the real CLI in a child process)", async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ["--import", "tsx", "test/mcp/fixtures/serve-calculator.ts"],
+      args: ["--import", "tsx", "src/cli/main.ts", "mcp", "serve", "test/mcp/fixtures/calculator-agent.ts"],
       stderr: "ignore",
     });
     const client = new Client({ name: "sdk-test-client", version: "1.0.0" });
@@ -117,5 +117,20 @@ describe("tool list refresh", () => {
       "ping",
     ]);
     await agent.close();
+  });
+});
+
+describe("glassloop mcp serve: bad usage", () => {
+  it("exits 2 with a clear message for a module that exports no agent", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const run = spawnSync(
+      process.execPath,
+      ["--import", "tsx", "src/cli/main.ts", "mcp", "serve", "package.json"],
+      {
+        encoding: "utf8",
+      },
+    );
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/not an agent|export/);
   });
 });
