@@ -5,6 +5,7 @@ import { LoopDetectedError } from "../errors.js";
 import type { ToolCall, ToolMessage } from "../memory/messages.js";
 import type { Breach } from "./budget.js";
 import type { ToolOutcomeStatus } from "./events.js";
+import { FINAL_RESULT_TOOL } from "./output.js";
 import { abortError, budgetError, errorState, type RunState, recordResult } from "./run-state.js";
 
 /** How a turn of tool calls ended. */
@@ -46,10 +47,14 @@ export async function runTurn(
     if (known) return known;
     if (state.signal.aborted)
       return { status: "aborted", content: `Tool ${ready.tool.name} was aborted: the run was stopped.` };
-    breach ??= state.budget.beforeToolCall();
-    if (breach)
-      return { status: "not_executed", content: `Not executed: the ${breach.limit} budget is spent.` };
-    state.meter.addToolCall();
+    // final_result runs no code of anyone's: it only carries an answer the model already paid
+    // for, so like a text answer it spends no budget and no budget can refuse it.
+    if (!isFinalResult(ready)) {
+      breach ??= state.budget.beforeToolCall();
+      if (breach)
+        return { status: "not_executed", content: `Not executed: the ${breach.limit} budget is spent.` };
+      state.meter.addToolCall();
+    }
     await state.durable?.started(state, ready.call);
     const outcome = await environment.execute(ready, {
       signal: state.signal,
@@ -84,7 +89,8 @@ export async function runTurn(
     prepared.forEach((p, i) => {
       if (results[i]) return;
       if (p.kind === "invalid") {
-        results[i] = { status: "invalid", content: (p as InvalidCall).content };
+        const { content, errorDetail } = p as InvalidCall;
+        results[i] = { status: "invalid", content, ...(errorDetail !== undefined && { errorDetail }) };
         return;
       }
       const repeat = guard?.check(p.call);
@@ -134,4 +140,8 @@ export async function runTurn(
     failed: results.some((r) => r.status === "error" || r.status === "timeout" || r.status === "invalid"),
     detail: invalid.map((r) => r.content).join(" | "),
   };
+}
+
+function isFinalResult(ready: ReadyCall<unknown>): boolean {
+  return ready.tool.terminal && ready.tool.name === FINAL_RESULT_TOOL;
 }
