@@ -1,0 +1,179 @@
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import type { AgentEvent } from "../../agent/events.js";
+import { RunError } from "../../errors.js";
+import { ReplayModel } from "../../models/replay.js";
+import { calculatorTool } from "../../tools/builtin/calculator.js";
+import { TraceWriter } from "../../trace/writer.js";
+import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
+import { type DemoScenario, SCENARIOS } from "../demo/scenarios.js";
+import { formatError } from "../failure.js";
+import { Printer } from "../printer.js";
+import { formatUsage, RunRenderer } from "../render.js";
+import { printable } from "./run.js";
+
+const USAGE = `Usage: glassloop demo [options] [example...]
+
+Runs the seeds' worked examples through the real agent loop and the real tools, offline. The
+model's answers are replayed from recordings (recordings/*.jsonl): no network, no API key. A request
+that differs from the recorded one stops the replay and says where.
+
+Examples: ${SCENARIOS.map((s) => s.name).join(", ")}
+
+Options:
+  --list               list the examples
+  --show-prompt        print each request body the agent makes
+  --trace file.jsonl   write every event to a JSONL trace
+  --recordings dir     read recordings from dir instead`;
+
+/** Where the shipped recordings are, from src/cli/commands or dist/cli/commands alike. */
+export const RECORDINGS_DIR = fileURLToPath(new URL("../../../recordings/", import.meta.url));
+
+/** Dangerous input from seed 004's warning about eval, shown refused by the real calculator tool. */
+const INJECTIONS = ["__import__('os').system('rm -rf /')", "process.exit()", "(200 + 10) * 2"];
+
+const demo: Command = {
+  usage: USAGE,
+  async run(args, io) {
+    let parsed: ReturnType<typeof parse>;
+    try {
+      parsed = parse(args);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    const { values, positionals } = parsed;
+    const printer = new Printer(io);
+    if (values.list) {
+      for (const s of SCENARIOS) printer.line(`${s.name.padEnd(20)} ${s.title}`);
+      return EXIT.ok;
+    }
+    const unknown = positionals.filter((name) => !SCENARIOS.some((s) => s.name === name));
+    if (unknown.length > 0) {
+      throw new UsageError(`no example named ${unknown.join(", ")}; run "glassloop demo --list"`);
+    }
+    const chosen =
+      positionals.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => positionals.includes(s.name));
+    const dir = values.recordings ?? RECORDINGS_DIR;
+    const tracer = values.trace ? new TraceWriter({ file: values.trace }) : undefined;
+    const e = printer.err;
+    printer.note(e.bold("glassloop demo: the seeds' examples, offline."));
+    printer.note(
+      "The agent loop, the tools and every event are real; the model is not. Its answers are REPLAYED\n" +
+        `from recordings in ${shown(io, dir)}, and a request that differs from the recorded one stops the replay.`,
+    );
+    let failures = 0;
+    const total = chosen.length + (positionals.length === 0 ? 1 : 0);
+    for (const [i, scenario] of chosen.entries()) {
+      const ok = await play(
+        scenario,
+        `[${i + 1}/${total}]`,
+        join(dir, `${scenario.name}.jsonl`),
+        io,
+        printer,
+        {
+          showPrompt: values["show-prompt"] === true,
+          ...(tracer && { tracer }),
+        },
+      );
+      if (!ok) failures++;
+    }
+    if (positionals.length === 0) await refuseCode(printer, `[${total}/${total}]`);
+    printer.note("");
+    if (failures > 0) {
+      printer.note(e.red(`${failures} of ${chosen.length} replays did not match their recordings.`));
+      return EXIT.failed;
+    }
+    printer.note(
+      e.green(
+        `Done: ${chosen.length} runs replayed through the real loop and tools, each matching its recording.`,
+      ),
+    );
+    printer.note(
+      e.dim(
+        'With a model of your own: glassloop run --tools calculator "Add 200 and 10, then multiply by 2"',
+      ),
+    );
+    if (tracer?.files[0]) printer.note(e.dim(`trace: ${tracer.files[0]}`));
+    return EXIT.ok;
+  },
+};
+export default demo;
+
+function parse(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      list: { type: "boolean" },
+      "show-prompt": { type: "boolean" },
+      trace: { type: "string" },
+      recordings: { type: "string" },
+    },
+  });
+}
+
+async function play(
+  scenario: DemoScenario,
+  counter: string,
+  file: string,
+  io: CliIO,
+  printer: Printer,
+  options: { showPrompt: boolean; tracer?: TraceWriter },
+): Promise<boolean> {
+  const e = printer.err;
+  printer.note("");
+  printer.note(e.bold(`━━ ${counter} ${scenario.title}`));
+  let model: ReplayModel;
+  try {
+    model = ReplayModel.fromFile(file);
+  } catch (error) {
+    printer.note(e.red(`✗ ${formatError(error, io.env)}`));
+    return false;
+  }
+  printer.note(`   model: ${e.yellow("replayed")} answers of ${model.recordedModel}: ${scenario.provenance}`);
+  printer.note(`   task:  ${scenario.input}`);
+  const renderer = new RunRenderer(printer, { showPrompt: options.showPrompt, quiet: false });
+  const onEvent = (event: AgentEvent) => {
+    options.tracer?.onEvent(event);
+    renderer.onEvent(event);
+  };
+  try {
+    const stream = scenario.agent(model).stream(scenario.input, { onEvent });
+    for await (const _ of stream);
+    const result = await stream.result;
+    renderer.close();
+    if (result.finishedBy !== "text" || !renderer.textShown) printer.line(printable(result.output));
+    printer.note(e.green(`✓ ${formatUsage(result.usage)} (replayed: no tokens spent)`));
+    return true;
+  } catch (error) {
+    renderer.close();
+    if (!(error instanceof RunError)) throw error;
+    printer.note(e.red(`✗ ${formatError(error, io.env)}`));
+    return false;
+  }
+}
+
+/** Seed 004 evaluates with eval() and warns about it; here the real calculator tool meets that input. */
+async function refuseCode(printer: Printer, counter: string): Promise<void> {
+  const e = printer.err;
+  printer.note("");
+  printer.note(e.bold(`━━ ${counter} seed 004's warning about eval(): the calculator tool refuses code`));
+  printer.note("   (the tool called directly, no model involved)");
+  const calculator = calculatorTool();
+  const options = { signal: new AbortController().signal } as Parameters<typeof calculator.run>[1];
+  for (const expression of INJECTIONS) {
+    printer.note(`${e.cyan("→")} ${e.bold("calculator")} ${e.dim(JSON.stringify({ expression }))}`);
+    try {
+      printer.note(`  ${e.green("←")} ${await calculator.run({ expression }, options)}`);
+    } catch (error) {
+      printer.note(`  ${e.red("✗ refused:")} ${(error as Error).message}`);
+    }
+  }
+}
+
+function shown(io: CliIO, dir: string): string {
+  const rel = relative(io.cwd, dir);
+  return rel && !rel.startsWith("..") ? `${rel}/` : dir;
+}
