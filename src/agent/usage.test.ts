@@ -68,7 +68,9 @@ describe("usage", () => {
       (1_200 * 3 + 50 * 15) / 1e6,
       (300 * 3 + 1_000 * 0.3 + 10 * 15) / 1e6,
     ];
-    result.usage.steps.forEach((step, i) => expect(step.costUsd).toBeCloseTo(expected[i] ?? Number.NaN, 12));
+    for (const [i, step] of result.usage.steps.entries()) {
+      expect(step.costUsd).toBeCloseTo(expected[i] ?? Number.NaN, 12);
+    }
     expect(result.usage.costUsd).toBeCloseTo(
       expected.reduce((a, b) => a + b, 0),
       12,
