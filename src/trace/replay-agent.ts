@@ -1,0 +1,97 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { Agent, type AgentConfigWithoutOutput } from "../agent/agent.js";
+import type { AgentEvent } from "../agent/events.js";
+import type { CliIO } from "../cli/command.js";
+import { UsageError } from "../cli/command.js";
+import { loadConfig } from "../cli/config.js";
+import type { Model } from "../models/model.js";
+import { canonicalFromBody } from "../models/replay/canonical.js";
+import { BUILTIN_TOOLS, type BuiltinEntry } from "../tools/builtin/index.js";
+import type { Tool } from "../tools/tool.js";
+import type { ReplayableAgent } from "./replay.js";
+
+/**
+ * The agent for `trace replay`: from `--agent <module>` (default export `(model) => Agent`, or an
+ * agent config without `model`), or else rebuilt from the recording itself when it was a
+ * `glassloop run` with built-in tools: the recorded instructions, tools and limits.
+ */
+export async function loadReplayAgent(
+  spec: string | undefined,
+  io: CliIO,
+  events: readonly AgentEvent[],
+): Promise<(model: Model) => ReplayableAgent> {
+  if (spec === undefined) return recordedAgent(events, io);
+  const path = resolve(io.cwd, spec);
+  if (!existsSync(path)) throw new UsageError(`--agent: no module at ${path}`, "trace");
+  const loaded = ((await import(pathToFileURL(path).href)) as { default?: unknown }).default;
+  if (typeof loaded === "function") {
+    return (model) => {
+      const agent = (loaded as (model: Model) => unknown)(model);
+      if (!isReplayable(agent))
+        throw new UsageError(`--agent: ${spec}'s default export did not return an Agent`, "trace");
+      return agent;
+    };
+  }
+  if (loaded instanceof Agent) {
+    throw new UsageError(
+      `--agent: ${spec} exports an Agent, whose model cannot be swapped; export (model) => new Agent({ ..., model }) instead`,
+      "trace",
+    );
+  }
+  if (loaded !== null && typeof loaded === "object") {
+    // Validated by the Agent constructor itself (tools, context, output), with clear errors.
+    const config = loaded as AgentConfigWithoutOutput<unknown, unknown>;
+    return (model) => new Agent({ ...config, model });
+  }
+  throw new UsageError(
+    `--agent: ${spec} has no default export (a function of the model, or an agent config)`,
+    "trace",
+  );
+}
+
+function isReplayable(value: unknown): value is ReplayableAgent {
+  return (
+    value !== null && typeof value === "object" && typeof (value as { run?: unknown }).run === "function"
+  );
+}
+
+/** The agent of a recorded `glassloop run`: its instructions, built-in tools and limits. */
+function recordedAgent(events: readonly AgentEvent[], io: CliIO): (model: Model) => ReplayableAgent {
+  const request = events.find((e) => e.type === "model_request");
+  const start = events.find((e) => e.type === "run_start");
+  if (!request) throw new UsageError("the trace has no model request to replay", "trace");
+  const recorded = canonicalFromBody(request.body, request.model);
+  const names = new Set(recorded.tools.map((t) => t.name));
+  const { config } = loadConfig(io.cwd, io.env);
+  const shared = { root: resolve(io.cwd, config.root ?? "."), ...(config.http && { http: config.http }) };
+  const tools: Tool<never, unknown, unknown>[] = [];
+  for (const [entryName, entry] of Object.entries(BUILTIN_TOOLS) as [string, BuiltinEntry][]) {
+    const made = entry.create(shared).filter((t) => names.has(t.name));
+    const gated = made.filter((t) => entry.needsApproval.includes(t.name));
+    if (gated.length > 0) {
+      throw new UsageError(
+        `the recording used ${gated.map((t) => t.name).join(", ")} (built-in "${entryName}"), which runs only with a human's approval; replay it with --agent <module> to decide how`,
+        "trace",
+      );
+    }
+    tools.push(...made);
+    for (const t of made) names.delete(t.name);
+  }
+  if (names.size > 0) {
+    throw new UsageError(
+      `the recording used tools that are not built in (${[...names].join(", ")}); give the agent that has them with --agent <module>`,
+      "trace",
+    );
+  }
+  const limits = start?.type === "run_start" ? start.limits : undefined;
+  return (model) =>
+    new Agent({
+      name: "glassloop",
+      model,
+      tools,
+      ...(recorded.instructions !== undefined && { instructions: recorded.instructions }),
+      ...(limits && { limits }),
+    });
+}
