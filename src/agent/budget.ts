@@ -101,13 +101,12 @@ export class Budget {
   }
 
   private spent(atLimit: boolean): Breach | undefined {
-    const over = (used: number, max: number) => (atLimit ? used >= max : used > max);
     const { maxTokens, maxCostUsd } = this.limits;
     const tokens = this.meter.totalTokens;
-    if (maxTokens !== undefined && over(tokens, maxTokens))
+    if (maxTokens !== undefined && over(tokens, maxTokens, atLimit))
       return { limit: "maxTokens", used: tokens, max: maxTokens };
     const cost = this.meter.costUsd;
-    if (maxCostUsd !== undefined && cost !== undefined && over(cost, maxCostUsd)) {
+    if (maxCostUsd !== undefined && cost !== undefined && over(cost, maxCostUsd, atLimit)) {
       return { limit: "maxCostUsd", used: cost, max: maxCostUsd };
     }
     return undefined;
@@ -120,4 +119,9 @@ export class Budget {
       return { limit: "timeoutMs", used: elapsed, max: timeoutMs };
     return undefined;
   }
+}
+
+/** Whether `used` breaks `max`: reaching it counts before a call, only passing it after one. */
+function over(used: number, max: number, atLimit: boolean): boolean {
+  return atLimit ? used >= max : used > max;
 }
