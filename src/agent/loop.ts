@@ -296,7 +296,9 @@ function toAssistantMessage(response: ModelResponse, step: number): AssistantMes
   if (response.toolCalls.length === 0) return { role: "assistant", content: response.text };
   const seen = new Set<string>();
   const toolCalls: ToolCall[] = response.toolCalls.map((call, i) => {
-    const id = call.id && !seen.has(call.id) ? call.id : `call_${step}_${i}`;
+    let id = call.id;
+    // A generated id must not collide with one the model sent either.
+    for (let n = i; !id || seen.has(id); n++) id = `call_${step}_${n}`;
     seen.add(id);
     return { id, name: call.name, arguments: call.arguments };
   });

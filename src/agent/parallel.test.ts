@@ -225,3 +225,36 @@ describe("a turn that ends the run", () => {
     expect(result.output).toEqual({ answer: 2 });
   });
 });
+
+describe("call ids", () => {
+  it("replaces empty or duplicate ids so every call pairs with exactly one result", async () => {
+    const echo = tool({
+      name: "echo",
+      description: "d",
+      input: z.object({ n: z.number() }),
+      run: ({ n }) => n,
+    });
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          { id: "call_1_1", name: "echo", args: { n: 1 } },
+          { id: "same", name: "echo", args: { n: 2 } },
+          { id: "same", name: "echo", args: { n: 3 } },
+          { id: "", name: "echo", args: { n: 4 } },
+        ],
+      },
+      { text: "ok" },
+    ]);
+    const result = await new Agent({ model, tools: [echo] }).run("go");
+    const assistant = result.messages.find((m) => m.role === "assistant");
+    const ids = assistant?.role === "assistant" ? assistant.toolCalls?.map((c) => c.id) : [];
+    expect(ids).toEqual(["call_1_1", "same", "call_1_2", "call_1_3"]);
+    expect(result.messages.filter((m) => m.role === "tool").map((m) => [m.toolCallId, m.content])).toEqual([
+      ["call_1_1", "1"],
+      ["same", "2"],
+      ["call_1_2", "3"],
+      ["call_1_3", "4"],
+    ]);
+    expectEveryCallAnswered(result.messages);
+  });
+});

@@ -174,3 +174,12 @@ describe("FunctionModel", () => {
     await expect(model.generate(request(), observer())).rejects.toThrowError("nope");
   });
 });
+
+describe("ScriptedModel.remaining", () => {
+  it("never goes below zero, even after a call past the end", async () => {
+    const model = new ScriptedModel([]);
+    await model.generate(request(), observer()).catch(() => {});
+    expect(model.remaining).toBe(0);
+    expect(model.requests).toHaveLength(1);
+  });
+});

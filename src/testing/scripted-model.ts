@@ -31,7 +31,7 @@ export class ScriptedModel implements Model {
 
   /** Steps not played yet; a finished test usually expects 0. */
   get remaining(): number {
-    return this.#steps.length - this.requests.length;
+    return Math.max(0, this.#steps.length - this.requests.length);
   }
 
   async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
