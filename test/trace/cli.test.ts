@@ -69,7 +69,7 @@ describe("glassloop trace", () => {
     await expect(
       trace.run(["replay", "x.jsonl", "--from-step", "zero", "--model", "a:b"], io),
     ).rejects.toThrow(/step number/);
-    await expect(trace.run(["replay", "x.jsonl"], io)).rejects.toThrow(/needs --agent/);
+    await expect(trace.run(["replay", "x.jsonl"], io)).rejects.toThrow(/No trace file at/);
     await expect(trace.run(["show", "run_nothing_here"], io)).rejects.toThrow(/No run "run_nothing_here"/);
   });
 });
