@@ -1,4 +1,5 @@
 import { ConfigError } from "../errors.js";
+import { LocalModel } from "./local/local-model.js";
 import type { Model } from "./model.js";
 
 /** Builds a model from the part after `provider:` and the environment. */
@@ -26,3 +27,6 @@ export function resolveModel(model: string | Model, env: NodeJS.ProcessEnv = pro
   }
   return factory(model.slice(colon + 1), env);
 }
+
+// The embedded model is always available by name; node-llama-cpp itself is imported on first use.
+registerProvider("local", (modelName, env) => new LocalModel(modelName, { env }));
