@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
-import { Agent, OpenAIChatModel, startViewer, TraceWriter, tool } from "glassloop";
+import { Agent, OpenAIChatModel, SqliteStore, startViewer, TraceWriter, tool } from "glassloop";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { tempDir } from "../helpers/traced-run.js";
@@ -38,77 +38,112 @@ const completion = (message: object, finish: string) => ({
   usage: { prompt_tokens: 40, completion_tokens: 9, total_tokens: 49 },
 });
 
+/**
+ * A run with a fake key and a hidden-context password: the key goes over the wire (and, with
+ * `echo`, a hostile or buggy server sends it back in its answer); the tool's failure quotes the
+ * context, which puts the password in the trace's error detail. Returns everything persisted or
+ * served: the trace, the store's files, and every viewer response.
+ */
+async function leakyRun(
+  echo: boolean,
+): Promise<{ trace: string; store: string; served: string[]; output: unknown; authorization: unknown }> {
+  const server = await startWireServer();
+  const dir = tempDir();
+  server.enqueue(
+    {
+      json: completion(
+        {
+          content: null,
+          tool_calls: [
+            { id: "call_a", type: "function", function: { name: "count_users", arguments: "{}" } },
+          ],
+        },
+        "tool_calls",
+      ),
+    },
+    {
+      json: completion(
+        { content: echo ? `Done. By the way, your key is ${FAKE_KEY}.` : "I could not count them." },
+        "stop",
+      ),
+    },
+  );
+  const env = { OPENAI_API_KEY: FAKE_KEY };
+  const context = new Database(`postgres://app:${DB_PASSWORD}@db.internal/app`);
+  const writer = new TraceWriter({ dir, redaction: { env, context } });
+  const storePath = join(tempDir(), "glassloop.db");
+  const store = new SqliteStore({ path: storePath });
+  const agent = new Agent({
+    store,
+    model: new OpenAIChatModel({ model: "gpt-4o-mini", baseURL: `${server.url}/v1`, apiKey: FAKE_KEY }),
+    context,
+    tools: [
+      tool({
+        name: "count_users",
+        description: "Counts users.",
+        input: z.object({}),
+        context: Database,
+        run: (_args, { context: db }) => {
+          throw new Error(`connection refused: ${db.url}`);
+        },
+      }),
+    ],
+  });
+  const result = await agent.run("How many users?", { onEvent: writer.onEvent });
+  store.close();
+  const files = readdirSync(dir).map((f) => join(dir, f));
+  expect(files).toHaveLength(1);
+  const trace = readFileSync(files[0] as string, "utf8");
+  const stored = [storePath, `${storePath}-wal`]
+    .filter(existsSync)
+    .map((f) => readFileSync(f).toString("latin1"));
+  const viewer = await startViewer({ dir, redaction: { env } });
+  try {
+    const page = await get(viewer.url);
+    const assets = [...page.matchAll(/(?:src|href)="\.\/(assets\/[^"]+)"/g)].map((m) => m[1]);
+    expect(assets.length).toBeGreaterThan(0);
+    const served = [
+      page,
+      ...(await Promise.all(assets.map((a) => get(viewer.url + a)))),
+      await get(`${viewer.url}api/runs`),
+      await get(`${viewer.url}api/runs/${result.runId}`),
+    ];
+    expect(served.at(-1)).toContain("connection refused: [REDACTED]");
+    return {
+      trace,
+      store: stored.join("\n"),
+      served,
+      output: result.output,
+      authorization: server.requests[0]?.headers.authorization,
+    };
+  } finally {
+    await viewer.close();
+    await server.close();
+  }
+}
+
+const count = (haystack: string, needle: string) => haystack.split(needle).length - 1;
+
 describe("redaction", () => {
-  it("a run with a fake API key and a secret in the hidden context leaves neither in the trace or the viewer", async () => {
-    const server = await startWireServer();
-    const dir = tempDir();
-    // A hostile or buggy server that echoes the key back, and a tool whose failure quotes the
-    // context: the two ways a secret really reaches a trace.
-    server.enqueue(
-      {
-        json: completion(
-          {
-            content: null,
-            tool_calls: [
-              { id: "call_a", type: "function", function: { name: "count_users", arguments: "{}" } },
-            ],
-          },
-          "tool_calls",
-        ),
-      },
-      { json: completion({ content: `Done. By the way, your key is ${FAKE_KEY}.` }, "stop") },
-    );
-    const env = { OPENAI_API_KEY: FAKE_KEY };
-    const context = new Database(`postgres://app:${DB_PASSWORD}@db.internal/app`);
-    const writer = new TraceWriter({ dir, redaction: { env, context } });
-    const agent = new Agent({
-      model: new OpenAIChatModel({ model: "gpt-4o-mini", baseURL: `${server.url}/v1`, apiKey: FAKE_KEY }),
-      context,
-      tools: [
-        tool({
-          name: "count_users",
-          description: "Counts users.",
-          input: z.object({}),
-          context: Database,
-          run: (_args, { context: db }) => {
-            throw new Error(`connection refused: ${db.url}`);
-          },
-        }),
-      ],
-    });
-    const result = await agent.run("How many users?", { onEvent: writer.onEvent });
-    // The run really carried both secrets: the key went over the wire, the model echoed it.
-    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${FAKE_KEY}`);
-    expect(result.output).toContain(FAKE_KEY);
+  it("a run with a fake API key and a hidden-context secret leaves neither in the trace, the store or the viewer", async () => {
+    const run = await leakyRun(false);
+    expect(run.authorization).toBe(`Bearer ${FAKE_KEY}`); // the key really was used
+    expect(run.trace).toContain("connection refused: [REDACTED]"); // the password really was there to leak
+    expect(run.store).toContain("How many users?");
+    for (const text of [run.trace, run.store, ...run.served]) {
+      expect(count(text, FAKE_KEY)).toBe(0);
+      expect(count(text, DB_PASSWORD)).toBe(0);
+      expect(text).not.toContain("hunter2");
+    }
+  });
 
-    const files = readdirSync(dir).map((f) => join(dir, f));
-    expect(files).toHaveLength(1);
-    const text = readFileSync(files[0] as string, "utf8");
-    expect(text).toContain("[REDACTED]");
-    expect(text).toContain("connection refused: [REDACTED]");
-    expect(text.split(FAKE_KEY).length - 1).toBe(0);
-    expect(text.split(DB_PASSWORD).length - 1).toBe(0);
-    expect(text).not.toContain("hunter2");
-
-    const viewer = await startViewer({ dir, redaction: { env } });
-    try {
-      const page = await get(viewer.url);
-      const assets = [...page.matchAll(/(?:src|href)="\.\/(assets\/[^"]+)"/g)].map((m) => m[1]);
-      const bodies = [
-        page,
-        ...(await Promise.all(assets.map((a) => get(viewer.url + a)))),
-        await get(`${viewer.url}api/runs`),
-        await get(`${viewer.url}api/runs/${result.runId}`),
-      ];
-      expect(assets.length).toBeGreaterThan(0);
-      expect(bodies[bodies.length - 1]).toContain("connection refused");
-      for (const body of bodies) {
-        expect(body).not.toContain(FAKE_KEY);
-        expect(body).not.toContain(DB_PASSWORD);
-      }
-    } finally {
-      await viewer.close();
-      await server.close();
+  it("a key the provider echoes back into the answer is scrubbed from the trace and the viewer", async () => {
+    const run = await leakyRun(true);
+    expect(run.output).toContain(FAKE_KEY); // the caller gets the answer as it came
+    expect(run.trace).toContain("your key is [REDACTED]");
+    for (const text of [run.trace, ...run.served]) {
+      expect(count(text, FAKE_KEY)).toBe(0);
+      expect(count(text, DB_PASSWORD)).toBe(0);
     }
   });
 
