@@ -67,8 +67,9 @@ export class Budget {
   /** A breach that forbids another model call, if any. */
   beforeModelCall(): Breach | undefined {
     const maxSteps = this.limits.maxSteps ?? LIMIT_DEFAULTS.maxSteps;
-    if (this.meter.requests >= maxSteps)
-      return { limit: "maxSteps", used: this.meter.requests, max: maxSteps };
+    // Own model calls only: a sub-agent's requests roll up into usage but are bounded by its own limits.
+    const steps = this.meter.stepCount;
+    if (steps >= maxSteps) return { limit: "maxSteps", used: steps, max: maxSteps };
     return this.spent(true) ?? this.clock();
   }
 

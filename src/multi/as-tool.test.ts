@@ -137,3 +137,25 @@ describe("agent.asTool", () => {
     ]);
   });
 });
+
+describe("agent.asTool and the parent's maxSteps", () => {
+  it("counts only the parent's own model calls as its steps", async () => {
+    const child = new Agent({
+      model: new ScriptedModel([
+        { toolCalls: [{ name: "upper", args: { text: "a" } }] },
+        { toolCalls: [{ name: "upper", args: { text: "b" } }] },
+        { text: "AB" },
+      ]),
+      tools: [upper],
+    });
+    const parent = new Agent({
+      model: new ScriptedModel([{ toolCalls: [{ name: "child", args: { input: "x" } }] }, { text: "AB it is" }]),
+      tools: [child.asTool({ name: "child", description: "Works." })],
+      limits: { maxSteps: 2 },
+    });
+    const result = await parent.run("go");
+    expect(result.output).toBe("AB it is");
+    expect(result.usage.requests).toBe(5);
+    expect(result.usage.steps).toHaveLength(2);
+  });
+});
