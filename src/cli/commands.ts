@@ -13,6 +13,10 @@ export interface CommandEntry {
 export const COMMANDS: Record<string, CommandEntry> = {
   run: { summary: "Run one task and stream the answer", load: () => import("./commands/run.js") },
   trace: { summary: "List, show, view and replay traces", load: () => import("../trace/cli.js") },
+  chat: {
+    summary: "Talk with an agent on a session that survives restarts",
+    load: () => import("./commands/chat.js"),
+  },
   demo: {
     summary: "The seeds' examples, offline, with replayed model answers",
     load: () => import("./commands/demo.js"),

@@ -9,7 +9,19 @@ export function exitCodeFor(error: unknown): number {
 }
 
 /** Error codes that mean "fix your command or configuration", not "the run failed". */
-const CONFIG_CODES = new Set(["usage", "config", "no_model", "trace_not_found", "trace_invalid"]);
+const CONFIG_CODES = new Set([
+  "usage",
+  "config",
+  "no_model",
+  "trace_not_found",
+  "trace_invalid",
+  "unknown_run",
+  "run_not_resumable",
+  "unknown_session",
+  "db_open",
+  "db_corrupt",
+  "schema_too_new",
+]);
 
 /** One readable line (more with GLASSLOOP_DEBUG=1) for an error, with any secret scrubbed. */
 export function formatError(error: unknown, env: NodeJS.ProcessEnv): string {

@@ -1,7 +1,10 @@
+import { join } from "node:path";
 import { Agent } from "../agent/agent.js";
 import type { Limits } from "../agent/budget.js";
 import type { Model } from "../models/model.js";
 import { resolveModel } from "../models/resolve.js";
+import { SqliteStore } from "../store/sqlite-store.js";
+import type { Store } from "../store/store.js";
 import { TraceWriter } from "../trace/writer.js";
 import type { Approver } from "./approval.js";
 import { type CliIO, UsageError } from "./command.js";
@@ -40,14 +43,28 @@ export const DEFAULT_INSTRUCTIONS =
 export interface Prepared {
   agent: Agent<undefined, unknown>;
   model: Model;
+  /** Where runs are checkpointed and sessions kept; undefined when the database cannot be opened. */
+  store?: Store;
+  /** Why there is no store, when there is none. */
+  storeProblem?: string;
   choice: ModelChoice;
   config: CliConfig;
   toolNames: string[];
   tracer?: TraceWriter;
 }
 
-/** Builds the agent of `run` or `chat` from flags, environment and config; bad input is a usage or config error. */
-export async function prepareAgent(flags: AgentFlags, io: CliIO, approver: Approver): Promise<Prepared> {
+/**
+ * Builds the agent of `run` or `chat` from flags, environment and config; bad input is a usage or
+ * config error. Runs are durable (checkpointed in `.glassloop/glassloop.db`, or `GLASSLOOP_DB`) so
+ * a killed run can be resumed; when the database cannot be opened and no session or resume needs
+ * it, the run goes ahead without, and `storeProblem` says why.
+ */
+export async function prepareAgent(
+  flags: AgentFlags,
+  io: CliIO,
+  approver: Approver,
+  needs: { store: boolean } = { store: false },
+): Promise<Prepared> {
   const { config, path } = loadConfig(io.cwd, io.env);
   const limits: Limits = {};
   const maxSteps = flags["max-steps"] ?? config.maxSteps?.toString();
@@ -63,15 +80,33 @@ export async function prepareAgent(flags: AgentFlags, io: CliIO, approver: Appro
     ...(path && { configPath: path }),
   });
   const model = resolveModel(choice.model, io.env);
+  let store: Store | undefined;
+  let storeProblem: string | undefined;
+  try {
+    store = new SqliteStore({ path: io.env.GLASSLOOP_DB || join(io.cwd, ".glassloop", "glassloop.db") });
+  } catch (error) {
+    if (needs.store) throw error;
+    storeProblem = (error as Error).message;
+  }
   const agent = new Agent<undefined, unknown>({
     name: "glassloop",
     instructions: flags.instructions ?? config.instructions ?? DEFAULT_INSTRUCTIONS,
     model,
     tools,
     limits,
+    ...(store && { store }),
   });
   const tracer = flags.trace ? new TraceWriter({ file: flags.trace }) : undefined;
-  return { agent, model, choice, config, toolNames: names, ...(tracer && { tracer }) };
+  return {
+    agent,
+    model,
+    choice,
+    config,
+    toolNames: names,
+    ...(store && { store }),
+    ...(storeProblem && { storeProblem }),
+    ...(tracer && { tracer }),
+  };
 }
 
 function positive(text: string, flag: string, whole: boolean): number {

@@ -20,6 +20,8 @@ Options:
   -t, --tools a,b              built-in tools: calculator, clock, http_get, files, shell
       --max-steps n            model calls allowed (default 15)
       --max-cost usd           spending limit in US dollars (the model needs a known price)
+      --session id             continue the conversation kept under this id (and save this turn)
+      --resume runId           continue a run that was killed or paused, from its last checkpoint
       --instructions text      the system prompt
       --root dir               the directory files and shell work in (default: here)
       --json                   print exactly one JSON result object on stdout, nothing else
@@ -33,6 +35,8 @@ const OPTIONS = {
   ...AGENT_OPTIONS,
   json: { type: "boolean" },
   "show-prompt": { type: "boolean" },
+  session: { type: "string" },
+  resume: { type: "string" },
 } as const;
 
 /** What `--json` prints: one object, for success and failure alike. */
@@ -81,8 +85,15 @@ async function runTask(
   io: CliIO,
   printer: Printer,
 ): Promise<number> {
-  const task = positionals.length > 0 ? positionals.join(" ") : await readStdin(io);
-  if (!task.trim()) throw new UsageError('no task given: glassloop run "what to do"');
+  const resume = values.resume;
+  if (resume !== undefined && (positionals.length > 0 || values.session !== undefined)) {
+    throw new UsageError(
+      "--resume continues a stored run with its own task and session: give no task or --session",
+    );
+  }
+  const task =
+    resume !== undefined ? "" : positionals.length > 0 ? positionals.join(" ") : await readStdin(io);
+  if (resume === undefined && !task.trim()) throw new UsageError('no task given: glassloop run "what to do"');
   const renderer = new RunRenderer(printer, {
     showPrompt: values["show-prompt"] === true,
     quiet: values.json === true,
@@ -91,7 +102,9 @@ async function runTask(
   const approver = terminalApprover(printer, terminal.get, { before: () => renderer.pause() });
   let prepared: Prepared;
   try {
-    prepared = await prepareAgent(values, io, approver);
+    prepared = await prepareAgent(values, io, approver, {
+      store: values.session !== undefined || resume !== undefined,
+    });
   } catch (error) {
     terminal.close();
     throw error;
@@ -99,6 +112,9 @@ async function runTask(
   const { agent, choice, tracer } = prepared;
   if (!values.json) {
     printer.note(printer.err.dim(`model: ${choice.model} (${choice.source})${describeReplay(choice.model)}`));
+    if (prepared.storeProblem)
+      printer.note(printer.err.yellow(`! runs are not checkpointed: ${prepared.storeProblem}`));
+    if (resume) printer.note(printer.err.dim(`resuming ${resume}`));
   }
   const controller = new AbortController();
   const onSigint = () => controller.abort(new Error("cancelled with Ctrl-C"));
@@ -108,9 +124,19 @@ async function runTask(
     renderer.onEvent(event);
   };
   try {
-    const stream = agent.stream(task, { signal: controller.signal, onEvent });
-    for await (const _ of stream);
-    const result = await stream.result;
+    const signal = controller.signal;
+    let result: RunResult<unknown>;
+    if (resume !== undefined) {
+      result = await agent.resume(resume, { stream: true, signal, onEvent });
+    } else {
+      const stream = agent.stream(task, {
+        signal,
+        onEvent,
+        ...(values.session && { session: values.session }),
+      });
+      for await (const _ of stream);
+      result = await stream.result;
+    }
     renderer.close();
     const trace = tracer?.files[0];
     if (values.json) {

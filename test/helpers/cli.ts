@@ -1,0 +1,60 @@
+/** Runs the real `glassloop` binary (src/cli/main.ts through tsx) as a child process. */
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+/** The CLI's entry point. */
+export const CLI_MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+
+/** The command line that starts `glassloop <args>` from any working directory. */
+export function cliArgv(...args: string[]): string[] {
+  return [process.execPath, "--import", TSX_LOADER, CLI_MAIN, ...args];
+}
+
+/** An environment with no provider keys or model settings from the outside, plus `extra`. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const name of ["PATH", "HOME", "LANG", "TMPDIR"]) if (process.env[name]) env[name] = process.env[name];
+  return { ...env, OLLAMA_HOST: "127.0.0.1:9", NO_COLOR: "1", ...extra };
+}
+
+/** A fresh temporary working directory. */
+export function tempCwd(prefix = "glassloop-cli-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** What a finished CLI process printed. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `glassloop <args>` to completion with stdin from `input` (closed at once when absent). */
+export function runCli(
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number },
+): Promise<CliRun> {
+  const [command, ...rest] = cliArgv(...args) as [string, ...string[]];
+  const child = spawn(command, rest, { cwd: options.cwd, env: options.env, stdio: "pipe" });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => {
+    stdout += d.toString("utf8");
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    stderr += d.toString("utf8");
+  });
+  child.stdin.end(options.input ?? "");
+  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 20_000);
+  return new Promise((resolve) =>
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+}
