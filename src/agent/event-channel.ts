@@ -1,6 +1,7 @@
 /**
  * A one-consumer async queue: the loop pushes events synchronously, the consumer pulls them with
- * `for await`. Nothing is dropped; a consumer that stops early just stops reading.
+ * `for await`. Nothing is dropped; a consumer that stops early (`break`) just stops reading, and
+ * from then on nothing is kept for it, so a long run cannot pile up events nobody will read.
  */
 export class EventChannel<T> implements AsyncIterable<T> {
   #buffer: T[] = [];
@@ -50,6 +51,12 @@ export class EventChannel<T> implements AsyncIterable<T> {
         return new Promise((resolve, reject) => {
           this.#waiting = { resolve, reject };
         });
+      },
+      return: () => {
+        this.#closed = true;
+        this.#buffer = [];
+        this.#failure = undefined;
+        return Promise.resolve({ value: undefined, done: true });
       },
     };
   }
