@@ -17,7 +17,7 @@ export function Timeline({ run, selected }: { run: ServedRun; selected: number |
               <span class="step-label">step {s.step}</span>
               <span class="track">
                 <span class="bar" style={{ left: pct(s.offsetMs), width: pct(s.durationMs ?? 0) }}>
-                  {segments(s, pct)}
+                  {segments(s)}
                 </span>
               </span>
               <span class="step-meta">
@@ -33,7 +33,7 @@ export function Timeline({ run, selected }: { run: ServedRun; selected: number |
   );
 }
 
-function segments(step: StepView, _pct: (ms: number) => string) {
+function segments(step: StepView) {
   const d = step.durationMs;
   if (!d) return null;
   const model = step.response?.latencyMs ?? 0;
@@ -41,9 +41,9 @@ function segments(step: StepView, _pct: (ms: number) => string) {
   const part = (ms: number) => `${Math.min(100, (ms / d) * 100)}%`;
   return (
     <>
-      <span class="seg model" style={{ width: part(model) }} title={`model ${formatMs(model)}`} />
+      <span class="seg seg-model" style={{ width: part(model) }} title={`model ${formatMs(model)}`} />
       {tools > 0 && (
-        <span class="seg tool" style={{ width: part(tools) }} title={`tools ${formatMs(tools)}`} />
+        <span class="seg seg-tool" style={{ width: part(tools) }} title={`tools ${formatMs(tools)}`} />
       )}
     </>
   );
