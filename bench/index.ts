@@ -3,12 +3,14 @@
  * sections named. To add one, export a `BenchSection` from a file here and list it below.
  */
 import { loopBench } from "./loop.js";
+import { providersBench } from "./providers.js";
 import { type BenchSection, formatTable } from "./table.js";
 import { traceBench } from "./trace.js";
 
 const sections: BenchSection[] = [
   { name: "loop", run: loopBench },
   { name: "trace", run: traceBench },
+  { name: "providers", run: providersBench },
 ];
 
 const wanted = process.argv.slice(2);

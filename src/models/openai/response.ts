@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { ToolCall } from "../../memory/messages.js";
 import { errorFields, errorForStatus, ProviderProtocolError } from "../errors.js";
 import type { FinishReason, ModelResponse, TokenUsage } from "../model.js";
@@ -77,7 +76,7 @@ export function argumentsText(args: unknown): string {
 
 /** A tool-call id that cannot collide with any other. */
 export function freshToolCallId(): string {
-  return `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`;
+  return `call_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
 }
 
 /** `calls` with every missing, empty or repeated id replaced by a fresh one. */
