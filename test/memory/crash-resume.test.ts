@@ -186,6 +186,28 @@ describe("crash and resume with a real child process killed by SIGKILL", () => {
     expect(outcomes.some((o) => o.reruns > 0)).toBe(true);
   }, 120_000);
 
+  it("a second process's run on a session in use is refused clearly, never interleaved", async () => {
+    const dir = freshDir();
+    const store = new SqliteStore({ path: join(dir, "g.db") });
+    try {
+      const { agent, model } = crashAgent(dir, store, { apiKey: RESUME_SECRET }, { session: true });
+      const child = runChild(dir, Number.POSITIVE_INFINITY, 0, "chat");
+      while (!readLines(join(dir, "exec.log")).some((l) => l.startsWith("start append 1"))) {
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      const busy = agent.run("Me too", { session: "chat" });
+      await expect(busy).rejects.toBeInstanceOf(SessionBusyError);
+      await expect(agent.run("Me too", { session: "chat" })).rejects.toMatchObject({ holderState: "live" });
+      expect(model.requests).toHaveLength(0);
+      await child;
+      // Once the other process is done, the session holds its whole turn and is free again.
+      expect((await store.readSession("chat")).length).toBe(baseline.length - 1);
+      expect((await store.listSessions())[0]?.lockedBy).toBeUndefined();
+    } finally {
+      store.close();
+    }
+  }, 30_000);
+
   it("a session held by a killed run is refused clearly until the run is resumed; then the session has the turn", async () => {
     const dir = freshDir();
     await runChild(dir, 7, 0, "chat");
