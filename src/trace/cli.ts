@@ -5,6 +5,7 @@ import { EXIT, UsageError } from "../cli/command.js";
 import { styleFor } from "../cli/style.js";
 import { formatRun, formatRunList } from "./format.js";
 import { findRun, listRuns, readTraceEvents, traceFiles } from "./reader.js";
+import { Redactor } from "./redact.js";
 import { loadReplayAgent } from "./replay-agent.js";
 import { formatReplayReport } from "./replay-format.js";
 import { DEFAULT_TRACE_DIR, TraceWriter } from "./writer.js";
@@ -68,7 +69,7 @@ async function list(args: string[], io: CliIO): Promise<number> {
   if (positionals.length > 0)
     throw new UsageError(`trace list takes no arguments (got ${positionals[0]})`, "trace");
   const { runs, skipped } = listRuns(traceFiles(dirOf(values, io)));
-  io.stdout.write(`${formatRunList(runs)}\n`);
+  io.stdout.write(`${scrub(formatRunList(runs), io)}\n`);
   for (const s of skipped) io.stderr.write(`skipped ${s}\n`);
   return EXIT.ok;
 }
@@ -78,7 +79,10 @@ async function show(args: string[], io: CliIO): Promise<number> {
   const ref = positionals[0];
   if (ref === undefined) throw new UsageError("trace show needs a run id or a trace file", "trace");
   const { file, run } = findRun(resolveRef(ref, io), dirOf(values, io));
-  io.stdout.write(values.json ? `${JSON.stringify(run, null, 2)}\n` : `${formatRun(run, { file })}\n`);
+  const text = values.json
+    ? JSON.stringify(new Redactor({ env: io.env }).value(run), null, 2)
+    : formatRun(run, { file });
+  io.stdout.write(`${scrub(text, io)}\n`);
   return EXIT.ok;
 }
 
@@ -148,6 +152,11 @@ async function replay(args: string[], io: CliIO): Promise<number> {
   writer?.close();
   io.stdout.write(`${formatReplayReport(report, styleFor(io.stdout, io.env))}\n`);
   return report.status === "diverged" ? EXIT.failed : EXIT.ok;
+}
+
+/** Traces are scrubbed when written; a trace written by something else is scrubbed here. */
+function scrub(text: string, io: CliIO): string {
+  return new Redactor({ env: io.env }).text(text);
 }
 
 /** A path relative to the command's working directory; run ids pass through. */

@@ -49,7 +49,7 @@ export class TraceWriter {
   /** The file a run's trace goes to. */
   pathOf(runId: string): string {
     if (this.#options.file !== undefined) return resolve(this.#options.file);
-    return resolve(this.#options.dir ?? DEFAULT_TRACE_DIR, `${safeName(runId)}.jsonl`);
+    return resolve(tracePath(this.#options.dir ?? DEFAULT_TRACE_DIR, runId));
   }
 
   /** The listener: writes `event` to its run's trace. Never throws. */

@@ -1,4 +1,4 @@
-import { copyFileSync, readFileSync } from "node:fs";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import trace from "../../src/trace/cli.js";
@@ -54,6 +54,29 @@ describe("glassloop trace", () => {
       expect(bad.out()).toContain('now:      {"status":"ok","content":"840"}');
     } finally {
       delete process.env.GLASSLOOP_TEST_MULTIPLY_BUG;
+    }
+  });
+
+  it("show scrubs keys from a trace it did not write", async () => {
+    const cwd = tempDir();
+    const key = "sk-live-FOREIGNforeignFOREIGN1234";
+    const line = (e: object) => JSON.stringify({ runId: "run_f", time: 1, ...e });
+    writeFileSync(
+      join(cwd, "foreign.jsonl"),
+      [
+        line({ type: "run_start", model: "x:y", input: `my key is ${key}` }),
+        line({ type: "step_start", step: 1 }),
+        line({ type: "tool_call", step: 1, toolCallId: "c", toolName: "t", arguments: `{"k":"${key}"}` }),
+      ].join("\n"),
+    );
+    for (const args of [
+      ["show", "foreign.jsonl"],
+      ["show", "foreign.jsonl", "--json"],
+    ]) {
+      const io = captureIO(cwd, { SOME_TOKEN: "never-printed-token-value" });
+      await trace.run(args, io);
+      expect(io.out()).toContain("[REDACTED]");
+      expect(io.out()).not.toContain(key);
     }
   });
 
