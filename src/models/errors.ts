@@ -163,10 +163,15 @@ export function errorForStatus(
 ): ProviderError {
   const fields = errorFields(init.body);
   const detail = fields.message ?? (init.excerpt || "(empty body)");
-  const message = `${init.provider} returned HTTP ${init.status}: ${detail}`;
+  // A 200 that carries an error is an error inside a body or a stream that began well.
+  const message =
+    init.status === 200
+      ? `${init.provider} reported an error: ${detail}`
+      : `${init.provider} returned HTTP ${init.status}: ${detail}`;
   if (init.status === 401 || init.status === 403) return new AuthenticationError(message, init);
   if (init.status === 429) return new RateLimitError(message, init, retryAfterMs);
-  if ((init.status === 400 || init.status === 413 || init.status === 422) && isContextOverflow(fields))
-    return new ContextOverflowError(message, init);
+  // Servers disagree on the status (400, 413, 422, even 500 or an error inside a 200 stream); the
+  // body is what says the prompt was too long.
+  if (isContextOverflow(fields)) return new ContextOverflowError(message, init);
   return new ProviderError("provider_error", message, init);
 }

@@ -1,0 +1,95 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { readEvents, type SseEvent } from "./sse.js";
+
+function streamOf(chunks: (string | Uint8Array)[]): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream({
+    start(controller) {
+      for (const c of chunks) controller.enqueue(typeof c === "string" ? encoder.encode(c) : c);
+      controller.close();
+    },
+  });
+}
+
+async function collect(chunks: (string | Uint8Array)[], stopAt?: string) {
+  const events: SseEvent[] = [];
+  const complete = await readEvents(streamOf(chunks), (e) => {
+    events.push({ data: e.data, ...(e.event !== undefined && { event: e.event }) });
+    return e.data === stopAt;
+  });
+  return { events, complete };
+}
+
+describe("readEvents", () => {
+  it("reads named events, comments, CRLF line ends and multi-line data", async () => {
+    const { events } = await collect([
+      ": keep-alive\r\n\r\n",
+      'event: message_start\r\ndata: {"a":1}\r\n\r\n',
+      "data: line one\ndata: line two\n\n",
+      "retry: soon\nid: 7\nfoo: bar\ndata: after unknown fields\n\n",
+    ]);
+    expect(events).toEqual([
+      { event: "message_start", data: '{"a":1}' },
+      { data: "line one\nline two" },
+      { data: "after unknown fields" },
+    ]);
+  });
+
+  it("stops at the handler's end marker and ignores what follows", async () => {
+    const { events, complete } = await collect(["data: 1\n\ndata: [DONE]\n\ndata: 2\n\n"], "[DONE]");
+    expect(complete).toBe(true);
+    expect(events.map((e) => e.data)).toEqual(["1", "[DONE]"]);
+  });
+
+  it("delivers a last event that lacks only its blank line, drops one cut mid-line", async () => {
+    expect((await collect(["data: 1\n\ndata: [DONE]\n"], "[DONE]")).complete).toBe(true);
+    const cut = await collect(['data: 1\n\ndata: {"partial'], "[DONE]");
+    expect(cut.complete).toBe(false);
+    expect(cut.events.map((e) => e.data)).toEqual(["1"]);
+  });
+
+  it("decodes multi-byte characters split across chunks", async () => {
+    const bytes = new TextEncoder().encode("data: héllo — 日本 🎉\n\n");
+    const chunks = Array.from(bytes, (b) => new Uint8Array([b]));
+    expect((await collect(chunks)).events).toEqual([{ data: "héllo — 日本 🎉" }]);
+  });
+
+  it("gives the same events however the bytes are chunked", async () => {
+    const body = new TextEncoder().encode(
+      'event: a\ndata: {"x":"ü"}\n\n: comment\r\ndata: two\r\ndata: lines\r\n\r\ndata: 日本\n\ndata: [DONE]\n\n',
+    );
+    const reference = await collect([body], "[DONE]");
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(fc.integer({ min: 1, max: body.length - 1 })), async (cuts) => {
+        const points = [0, ...cuts.sort((a, b) => a - b), body.length];
+        const chunks = points.slice(1).map((end, i) => body.subarray(points[i], end));
+        expect(await collect(chunks, "[DONE]")).toEqual(reference);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("refuses a runaway event instead of buffering without end", async () => {
+    const huge = `data: ${"x".repeat(17 * 1024 * 1024)}`;
+    await expect(collect([huge])).rejects.toThrow(/larger than/);
+  });
+
+  it("propagates the handler's error and releases the stream", async () => {
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode("data: 1\n\n"));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    await expect(
+      readEvents(body, () => {
+        throw new Error("bad event");
+      }),
+    ).rejects.toThrow("bad event");
+    expect(cancelled).toBe(true);
+  });
+});
