@@ -1,5 +1,5 @@
 /** Runs the real `glassloop` binary (src/cli/main.ts through tsx) as a child process. */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -37,10 +37,18 @@ export interface CliRun {
 /** Runs `glassloop <args>` to completion with stdin from `input` (closed at once when absent). */
 export function runCli(
   args: string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number },
+  options: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    input?: string;
+    timeoutMs?: number;
+    /** Gets the child process (to kill it mid-run, by its own pid). */
+    onStart?: (child: ChildProcess) => void;
+  },
 ): Promise<CliRun> {
   const [command, ...rest] = cliArgv(...args) as [string, ...string[]];
   const child = spawn(command, rest, { cwd: options.cwd, env: options.env, stdio: "pipe" });
+  options.onStart?.(child);
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => {

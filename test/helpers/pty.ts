@@ -10,6 +10,8 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 export interface PtyProcess {
   /** Everything the terminal showed so far, ANSI escapes removed. */
   readonly output: string;
+  /** The same, escapes included. */
+  readonly raw: string;
   /** Types `text`. */
   write(text: string): void;
   /** Resolves with the output once `pattern` appears in the output after `from` (default: anywhere). */
@@ -45,6 +47,9 @@ export function spawnPty(argv: string[], options: { cwd: string; env: NodeJS.Pro
   return {
     get output() {
       return clean();
+    },
+    get raw() {
+      return raw;
     },
     write: (text) => {
       child.stdin.write(text);

@@ -1,0 +1,82 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { cleanEnv, cliArgv, runCli, tempCwd } from "../helpers/cli.js";
+import { chatSse } from "../helpers/openai-replies.js";
+import { spawnPty } from "../helpers/pty.js";
+import { startWireServer, type WireServer } from "../helpers/wire-server.js";
+
+let server: WireServer;
+beforeAll(async () => {
+  server = await startWireServer();
+});
+afterAll(() => server.close());
+beforeEach(() => server.reset());
+
+const env = () => cleanEnv({ OPENAI_API_KEY: "sk-test-approval-0000", OPENAI_BASE_URL: `${server.url}/v1` });
+const COMMAND = "echo approved-marker > marker.txt";
+
+function script(final: string) {
+  server.enqueue(
+    chatSse({
+      toolCalls: [{ id: "call_sh", name: "shell", arguments: JSON.stringify({ command: COMMAND }) }],
+    }),
+    chatSse({ text: final }),
+  );
+}
+
+/** What the model was told about the shell call. */
+const toolResult = () =>
+  (server.requests[1]?.body as { messages: { role: string; content: string }[] }).messages.find(
+    (m) => m.role === "tool",
+  )?.content;
+
+describe("human approval in the CLI", () => {
+  it("shows the exact arguments and runs the command only after y", async () => {
+    script("Done.");
+    const cwd = tempCwd();
+    const pty = spawnPty(cliArgv("run", "--tools", "shell", "Make a marker file"), { cwd, env: env() });
+    const prompt = await pty.waitFor("Allow? [y/N]");
+    expect(prompt).toContain(`shell wants to run with:\n    {\n      "command": "${COMMAND}"\n    }`);
+    expect(existsSync(join(cwd, "marker.txt"))).toBe(false);
+    pty.write("y\r");
+    await pty.waitFor("Done.");
+    expect(await pty.exited).toBe(0);
+    expect(pty.output).toContain("approved");
+    expect(readFileSync(join(cwd, "marker.txt"), "utf8")).toBe("approved-marker\n");
+    expect(JSON.parse(toolResult() ?? "{}")).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+  });
+
+  it("n refuses: nothing runs and the model hears it was not approved", async () => {
+    script("Understood, I will not run it.");
+    const cwd = tempCwd();
+    const pty = spawnPty(cliArgv("run", "--tools", "shell", "Make a marker file"), { cwd, env: env() });
+    await pty.waitFor("Allow? [y/N]");
+    pty.write("n\r");
+    await pty.waitFor("Understood, I will not run it.");
+    expect(await pty.exited).toBe(0);
+    expect(pty.output).toContain("not approved");
+    expect(existsSync(join(cwd, "marker.txt"))).toBe(false);
+    expect(toolResult()).toBe("Not approved by the user.");
+  });
+
+  it("without a terminal to ask, nothing is approved", async () => {
+    script("I could not run it.");
+    const cwd = tempCwd();
+    const run = await runCli(["run", "--tools", "shell", "Make a marker file"], { cwd, env: env() });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("shell needs approval, but there is no terminal to ask: refused.");
+    expect(existsSync(join(cwd, "marker.txt"))).toBe(false);
+    expect(toolResult()).toBe("Not approved by the user.");
+  });
+
+  it("on a terminal, output is colored unless NO_COLOR is set", async () => {
+    server.enqueue(chatSse({ text: "Hi." }), chatSse({ text: "Hi." }));
+    const colored = spawnPty(cliArgv("run", "hello"), { cwd: tempCwd(), env: { ...env(), NO_COLOR: "" } });
+    await colored.exited;
+    const plain = spawnPty(cliArgv("run", "hello"), { cwd: tempCwd(), env: env() });
+    await plain.exited;
+    expect(colored.raw).toMatch(/\u001b\[32m✓/);
+    expect(plain.raw).not.toMatch(/\u001b\[3\dm/);
+  });
+});

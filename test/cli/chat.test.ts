@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { cleanEnv, cliArgv, tempCwd } from "../helpers/cli.js";
+import { chatSse } from "../helpers/openai-replies.js";
+import { type PtyProcess, spawnPty } from "../helpers/pty.js";
+import { startWireServer, type WireServer } from "../helpers/wire-server.js";
+
+let server: WireServer;
+beforeAll(async () => {
+  server = await startWireServer();
+});
+afterAll(() => server.close());
+beforeEach(() => server.reset());
+
+const env = (extra: Record<string, string> = {}) =>
+  cleanEnv({ OPENAI_API_KEY: "sk-test-chat-000000", OPENAI_BASE_URL: `${server.url}/v1`, ...extra });
+
+type Sent = { role: string; content?: string | null }[];
+const sent = (i: number) =>
+  (server.requests[i]?.body as { messages: Sent }).messages.map((m) => `${m.role}: ${m.content ?? ""}`);
+
+/** Types a line and waits until the chat prompts again. */
+async function say(pty: PtyProcess, line: string, expect?: string): Promise<string> {
+  const from = pty.output.length;
+  pty.write(`${line}\r`);
+  if (expect) await pty.waitFor(expect, { from });
+  const out = await pty.waitFor(/you› $/, { from: from + line.length });
+  return out.slice(from);
+}
+
+async function startChat(cwd: string, extra: string[] = []): Promise<PtyProcess> {
+  const pty = spawnPty(cliArgv("chat", ...extra), { cwd, env: env() });
+  await pty.waitFor(/you› $/);
+  return pty;
+}
+
+describe("glassloop chat, driven through a pseudo-terminal", () => {
+  it("Ctrl-C cancels the answer in progress, not the session", async () => {
+    const cwd = tempCwd();
+    server.enqueue(
+      chatSse({ text: "This answer takes forever.", delayMs: 20_000 }),
+      chatSse({ text: "Still here." }),
+    );
+    const pty = await startChat(cwd);
+    const from = pty.output.length;
+    pty.write("Tell me a long story\r");
+    while (server.requests.length < 1) await new Promise((r) => setTimeout(r, 20));
+    const started = Date.now();
+    pty.write("\u0003");
+    await pty.waitFor("(cancelled; the conversation goes on)", { from });
+    expect(Date.now() - started).toBeLessThan(3000);
+    const after = await say(pty, "Are you there?", "Still here.");
+    expect(after).toContain("Still here.");
+    // The cancelled question stays in the conversation; the next request carries it.
+    expect(sent(1).slice(1)).toEqual(["user: Tell me a long story", "user: Are you there?"]);
+    pty.write("/exit\r");
+    expect(await pty.exited).toBe(0);
+  });
+
+  it("Ctrl-C with nothing to cancel keeps the chat open", async () => {
+    const pty = await startChat(tempCwd());
+    const from = pty.output.length;
+    pty.write("\u0003");
+    await pty.waitFor("(nothing to cancel; /exit or Ctrl-D leaves)", { from });
+    pty.write("\u0004");
+    expect(await pty.exited).toBe(0);
+  });
+
+  it("a restart keeps the history; /reset forgets it", async () => {
+    const cwd = tempCwd();
+    server.enqueue(
+      chatSse({ text: "Hello Ada." }),
+      chatSse({ text: "You are Ada." }),
+      chatSse({ text: "I do not know your name." }),
+    );
+    const first = await startChat(cwd);
+    expect(first.output).toContain('session "chat" · new');
+    await say(first, "I am Ada.", "Hello Ada.");
+    first.write("/exit\r");
+    expect(await first.exited).toBe(0);
+
+    const second = await startChat(cwd);
+    expect(second.output).toContain('session "chat" · 2 earlier messages');
+    await say(second, "Who am I?", "You are Ada.");
+    expect(sent(1).slice(1)).toEqual(["user: I am Ada.", "assistant: Hello Ada.", "user: Who am I?"]);
+    expect(await say(second, "/session")).toMatch(/session "chat": 4 messages in .*glassloop\.db/);
+    expect(await say(second, "/reset")).toContain('session "chat" cleared');
+    await say(second, "Who am I?", "I do not know your name.");
+    expect(sent(2).slice(1)).toEqual(["user: Who am I?"]);
+    second.write("/exit\r");
+    expect(await second.exited).toBe(0);
+  });
+
+  it("/tools, /cost, /help and unknown commands", async () => {
+    server.enqueue(chatSse({ text: "Fine.", usage: { prompt_tokens: 40, completion_tokens: 2 } }));
+    const pty = await startChat(tempCwd(), ["--tools", "calculator,clock", "--session", "tools-test"]);
+    const tools = await say(pty, "/tools");
+    expect(tools).toContain("calculator");
+    expect(tools).toContain("clock");
+    expect(await say(pty, "/cost")).toContain("nothing spent yet");
+    await say(pty, "How are you?", "Fine.");
+    expect(await say(pty, "/cost")).toMatch(/1 request · 42 tokens \(40 in, 2 out\)/);
+    expect(await say(pty, "/help")).toContain("/reset  /tools  /cost  /session  /exit");
+    expect(await say(pty, "/teleport")).toContain("unknown command /teleport");
+    pty.write("/exit\r");
+    expect(await pty.exited).toBe(0);
+  });
+});

@@ -1,0 +1,109 @@
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { SCENARIOS } from "../../src/cli/demo/scenarios.js";
+import { cleanEnv, runCli, tempCwd } from "../helpers/cli.js";
+import { recordDemos } from "../helpers/record-demos.js";
+
+const RECORDINGS = fileURLToPath(new URL("../../recordings/", import.meta.url));
+
+describe("glassloop demo", () => {
+  it("runs the seeds' examples offline through the real loop and tools, saying the answers are replayed", async () => {
+    // No key, no reachable Ollama, no network needed: only the recordings.
+    const run = await runCli(["demo"], { cwd: tempCwd(), env: cleanEnv() });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      "The agent loop, the tools and every event are real; the model is not. Its answers are REPLAYED",
+    );
+    expect(run.stdout.split("\n")).toEqual([
+      "420",
+      "(12 + 8) * 2 等于 40。",
+      "根据查询结果：",
+      "北京：晴，15~25℃。",
+      "上海：多云，18~28℃。",
+      "上海的最高温度和最低温度都高于北京，因此上海更暖和。",
+      "你好！我是一个AI助手，可以通过调用工具来帮助你解决问题，例如查询天气或进行数学计算。请问有什么可以帮您的吗？",
+      "",
+    ]);
+    // Seed 000's calls, with the seed's arguments, through the real tools.
+    expect(run.stderr).toContain('→ add {"a":200,"b":10}');
+    expect(run.stderr).toContain('→ multiply {"a":210,"b":2}');
+    expect(run.stderr).toContain('→ finish {"answer":"420"}');
+    expect(run.stderr).toMatch(/→ calculator \{"expression":"\(12\+8\)\*2"\}\n {2}← 40 /);
+    expect(run.stderr).toContain("← 多云，18~28℃，东南风3级");
+    expect(run.stderr).toContain(
+      "refused: Cannot evaluate \"__import__('os').system('rm -rf /')\": Unknown name \"__import__\"",
+    );
+    expect(run.stderr).toContain(
+      "Done: 4 runs replayed through the real loop and tools, each matching its recording.",
+    );
+  });
+
+  it("runs one example by name and lists them", async () => {
+    const one = await runCli(["demo", "seed000-calculator"], { cwd: tempCwd(), env: cleanEnv() });
+    expect(one.code).toBe(0);
+    expect(one.stdout).toBe("420\n");
+    const list = await runCli(["demo", "--list"], { cwd: tempCwd(), env: cleanEnv() });
+    expect(
+      list.stdout
+        .trim()
+        .split("\n")
+        .map((l) => l.split(" ")[0]),
+    ).toEqual(SCENARIOS.map((s) => s.name));
+    const unknown = await runCli(["demo", "seed999"], { cwd: tempCwd(), env: cleanEnv() });
+    expect(unknown.code).toBe(2);
+  });
+
+  it("stops a replay that diverges from its recording and says at which call and what differs", async () => {
+    const dir = tempCwd("glassloop-recordings-");
+    cpSync(RECORDINGS, dir, { recursive: true });
+    const file = join(dir, "seed000-calculator.jsonl");
+    // Edit the recording as if the add tool had returned 211 when it was made.
+    const lines = readFileSync(file, "utf8").split("\n");
+    const step2 = lines.findIndex((l) => l.includes('"type":"model_request"') && l.includes('"step":2'));
+    lines[step2] = (lines[step2] as string).replace('"content":"210"', '"content":"211"');
+    writeFileSync(file, lines.join("\n"));
+    const run = await runCli(["demo", "--recordings", dir, "seed000-calculator"], {
+      cwd: tempCwd(),
+      env: cleanEnv(),
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'Replay diverged at model call 2 (step 2 of the recorded run): messages[2].content differs. Recorded "211", the agent sent "210"',
+    );
+    expect(run.stderr).toContain("1 of 1 replays did not match their recordings.");
+  });
+
+  it("a replay in glassloop run with another agent stops at the first request", async () => {
+    const run = await runCli(
+      ["run", "--model", `replay:${join(RECORDINGS, "seed000-calculator.jsonl")}`, "Add 200 and 10."],
+      {
+        cwd: tempCwd(),
+        env: cleanEnv(),
+      },
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("the model's answers are replayed from a recording");
+    expect(run.stderr).toMatch(
+      /Replay diverged at model call 1 \(step 1 of the recorded run\): instructions differs/,
+    );
+  });
+
+  it("the shipped recordings are what recording the examples again produces", async () => {
+    const dir = `${tempCwd("glassloop-rerecord-")}/`;
+    await recordDemos(dir);
+    const meaning = (path: string) =>
+      readFileSync(path, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l))
+        .filter((e) => e.type === "model_request" || e.type === "model_response" || e.type === "tool_result")
+        .map(({ runId: _r, time: _t, url: _u, latencyMs: _l, durationMs: _d, ...rest }) => rest);
+    for (const s of SCENARIOS) {
+      expect(meaning(join(dir, `${s.name}.jsonl`)), s.name).toEqual(
+        meaning(join(RECORDINGS, `${s.name}.jsonl`)),
+      );
+    }
+  });
+});
