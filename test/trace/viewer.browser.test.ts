@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Agent, startViewer, ToolError, TraceWriter, tool, type ViewerServer } from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
@@ -48,6 +48,8 @@ describe("trace viewer in a real browser", () => {
   let okRun: string;
   let okFile: string;
   let badRun: string;
+  let liveDir: string;
+  let liveViewer: ViewerServer;
 
   beforeAll(async () => {
     const dir = tempDir();
@@ -56,11 +58,14 @@ describe("trace viewer in a real browser", () => {
     okFile = ok.file;
     badRun = await failingRun(dir);
     viewer = await startViewer({ dir });
+    liveDir = tempDir();
+    liveViewer = await startViewer({ dir: liveDir });
     browser = await openBrowser();
   });
   afterAll(async () => {
     await browser?.close();
     await viewer?.close();
+    await liveViewer?.close();
   });
 
   it("lists the runs and filters them by text and status", async () => {
@@ -114,6 +119,7 @@ describe("trace viewer in a real browser", () => {
     expect(await page.locator("[data-testid=line-diff] .ld.del").count()).toBe(0);
 
     expect(await page.locator("[data-testid=response]").textContent()).toContain("160 in / 18 out tokens");
+    expect(await page.locator("[data-testid=response]").textContent()).toMatch(/cost \$0\.0000\d\d/);
     expect(await page.locator("[data-testid=budget]").textContent()).toMatch(
       /step 2: 316 tokens.*tokens518 \/ 5,000/,
     );
@@ -132,6 +138,23 @@ describe("trace viewer in a real browser", () => {
     expect(await tool.textContent()).toContain("No such city: Atlantis");
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, "viewer-error.png"), fullPage: true });
+    await page.close();
+  });
+
+  it("follows a run that is still being written", async () => {
+    const lines = readFileSync(okFile, "utf8").trim().split("\n");
+    const firstStepEnd = lines.findIndex((l) => l.includes('"type":"step_end"'));
+    const growing = join(liveDir, "growing.jsonl");
+    writeFileSync(growing, `${lines.slice(0, firstStepEnd + 1).join("\n")}\n`);
+    const runId = JSON.parse(lines[0] as string).runId as string;
+    const page = await browser.context.newPage();
+    await page.goto(liveViewer.runUrl(runId));
+    await page.waitForSelector("[data-testid=timeline]");
+    expect(await page.locator("[data-testid=timeline] li").count()).toBe(1);
+    expect(await page.locator(".run-header .badge").textContent()).toBe("incomplete");
+    appendFileSync(growing, `${lines.slice(firstStepEnd + 1).join("\n")}\n`);
+    await expect.poll(() => page.locator("[data-testid=timeline] li").count(), { timeout: 8000 }).toBe(3);
+    await expect.poll(() => page.locator(".run-header .badge").textContent()).toBe("ok");
     await page.close();
   });
 

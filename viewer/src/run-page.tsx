@@ -1,3 +1,4 @@
+import { useEffect, useState } from "preact/hooks";
 import { formatMs, formatUsd } from "../../src/trace/format.js";
 import { fetchRun, type ServedRun } from "./api.js";
 import { BudgetPanel } from "./budget-panel.js";
@@ -10,7 +11,15 @@ import { useFetch } from "./use-fetch.js";
 
 /** One run: summary, budget, the timeline of steps, and the selected step in full. */
 export function RunPage({ runId, step }: { runId: string; step: number | undefined }) {
-  const loaded = useFetch(() => fetchRun(runId), runId);
+  const [tick, setTick] = useState(0);
+  const loaded = useFetch(() => fetchRun(runId), `${runId}#${tick}`);
+  const live = loaded.state === "ok" && loaded.value.status === "incomplete";
+  // A run still being written (or one that crashed) is polled, so the page follows it as it grows.
+  useEffect(() => {
+    if (!live) return;
+    const timer = setTimeout(() => setTick((t) => t + 1), 2000);
+    return () => clearTimeout(timer);
+  }, [live, tick]);
   if (loaded.state === "loading") return <p class="muted">Loading {runId}…</p>;
   if (loaded.state === "error")
     return (

@@ -66,7 +66,7 @@ export function StepDetail({ run, step }: { run: ServedRun; step: StepView }) {
           )}
           <h3>Response</h3>
           {step.response ? (
-            <Response response={step.response} />
+            <Response response={step.response} costUsd={step.costUsd} />
           ) : (
             <p class="bad-text">No response (the call failed).</p>
           )}
@@ -93,7 +93,7 @@ function previousRequest(run: ServedRun, step: StepView): unknown {
   return undefined;
 }
 
-function Response({ response: r }: { response: ResponseView }) {
+function Response({ response: r, costUsd }: { response: ResponseView; costUsd: number | undefined }) {
   const [raw, setRaw] = useState(false);
   return (
     <div data-testid="response">
@@ -104,6 +104,7 @@ function Response({ response: r }: { response: ResponseView }) {
           {r.usage.cachedInputTokens ? ` (${r.usage.cachedInputTokens} cached)` : ""}
         </span>
         <span>latency {formatMs(r.latencyMs)}</span>
+        {costUsd !== undefined && <span>cost {formatUsd(costUsd)}</span>}
       </p>
       {r.text && <pre class="text">{r.text}</pre>}
       {r.toolCalls.map((c) => (
