@@ -99,7 +99,11 @@ export async function measure(model: () => Model): Promise<{ single: number; rou
       limits: { maxSteps: 2 },
     });
     await agent
-      .run(c.input, { onEvent: (e) => void (e.type === "tool_call" && (first ??= e.toolName)) })
+      .run(c.input, {
+        onEvent: (e) => {
+          if (e.type === "tool_call") first ??= e.toolName;
+        },
+      })
       .catch(() => {});
     if (first && toolsOf[c.expert].includes(first)) single++;
 

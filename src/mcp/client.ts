@@ -20,8 +20,7 @@ export type McpServerConfig = {
   callTimeoutMs?: number;
   /** Longest wait for the connection and the first tool list (default 20,000 ms). */
   connectTimeoutMs?: number;
-} & /** An already made transport (in-process servers, tests). */
-(
+} /** An already made transport (in-process servers, tests). */ & (
   | { transport: Transport }
   | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string }
   | { url: string; headers?: Record<string, string> }

@@ -149,7 +149,10 @@ describe("agent.asTool and the parent's maxSteps", () => {
       tools: [upper],
     });
     const parent = new Agent({
-      model: new ScriptedModel([{ toolCalls: [{ name: "child", args: { input: "x" } }] }, { text: "AB it is" }]),
+      model: new ScriptedModel([
+        { toolCalls: [{ name: "child", args: { input: "x" } }] },
+        { text: "AB it is" },
+      ]),
       tools: [child.asTool({ name: "child", description: "Works." })],
       limits: { maxSteps: 2 },
     });
