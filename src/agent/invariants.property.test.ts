@@ -173,7 +173,9 @@ type Step =
   | { kind: "text"; delayMs: number }
   | { kind: "calls"; calls: { call: Call; id: string | undefined }[]; text: boolean; delayMs: number }
   | { kind: "model_error"; delayMs: number }
-  | { kind: "model_hang" };
+  | { kind: "model_hang" }
+  /** The previous tool-call step once more, as a model stuck in a loop does. */
+  | { kind: "again" };
 
 type Abort =
   | { kind: "none" }
@@ -279,6 +281,7 @@ const stepArb = (timing: boolean): fc.Arbitrary<Step> =>
       weight: 1,
       arbitrary: fc.record({ kind: fc.constant("model_error" as const), delayMs: fc.constant(0) }),
     },
+    { weight: 2, arbitrary: fc.constant({ kind: "again" as const }) },
     ...(timing ? [{ weight: 1, arbitrary: fc.record({ kind: fc.constant("model_hang" as const) }) }] : []),
   );
 
@@ -386,10 +389,17 @@ function toScriptCall(mode: Mode, call: Call): ScriptedToolCall {
 }
 
 function toScript(s: Scenario): ScriptStep[] {
-  return s.steps.map((step) => toScriptStep(s.mode, step));
+  let previous: Step = { kind: "text", delayMs: 0 };
+  return s.steps.map((step) => {
+    if (step.kind !== "again") previous = step;
+    // Repeated with fresh ids, as a model does when it asks for the same calls again.
+    else if (previous.kind === "calls")
+      previous = { ...previous, calls: previous.calls.map(({ call }) => ({ call, id: undefined })) };
+    return toScriptStep(s.mode, previous);
+  });
 }
 
-function toScriptStep(mode: Mode, step: Step): ScriptStep {
+function toScriptStep(mode: Mode, step: Exclude<Step, { kind: "again" }>): ScriptStep {
   switch (step.kind) {
     case "text":
       return { text: "The answer is 42.", delayMs: step.delayMs };
@@ -627,51 +637,59 @@ const RUNS = Number(process.env.GLASSLOOP_PROPERTY_RUNS ?? 0) || undefined;
 const TIMEOUT_MS = RUNS === undefined ? 120_000 : 100 * RUNS;
 
 describe("the loop's invariants over random scripts", () => {
-  it("every call has exactly one result (transcript and next request), events are well ordered, failures are typed", async () => {
-    await fc.assert(
-      fc.asyncProperty(scenarioArb(true), async (s) => {
-        const observed = await play(s, s.stream, s.stopReadingAt);
-        await drain();
-        for (const path of coverage(observed)) covered.add(path);
-        const problems = violations(observed);
-        if (unhandled.length > 0) problems.push(`unhandled: ${unhandled.map(String).join("; ")}`);
-        expect(problems).toEqual([]);
-      }),
-      { numRuns: RUNS ?? 3000 },
-    );
-    // Tools that ignore their signal finish after their run ended; nothing may surface then either.
-    await sleep(20);
-    expect(unhandled).toEqual([]);
-    // The random scripts really reached every way a run and a tool call can end.
-    if (RUNS === undefined) expect(EXPECTED_COVERAGE.filter((path) => !covered.has(path))).toEqual([]);
-  }, TIMEOUT_MS);
+  it(
+    "every call has exactly one result (transcript and next request), events are well ordered, failures are typed",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(scenarioArb(true), async (s) => {
+          const observed = await play(s, s.stream, s.stopReadingAt);
+          await drain();
+          for (const path of coverage(observed)) covered.add(path);
+          const problems = violations(observed);
+          if (unhandled.length > 0) problems.push(`unhandled: ${unhandled.map(String).join("; ")}`);
+          expect(problems).toEqual([]);
+        }),
+        { numRuns: RUNS ?? 3000 },
+      );
+      // Tools that ignore their signal finish after their run ended; nothing may surface then either.
+      await sleep(20);
+      expect(unhandled).toEqual([]);
+      // The random scripts really reached every way a run and a tool call can end.
+      if (RUNS === undefined) expect(EXPECTED_COVERAGE.filter((path) => !covered.has(path))).toEqual([]);
+    },
+    TIMEOUT_MS,
+  );
 
-  it("run() and stream() give the same transcript for the same script (invariant 5)", async () => {
-    await fc.assert(
-      fc.asyncProperty(scenarioArb(false), async (s) => {
-        const viaRun = await play(s, false);
-        const viaStream = await play(s, true);
-        expect(violations(viaRun)).toEqual([]);
-        expect(violations(viaStream)).toEqual([]);
-        const outcome = (o: Observed) =>
-          o.result
-            ? {
-                ok: true,
-                output: o.result.output,
-                finishedBy: o.result.finishedBy,
-                messages: o.result.messages,
-              }
-            : { ok: false, code: (o.error as RunError).code, messages: (o.error as RunError).messages };
-        expect(outcome(viaStream)).toEqual(outcome(viaRun));
-        const requests = (o: Observed) => o.model.requests.map(({ stream: _stream, ...rest }) => rest);
-        expect(requests(viaStream)).toEqual(requests(viaRun));
-        const kinds = (o: Observed) =>
-          o.events
-            .filter((e) => e.type !== "text_delta")
-            .map((e) => (e.type === "tool_result" ? `${e.type}:${e.status}` : e.type));
-        expect(kinds(viaStream)).toEqual(kinds(viaRun));
-      }),
-      { numRuns: RUNS ?? 1000 },
-    );
-  }, TIMEOUT_MS);
+  it(
+    "run() and stream() give the same transcript for the same script (invariant 5)",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(scenarioArb(false), async (s) => {
+          const viaRun = await play(s, false);
+          const viaStream = await play(s, true);
+          expect(violations(viaRun)).toEqual([]);
+          expect(violations(viaStream)).toEqual([]);
+          const outcome = (o: Observed) =>
+            o.result
+              ? {
+                  ok: true,
+                  output: o.result.output,
+                  finishedBy: o.result.finishedBy,
+                  messages: o.result.messages,
+                }
+              : { ok: false, code: (o.error as RunError).code, messages: (o.error as RunError).messages };
+          expect(outcome(viaStream)).toEqual(outcome(viaRun));
+          const requests = (o: Observed) => o.model.requests.map(({ stream: _stream, ...rest }) => rest);
+          expect(requests(viaStream)).toEqual(requests(viaRun));
+          const kinds = (o: Observed) =>
+            o.events
+              .filter((e) => e.type !== "text_delta")
+              .map((e) => (e.type === "tool_result" ? `${e.type}:${e.status}` : e.type));
+          expect(kinds(viaStream)).toEqual(kinds(viaRun));
+        }),
+        { numRuns: RUNS ?? 1000 },
+      );
+    },
+    TIMEOUT_MS,
+  );
 });
