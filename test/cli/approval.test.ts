@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { cleanEnv, cliArgv, runCli, tempCwd } from "../helpers/cli.js";
-import { chatSse } from "../helpers/openai-replies.js";
+import { chatSse, sentBody } from "../helpers/openai-replies.js";
 import { spawnPty } from "../helpers/pty.js";
 import { startWireServer, type WireServer } from "../helpers/wire-server.js";
 
@@ -14,6 +14,7 @@ afterAll(() => server.close());
 beforeEach(() => server.reset());
 
 const env = () => cleanEnv({ OPENAI_API_KEY: "sk-test-approval-0000", OPENAI_BASE_URL: `${server.url}/v1` });
+const ESC = String.fromCharCode(27);
 const COMMAND = "echo approved-marker > marker.txt";
 
 function script(final: string) {
@@ -26,10 +27,7 @@ function script(final: string) {
 }
 
 /** What the model was told about the shell call. */
-const toolResult = () =>
-  (server.requests[1]?.body as { messages: { role: string; content: string }[] }).messages.find(
-    (m) => m.role === "tool",
-  )?.content;
+const toolResult = () => sentBody(server.requests, 1).messages.find((m) => m.role === "tool")?.content;
 
 describe("human approval in the CLI", () => {
   it("shows the exact arguments and runs the command only after y", async () => {
@@ -76,7 +74,7 @@ describe("human approval in the CLI", () => {
     await colored.exited;
     const plain = spawnPty(cliArgv("run", "hello"), { cwd: tempCwd(), env: env() });
     await plain.exited;
-    expect(colored.raw).toMatch(/\u001b\[32m✓/);
-    expect(plain.raw).not.toMatch(/\u001b\[3\dm/);
+    expect(colored.raw).toContain(`${ESC}[32m✓`);
+    expect(plain.raw).not.toMatch(new RegExp(`${ESC}\\[3\\dm`));
   });
 });

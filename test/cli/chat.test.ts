@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { cleanEnv, cliArgv, tempCwd } from "../helpers/cli.js";
-import { chatSse } from "../helpers/openai-replies.js";
+import { chatSse, sentBody } from "../helpers/openai-replies.js";
 import { type PtyProcess, spawnPty } from "../helpers/pty.js";
 import { startWireServer, type WireServer } from "../helpers/wire-server.js";
 
@@ -16,7 +16,7 @@ const env = (extra: Record<string, string> = {}) =>
 
 type Sent = { role: string; content?: string | null }[];
 const sent = (i: number) =>
-  (server.requests[i]?.body as { messages: Sent }).messages.map((m) => `${m.role}: ${m.content ?? ""}`);
+  sentBody<{ messages: Sent }>(server.requests, i).messages.map((m) => `${m.role}: ${m.content ?? ""}`);
 
 /** Types a line and waits until the chat prompts again. */
 async function say(pty: PtyProcess, line: string, expect?: string): Promise<string> {

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { cleanEnv, runCli, tempCwd } from "../helpers/cli.js";
-import { type ChatReply, chatSse } from "../helpers/openai-replies.js";
+import { type ChatReply, chatSse, sentBody } from "../helpers/openai-replies.js";
 import { startWireServer, type WireServer } from "../helpers/wire-server.js";
 
 const KEY = "sk-test-very-secret-0123456789";
@@ -42,12 +42,10 @@ describe("glassloop run, end to end against a local OpenAI-compatible server", (
     );
     expect(run.code).toBe(0);
     // The tool's real result went back to the model with its call id.
-    const second = server.requests[1]?.body as {
-      messages: { role: string; content?: string; tool_call_id?: string }[];
-    };
+    const second = sentBody(server.requests, 1);
     expect(second.messages.at(-1)).toEqual({ role: "tool", tool_call_id: "call_calc", content: "420" });
     // Plain output when not on a terminal: no color, no spinner.
-    expect(run.stdout + run.stderr).not.toMatch(/\u001b\[/);
+    expect(run.stdout + run.stderr).not.toContain(`${String.fromCharCode(27)}[`);
   });
 
   it("--json prints exactly one JSON object on stdout", async () => {
@@ -122,9 +120,7 @@ describe("glassloop run, end to end against a local OpenAI-compatible server", (
     enqueue([{ text: "Hi!" }]);
     const run = await runCli(["run"], { cwd: tempCwd(), env: env(), input: "Say hi\n" });
     expect(run.stdout).toBe("Hi!\n");
-    expect((server.requests[0]?.body as { messages: { content: string }[] }).messages.at(-1)?.content).toBe(
-      "Say hi",
-    );
+    expect(sentBody(server.requests, 0).messages.at(-1)?.content).toBe("Say hi");
   });
 
   it("a terminal budget ends with exit 1 and says which budget; the partial usage is shown", async () => {
@@ -231,7 +227,7 @@ describe("glassloop run: sessions and resume", () => {
     enqueue([{ text: "Your name is Ada." }]);
     const second = await runCli(["run", "--session", "s1", "What is my name?"], { cwd, env: env() });
     expect(second.stdout).toBe("Your name is Ada.\n");
-    const messages = (server.requests[1]?.body as { messages: { role: string; content: string }[] }).messages;
+    const messages = sentBody(server.requests, 1).messages;
     expect(messages.map((m) => `${m.role}: ${m.content}`)).toEqual([
       expect.stringMatching(/^system: /),
       "user: My name is Ada.",
@@ -272,8 +268,7 @@ describe("glassloop run: sessions and resume", () => {
     expect(resumed.stdout).toBe("Done: wrote log.txt.\n");
     expect(resumed.code).toBe(0);
     expect(readFileSync(join(cwd, "log.txt"), "utf8")).toBe("changed after the crash");
-    const messages = (server.requests[0]?.body as { messages: { role: string; content?: string }[] })
-      .messages;
+    const messages = sentBody(server.requests, 0).messages;
     expect(messages.filter((m) => m.role === "tool")).toEqual([
       { role: "tool", tool_call_id: "call_w", content: "Wrote 4 bytes to log.txt" },
     ]);

@@ -31,6 +31,15 @@ function message(reply: ChatReply) {
 
 const finishOf = (reply: ChatReply) => ((reply.toolCalls ?? []).length > 0 ? "tool_calls" : "stop");
 
+/** The JSON body of the server's request number `index`; fails the test when there is none. */
+export function sentBody<
+  T = { messages: { role: string; content?: string | null; tool_call_id?: string }[] },
+>(requests: readonly { body: unknown }[], index: number): T {
+  const request = requests[index];
+  if (!request) throw new Error(`the server got ${requests.length} requests, not ${index + 1}`);
+  return request.body as T;
+}
+
 /** A non-streaming `chat.completion` body. */
 export function chatJson(reply: ChatReply, index = 0): WireReply {
   return {

@@ -21,7 +21,8 @@ export interface PtyProcess {
   kill(): void;
 }
 
-const ANSI = /\u001b\[[0-9;?]*[A-Za-z]|\u001b[=>]|\r/g;
+const ESC = String.fromCharCode(27);
+const ANSI = new RegExp(`${ESC}\\[[0-9;?]*[A-Za-z]|${ESC}[=>]|\\r`, "g");
 
 /** Starts `argv` on a pseudo-terminal (80 columns) in `cwd` with `env`. */
 export function spawnPty(argv: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): PtyProcess {
