@@ -10,6 +10,12 @@ export {
   type RunOptions,
   type RunResult,
 } from "./agent/agent.js";
+export {
+  type ApprovalHandler,
+  ApprovalRequiredError,
+  NOT_APPROVED,
+  type PendingApproval,
+} from "./agent/approval.js";
 export { LIMIT_DEFAULTS, type Limits, type RemainingBudget } from "./agent/budget.js";
 export type { RecallOptions } from "./agent/context-view.js";
 export type * from "./agent/events.js";

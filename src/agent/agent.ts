@@ -14,6 +14,7 @@ import type { Store, StoredRun } from "../store/store.js";
 import type { AgentTool, Tool } from "../tools/tool.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 import type { ToolSource } from "../tools/tool-source.js";
+import { type ApprovalHandler, decisionsFor } from "./approval.js";
 import { Budget, checkLimits, type Limits } from "./budget.js";
 import type { RecallOptions } from "./context-view.js";
 import { EventChannel } from "./event-channel.js";
@@ -97,13 +98,22 @@ export interface RunOptions<TContext> {
   limits?: Limits;
   /** A conversation kept in the store: its history is loaded, and this turn saved, atomically. */
   session?: string;
+  /**
+   * Decides calls of tools with `needsApproval` in this process (a prompt, a UI). Without it such
+   * a call pauses the run (stored, status `awaiting_approval`) until `agent.resume(runId, { approve, reject })`.
+   */
+  onApproval?: ApprovalHandler;
 }
 
 /** Options of `agent.resume()`: the hidden context comes again from the caller, never from the store. */
 export interface ResumeOptions<TContext>
-  extends Pick<RunOptions<TContext>, "signal" | "onEvent" | "context" | "limits"> {
+  extends Pick<RunOptions<TContext>, "signal" | "onEvent" | "context" | "limits" | "onApproval"> {
   /** Ask the provider to stream (text deltas become events), as `stream()` does. */
   stream?: boolean;
+  /** For a run paused for approval: ids of the waiting calls to run. Every waiting call must be decided. */
+  approve?: readonly string[];
+  /** For a run paused for approval: ids of the waiting calls to refuse; the model is told "Not approved by the user." */
+  reject?: readonly string[];
 }
 
 /** What a successful run returns. */
@@ -238,7 +248,8 @@ export class Agent<TContext = undefined, TOutput = string> {
    */
   async resume(runId: string, options: ResumeOptions<TContext> = {}): Promise<RunResult<TOutput>> {
     const stored = await this.#persistence.claim(runId);
-    return this.#start(stored.input, options, options.stream === true, options.onEvent, stored);
+    const decisions = decisionsFor(stored.progress.pending, options.approve, options.reject);
+    return this.#start(stored.input, options, options.stream === true, options.onEvent, stored, decisions);
   }
 
   /** Runs the agent to the end and returns its typed output. */
@@ -278,6 +289,7 @@ export class Agent<TContext = undefined, TOutput = string> {
     stream: boolean,
     listener: ((event: AgentEvent) => void) | undefined,
     resumed?: StoredRun,
+    decisions?: Map<string, boolean>,
   ): Promise<RunResult<TOutput>> {
     if (typeof input !== "string") throw new ConfigError("The run's input must be a string");
     const config = this.#config;
@@ -315,6 +327,8 @@ export class Agent<TContext = undefined, TOutput = string> {
         session: options.session,
         history: options.history,
         resumed,
+        ...(decisions && { decisions }),
+        ...(options.onApproval && { onApproval: options.onApproval }),
         rebuild: (history) => this.#initialMessages(input, history),
         loop: { endTools: this.#endTools, textNotAllowed: textNotAllowed(this.#endTools) },
       });

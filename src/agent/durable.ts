@@ -56,6 +56,21 @@ export class DurableRun {
     });
   }
 
+  /** Pauses the run for approval: the turn's calls wait, none has run. */
+  pause(state: RunState<unknown>, pending: PendingCall[]): Promise<void> {
+    return this.#enqueue(async () => {
+      const messages = state.messages;
+      await this.store.checkpoint(this.runId, {
+        persisted: this.#persisted,
+        messages,
+        usage: state.meter.snapshot(),
+        progress: { pending, ...(state.guard && { guard: state.guard.save() }) },
+        status: "awaiting_approval",
+      });
+      this.#persisted = messages.length;
+    });
+  }
+
   /** A tool call is about to run: a crash from now on leaves its effect unknown. */
   started(state: RunState<unknown>, call: ToolCall): Promise<void> {
     this.#track(state, call, { call, state: "started" });

@@ -11,7 +11,7 @@ interface EventBase {
 }
 
 /** How a run ended. */
-export type RunStatus = "ok" | "failed" | "budget_exceeded" | "aborted";
+export type RunStatus = "ok" | "failed" | "budget_exceeded" | "aborted" | "awaiting_approval";
 
 /** The run began. */
 export interface RunStartEvent extends EventBase {
@@ -113,7 +113,9 @@ export type ToolOutcomeStatus =
   | "repeated"
   | "not_executed"
   /** The process died while the call ran and the tool is not idempotent, so it was not run again. */
-  | "interrupted";
+  | "interrupted"
+  /** A person did not approve the call (`needsApproval`). */
+  | "rejected";
 
 /** The result of a tool call, as the model will see it, plus details the model never sees. */
 export interface ToolResultEvent extends EventBase {

@@ -1,6 +1,7 @@
 import { GlassloopError, ModelBehaviorError, ModelCallError, RunError } from "../errors.js";
 import type { AssistantMessage, ToolCall } from "../memory/messages.js";
 import type { FinishReason, ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
+import { ApprovalRequiredError } from "./approval.js";
 import { LIMIT_DEFAULTS } from "./budget.js";
 import { callThroughView, type RequestParts } from "./context-view.js";
 import type { RunStatus } from "./events.js";
@@ -119,7 +120,8 @@ export async function runLoop(state: RunState<unknown>, settings: LoopSettings):
     }
   } catch (error) {
     const runError = toRunError(state, error);
-    emit({ type: "error", code: runError.code, message: runError.message });
+    if (!(runError instanceof ApprovalRequiredError))
+      emit({ type: "error", code: runError.code, message: runError.message });
     emit({ type: "run_end", status: statusOf(runError), usage: runError.usage, messages: runError.messages });
     throw runError;
   }
@@ -167,11 +169,13 @@ async function runStep(
       return { kind: "done", outcome: { output: turn.output, finishedBy: turn.toolName } };
     return { kind: "next", failed: turn.failed, ...(turn.unusable && { unusable: turn.detail }) };
   } catch (error) {
-    closeOpenCalls(
-      state,
-      step,
-      `the run stopped (${error instanceof GlassloopError ? error.code : "error"})`,
-    );
+    // A run paused for approval keeps its calls open: they run (or are rejected) on resume.
+    if (!(error instanceof ApprovalRequiredError))
+      closeOpenCalls(
+        state,
+        step,
+        `the run stopped (${error instanceof GlassloopError ? error.code : "error"})`,
+      );
     throw error;
   } finally {
     const durationMs = performance.now() - started;
@@ -316,5 +320,6 @@ function toRunError(state: RunState<unknown>, error: unknown): RunError {
 function statusOf(error: RunError): RunStatus {
   if (error.code === "budget_exceeded") return "budget_exceeded";
   if (error.code === "aborted") return "aborted";
+  if (error instanceof ApprovalRequiredError) return "awaiting_approval";
   return "failed";
 }

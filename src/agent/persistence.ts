@@ -4,6 +4,7 @@ import type { MemoryStrategy } from "../memory/strategy.js";
 import { defaultStore } from "../store/default-store.js";
 import { currentOwner, markActive } from "../store/owner.js";
 import type { Store, StoredRun } from "../store/store.js";
+import { ApprovalGate, type ApprovalHandler, ApprovalRequiredError } from "./approval.js";
 import { ContextView, type RecallOptions } from "./context-view.js";
 import { DurableRun } from "./durable.js";
 import type { LoopOutcome, LoopSettings } from "./loop.js";
@@ -63,6 +64,9 @@ export class Persistence {
       session?: string | undefined;
       history?: readonly Message[] | undefined;
       resumed?: StoredRun | undefined;
+      /** Decisions on calls a paused run waits for (resume's approve and reject). */
+      decisions?: Map<string, boolean>;
+      onApproval?: ApprovalHandler;
       rebuild: (history: readonly Message[]) => Message[];
       loop: Pick<LoopSettings, "endTools" | "textNotAllowed">;
     },
@@ -72,8 +76,19 @@ export class Persistence {
       state.view = new ContextView({ ...(memory && { memory }), ...(recall && { recall }) });
     if (run.session !== undefined && run.history !== undefined)
       throw new ConfigError("Give a run either `session` (history from the store) or `history`, not both");
+    const gated = state.environment.registry.list().some((t) => t.needsApproval);
+    if (gated || run.decisions) {
+      state.approval = new ApprovalGate({
+        ...(run.decisions && { decisions: run.decisions }),
+        ...(run.onApproval && { handler: run.onApproval }),
+      });
+    }
+    // A run that may pause for approval must be stored to be resumed, like a session run.
     const durable =
-      this.#config.store !== undefined || run.session !== undefined || run.resumed !== undefined;
+      this.#config.store !== undefined ||
+      run.session !== undefined ||
+      run.resumed !== undefined ||
+      (gated && run.onApproval === undefined);
     if (!durable) return detached;
 
     const store = this.store;
@@ -125,6 +140,8 @@ export class Persistence {
       loop: run.resumed ? { resume: resumeHook(run.resumed, run.loop) } : {},
       succeeded: (s, outcome) => durableRun.finish(s, { status: "ok", ...jsonOutput(outcome.output) }),
       failed: async (s, error) => {
+        // A pause is not an end: the checkpoint written at the pause is the record.
+        if (error instanceof ApprovalRequiredError) return;
         const code = error instanceof RunError ? error.code : "internal";
         const status =
           code === "budget_exceeded" ? "budget_exceeded" : code === "aborted" ? "aborted" : "failed";

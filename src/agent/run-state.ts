@@ -2,6 +2,7 @@ import type { Environment } from "../environment/environment.js";
 import { BudgetExceededError, RunAbortedError, type RunErrorState } from "../errors.js";
 import type { Message, ToolCall, ToolMessage } from "../memory/messages.js";
 import type { Model } from "../models/model.js";
+import type { ApprovalGate } from "./approval.js";
 import type { Breach, Budget } from "./budget.js";
 import type { ContextView } from "./context-view.js";
 import type { DurableRun } from "./durable.js";
@@ -28,6 +29,8 @@ export interface RunState<TContext> {
   durable?: DurableRun;
   /** Shapes what the model sees: memory strategy, recall, compaction on overflow (see context-view.ts). */
   view?: ContextView;
+  /** Gates calls of tools that need approval (see approval.ts). */
+  approval?: ApprovalGate;
 }
 
 /** Stamps events with the run id and time and hands them to the listener (if there is none, does nothing). */

@@ -40,6 +40,8 @@ export async function runTurn(
       arguments: call.arguments,
     });
   }
+  // Human approval (approval.ts): rejected calls get their answer; an undecided one pauses the run.
+  for (const [i, decided] of (await state.approval?.review(state, prepared)) ?? []) results[i] = decided;
 
   const execute = async (ready: ReadyCall<unknown>): Promise<Planned> => {
     // A resumed turn: a call that finished before the crash (or was cut off by it) is not run again.
@@ -73,7 +75,7 @@ export async function runTurn(
   // and the turn's other calls are skipped; one that fails keeps its result and the next is tried.
   let ended: { toolName: string; output: unknown } | undefined;
   for (const [endIndex, p] of prepared.entries()) {
-    if (p.kind !== "ready" || !p.tool.terminal) continue;
+    if (p.kind !== "ready" || !p.tool.terminal || results[endIndex]) continue;
     const outcome: ToolOutcome | Planned = await execute(p);
     results[endIndex] = outcome;
     if (outcome.status !== "ok") continue;

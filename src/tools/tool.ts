@@ -46,6 +46,11 @@ export interface ToolDefinition<TInput extends z.ZodType, TContext, TResult> {
   maxResultChars?: number;
   /** Safe to run twice: a call interrupted by a crash may be re-run on resume. */
   idempotent?: boolean;
+  /**
+   * A person must approve each call (or those for which the function says so) before it runs;
+   * the run pauses until `agent.resume(runId, { approve, reject })`, or asks the run's `onApproval`.
+   */
+  needsApproval?: boolean | ((args: z.output<TInput>) => boolean | Promise<boolean>);
 }
 
 /** A tool as the registry and the loop use it. Create with `tool()`. */
@@ -62,6 +67,8 @@ export interface Tool<TArgs = unknown, TContext = unknown, TResult = unknown> {
   readonly timeoutMs?: number;
   readonly maxResultChars?: number;
   readonly idempotent: boolean;
+  /** Whether a call needs a person's approval before it runs (see `ToolDefinition.needsApproval`). */
+  readonly needsApproval?: boolean | ((args: TArgs) => boolean | Promise<boolean>);
   // Method syntax on purpose: arguments are checked bivariantly so any tool fits a tool list,
   // while the context is checked contravariantly through `~context` below.
   run(args: TArgs, options: ToolRunOptions<TContext>): TResult | Promise<TResult>;
@@ -108,6 +115,7 @@ export function tool<TInput extends z.ZodType, TResult, TContext = unknown>(
     ...(definition.timeoutMs !== undefined && { timeoutMs: definition.timeoutMs }),
     ...(definition.maxResultChars !== undefined && { maxResultChars: definition.maxResultChars }),
     idempotent: definition.idempotent ?? false,
+    ...(definition.needsApproval !== undefined && { needsApproval: definition.needsApproval }),
     run,
   });
 }
