@@ -2,7 +2,7 @@ import type {
   ChatWrapper,
   ChatWrapperGenerateContextStateOptions,
   ChatWrapperGeneratedContextState,
-  ChatWrapperGeneratedPrefixTriggersContextState,
+  ChatWrapperSettings,
   LlamaModel,
 } from "node-llama-cpp";
 import type { NodeLlamaCpp } from "./engine.js";
@@ -32,13 +32,17 @@ export function functionCallTrigger(
 
 /**
  * Wraps a chat wrapper so that tool calls go through node-llama-cpp's grammar as early as possible:
- *  - when the model's first token is the call prefix's special token, a prefix trigger replaces it
- *    with the full prefix and the function name and arguments are generated under the grammar
- *    (instead of waiting for the model to spell out the whole prefix freely);
+ *  - the call prefix's special token alone (e.g. `<tool_call>`) counts as the start of a call: the
+ *    wrapper's settings gain it as an alternate prefix match, so LlamaChat's own call detection
+ *    swaps it for the full prefix and generates the function name and arguments under the grammar,
+ *    instead of waiting for the model to spell out `<tool_call>\n{"name": "` freely;
  *  - when the request requires a call, the grammar is entered at once (no free text first).
- * Wrappers that steer generation themselves (initially engaged functions, own prefix triggers) are left alone.
- * The wrapper's `ignoreStartText` (leading whitespace to skip) cannot be combined with prefix triggers;
- * the caller trims leading whitespace from the answer instead.
+ * Wrappers that engage function calling from the first token, or steer with their own prefix
+ * triggers, are left alone.
+ *
+ * (Chat-wrapper prefix triggers with a text fallback are avoided on purpose: in node-llama-cpp
+ * 3.21.1 an unmatched trigger with an empty fallback leaves LlamaChat's token state stale, and a
+ * reused KV cache is then cleared, so the model answers without its earlier context.)
  */
 export function steerToolCalls(
   nlc: NodeLlamaCpp,
@@ -47,36 +51,53 @@ export function steerToolCalls(
   steering: ToolCallSteering,
 ): ChatWrapper {
   const wrapper = Object.create(inner) as ChatWrapper;
-  const generateContextState = (
-    options: ChatWrapperGenerateContextStateOptions,
-  ): ChatWrapperGeneratedContextState => {
-    const state = inner.generateContextState(options);
-    const hasFunctions = Object.keys(options.availableFunctions ?? {}).length > 0;
-    // Wrappers that engage function calling from the first token already constrain it themselves.
-    if (!hasFunctions || state.functionCall?.initiallyEngaged) return state;
-    if ((state.prefixTriggers?.length ?? 0) > 0 || state.noPrefixTrigger != null) return state;
-    const steered: ChatWrapperGeneratedPrefixTriggersContextState = {
-      contextText: state.contextText,
-      stopGenerationTriggers: state.stopGenerationTriggers,
-      ...(state.rerender ? { rerender: state.rerender } : {}),
-      ...(state.detectFunctionCalls !== undefined ? { detectFunctionCalls: state.detectFunctionCalls } : {}),
-    };
-    if (steering.force)
-      return { ...steered, noPrefixTrigger: { type: "functionCall", inject: nlc.LlamaText([]) } };
-    if (trigger === null) return state;
-    return {
-      ...steered,
-      prefixTriggers: [
-        {
-          type: "functionCall",
-          triggers: [nlc.LlamaText(new nlc.SpecialTokensText(trigger))],
-          replaceTrigger: true,
+  if (trigger !== null && !steering.force) {
+    const { functions } = inner.settings;
+    const settings: ChatWrapperSettings = {
+      ...inner.settings,
+      functions: {
+        ...functions,
+        call: {
+          ...functions.call,
+          prefixAlternateMatches: [
+            ...(functions.call.prefixAlternateMatches ?? []),
+            nlc.LlamaText(new nlc.SpecialTokensText(trigger)),
+          ],
         },
-      ],
-      // Without an explicit fallback, LlamaChat keeps the unmatched first token *and* generates it again.
-      noPrefixTrigger: { type: "response", inject: nlc.LlamaText([]) },
+        parallelism: functions.parallelism && {
+          ...functions.parallelism,
+          // The bare token also counts right at the start of a response, where no section prefix precedes it.
+          call: {
+            ...functions.parallelism.call,
+            sectionPrefixAlternateMatches: [
+              ...(functions.parallelism.call.sectionPrefixAlternateMatches ?? []),
+              "",
+            ],
+          },
+        },
+      },
     };
-  };
-  Object.defineProperty(wrapper, "generateContextState", { value: generateContextState });
+    Object.defineProperty(wrapper, "settings", { value: settings });
+  }
+  if (steering.force) {
+    const generateContextState = (
+      options: ChatWrapperGenerateContextStateOptions,
+    ): ChatWrapperGeneratedContextState => {
+      const state = inner.generateContextState(options);
+      const hasFunctions = Object.keys(options.availableFunctions ?? {}).length > 0;
+      if (!hasFunctions || state.functionCall?.initiallyEngaged) return state;
+      if ((state.prefixTriggers?.length ?? 0) > 0 || state.noPrefixTrigger != null) return state;
+      return {
+        contextText: state.contextText,
+        stopGenerationTriggers: state.stopGenerationTriggers,
+        ...(state.rerender ? { rerender: state.rerender } : {}),
+        ...(state.detectFunctionCalls !== undefined
+          ? { detectFunctionCalls: state.detectFunctionCalls }
+          : {}),
+        noPrefixTrigger: { type: "functionCall", inject: nlc.LlamaText([]) },
+      };
+    };
+    Object.defineProperty(wrapper, "generateContextState", { value: generateContextState });
+  }
   return wrapper;
 }

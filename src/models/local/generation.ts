@@ -69,7 +69,6 @@ export async function runGeneration(
   const meterBefore = sequence.tokenMeter.getState();
   const rawArguments = new Map<number, string>();
   const streamedArguments = new Map<number, number>();
-  let answerStarted = false;
   const chat = new nlc.LlamaChat({ contextSequence: sequence, chatWrapper, autoDisposeSequence: false });
   let result: LlamaChatResponse<NonNullable<typeof functions>>;
   try {
@@ -80,15 +79,7 @@ export async function runGeneration(
       temperature: settings.temperature,
       ...(settings.seed !== undefined ? { seed: settings.seed } : {}),
       signal: request.signal,
-      onTextChunk: request.stream
-        ? (chunk) => {
-            // Leading whitespace is dropped from the answer (see steerToolCalls), so from its deltas too.
-            const text = answerStarted ? chunk : chunk.trimStart();
-            if (!text) return;
-            answerStarted = true;
-            observer.onDelta?.({ type: "text", text });
-          }
-        : undefined,
+      onTextChunk: request.stream ? (text) => text && observer.onDelta?.({ type: "text", text }) : undefined,
       onFunctionCallParamsChunk: ({ callIndex, functionName, paramsChunk }) => {
         const text = (rawArguments.get(callIndex) ?? "") + paramsChunk;
         rawArguments.set(callIndex, text);
@@ -122,7 +113,7 @@ export async function runGeneration(
     arguments: argumentsText(rawArguments.get(index), call.params),
   }));
   return {
-    text: result.response.trimStart(),
+    text: result.response,
     toolCalls,
     usage: {
       inputTokens: promptTokens.length,

@@ -18,6 +18,7 @@ import {
 import { describeError, LocalModelError } from "./errors.js";
 import { runGeneration } from "./generation.js";
 import {
+  checkGgufFile,
   type DownloadProgress,
   type LocalModelSource,
   modelCacheDir,
@@ -136,6 +137,8 @@ export class LocalModel implements Model {
   async #open(signal: AbortSignal | undefined): Promise<LocalSession> {
     const o = this.#options;
     const env = o.env ?? process.env;
+    // A wrong path is the likeliest mistake; say so even where the engine is not installed.
+    if (this.source.kind === "file") await checkGgufFile(this.source.path);
     const nlc = await importEngine(o.engineModule);
     const file = await resolveSourceFile(nlc, this.source, {
       env,
