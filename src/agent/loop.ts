@@ -1,5 +1,5 @@
 import { GlassloopError, ModelBehaviorError, ModelCallError, RunError } from "../errors.js";
-import type { AssistantMessage, ToolCall } from "../memory/messages.js";
+import type { AssistantMessage, Message, ToolCall } from "../memory/messages.js";
 import type { FinishReason, ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
 import { ApprovalRequiredError } from "./approval.js";
 import { LIMIT_DEFAULTS } from "./budget.js";
@@ -141,12 +141,14 @@ async function runStep(
   const started = performance.now();
   try {
     const response = await callModel(state, settings, step);
-    const assistant = toAssistantMessage(response, step);
+    const assistant = toAssistantMessage(response, step, state.messages);
     state.messages.push(assistant);
     await state.durable?.checkpoint(state);
     const breach = budget.afterModelCall();
     if (breach) throw budgetError(state, breach);
     if (!assistant.toolCalls) {
+      // A turn without calls breaks a run of repeats: only consecutive turns count.
+      state.guard?.nextTurn();
       // A text cut off by the token limit or a filter is not an answer the run may report.
       const cut = CUT_OFF[response.finishReason];
       if (cut) {
@@ -296,17 +298,34 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 /** The assistant message for a response; empty or duplicate call ids are replaced so pairing holds. */
-function toAssistantMessage(response: ModelResponse, step: number): AssistantMessage {
+function toAssistantMessage(
+  response: ModelResponse,
+  step: number,
+  transcript: readonly Message[],
+): AssistantMessage {
   if (response.toolCalls.length === 0) return { role: "assistant", content: response.text };
   const seen = new Set<string>();
+  let earlier: Set<string> | undefined;
+  // Only a missing or repeated id needs the transcript's ids (a generated one must be new to it).
+  const taken = (id: string) => seen.has(id) || (earlier ??= idsIn(transcript)).has(id);
   const toolCalls: ToolCall[] = response.toolCalls.map((call, i) => {
     let id = call.id;
-    // A generated id must not collide with one the model sent either.
-    for (let n = i; !id || seen.has(id); n++) id = `call_${step}_${n}`;
+    if (!id || seen.has(id)) {
+      // A generated id must not collide with one the model sent, nor with one already in the
+      // transcript (an earlier run this one continues generated ids too).
+      id = "";
+      for (let n = i; !id || taken(id); n++) id = `call_${step}_${n}`;
+    }
     seen.add(id);
     return { id, name: call.name, arguments: call.arguments };
   });
   return { role: "assistant", content: response.text, toolCalls };
+}
+
+function idsIn(messages: readonly Message[]): Set<string> {
+  const ids = new Set<string>();
+  for (const m of messages) if (m.role === "assistant") for (const c of m.toolCalls ?? []) ids.add(c.id);
+  return ids;
 }
 
 function toRunError(state: RunState<unknown>, error: unknown): RunError {

@@ -257,4 +257,20 @@ describe("call ids", () => {
     ]);
     expectEveryCallAnswered(result.messages);
   });
+
+  it("never generates an id that the continued history already holds", async () => {
+    const echo = tool({ name: "echo", description: "d", input: z.object({}), run: () => "e" });
+    const script = () =>
+      new ScriptedModel([{ toolCalls: [{ id: "", name: "echo", args: {} }] }, { text: "ok" }]);
+    const first = await new Agent({ model: script(), tools: [echo] }).run("one");
+    const second = await new Agent({ model: script(), tools: [echo] }).run("two", {
+      history: first.messages,
+    });
+    const ids = second.messages.flatMap((m) =>
+      m.role === "assistant" ? (m.toolCalls ?? []).map((c) => c.id) : [],
+    );
+    expect(ids).toHaveLength(2);
+    expect(new Set(ids).size).toBe(ids.length);
+    expectEveryCallAnswered(second.messages);
+  });
 });
