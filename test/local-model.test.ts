@@ -22,9 +22,9 @@ import {
 } from "glassloop";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { resolveSourceFile } from "../src/models/local/download.js";
 import { importEngine, startEngine } from "../src/models/local/engine.js";
 import { toGrammarSchema } from "../src/models/local/schema.js";
-import { resolveSourceFile } from "../src/models/local/source.js";
 import { toolParameters } from "../src/tools/json-schema.js";
 import { TINY_MODEL, tinyGgufBytes, writeTinyGguf } from "./helpers/tiny-gguf.js";
 
@@ -92,11 +92,10 @@ function recorder() {
 
 /** The engine's context holds exactly the reported prompt, then what the model generated. */
 async function expectEvaluated(model: LocalModel, prompt: string | undefined): Promise<string> {
-  const session = await model.load();
-  const evaluated = session.model.detokenize(session.sequence.contextTokens, true);
+  const { contextText } = await model.info();
   expect(prompt).toBeTruthy();
-  expect(evaluated.startsWith(prompt ?? "?")).toBe(true);
-  return evaluated.slice(prompt?.length);
+  expect(contextText.startsWith(prompt ?? "?")).toBe(true);
+  return contextText.slice(prompt?.length);
 }
 
 async function tempDir(): Promise<string> {
@@ -147,8 +146,7 @@ describe.skipIf(engineProblem !== null)("embedded local model on a generated GGU
     expect(result.usage).toMatchObject({ requests: 2, toolCalls: 1, costUsd: 0 });
     // The second call continued on the cached prefix, and the engine still holds the whole chat.
     const secondPrompt = `<tool_response>\n42\n</tool_response><|im_end|>\n<|im_start|>assistant\n`;
-    const session = await model.load();
-    const evaluated = session.model.detokenize(session.sequence.contextTokens, true);
+    const evaluated = (await model.info()).contextText;
     expect(evaluated.startsWith("<|im_start|>system\nUse the calculator for arithmetic.")).toBe(true);
     expect(evaluated).toContain(secondPrompt + TINY_MODEL.answer);
     // The second request re-used the KV cache for everything the first one had evaluated.
@@ -202,6 +200,14 @@ describe.skipIf(engineProblem !== null)("embedded local model on a generated GGU
     const response = await model.generate(request({ messages: AFTER_TOOL }), observer);
     expect(await expectEvaluated(model, seen.body?.prompt)).toContain(TINY_MODEL.answer);
     expect(response.usage.inputTokens).toBe(seen.body?.promptTokens);
+    expect(await model.info()).toMatchObject({
+      file,
+      name: "glassloop tiny test model",
+      chatWrapper: "JinjaTemplate",
+      functionCallTrigger: "<tool_call>",
+      threads: THREADS,
+      contextSize: 4096,
+    });
     expect(seen.body?.settings).toEqual({
       maxTokens: 1024,
       temperature: 0,
@@ -269,7 +275,11 @@ describe.skipIf(engineProblem !== null)("embedded local model on a generated GGU
   });
 
   it("turns zod tool schemas into grammars node-llama-cpp compiles", async () => {
-    const session = await model.load();
+    const llama = await startEngine(await importEngine(), {
+      gpu: false,
+      maxThreads: THREADS,
+      logLevel: "error",
+    });
     const schema = toolParameters(
       z.object({
         city: z.string().min(1).describe("City"),
@@ -281,7 +291,7 @@ describe.skipIf(engineProblem !== null)("embedded local model on a generated GGU
       }),
       "weather",
     );
-    const grammar = await session.llama.createGrammarForJsonSchema(toGrammarSchema(schema) as never);
+    const grammar = await llama.createGrammarForJsonSchema(toGrammarSchema(schema) as never);
     expect(grammar.grammar).toContain("root ::=");
   });
 

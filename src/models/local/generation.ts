@@ -6,7 +6,7 @@ import type { FinishReason, ModelObserver, ModelRequest, ModelResponse } from ".
 import { steerToolCalls } from "./chat-wrapper.js";
 import { describeError, LocalModelError } from "./errors.js";
 import { mustCallTool, toChatHistory, toFunctions } from "./history.js";
-import type { LocalSession } from "./local-model.js";
+import type { LocalSession } from "./session.js";
 
 /** Sampling settings of one call, already defaulted. */
 export interface GenerationSettings {

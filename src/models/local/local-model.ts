@@ -1,31 +1,12 @@
-import type {
-  ChatWrapper,
-  Llama,
-  LlamaContext,
-  LlamaContextSequence,
-  LlamaModel,
-  ResolvableChatWrapperTypeName,
-} from "node-llama-cpp";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../model.js";
-import { functionCallTrigger } from "./chat-wrapper.js";
-import {
-  defaultThreads,
-  type EngineOptions,
-  importEngine,
-  type NodeLlamaCpp,
-  startEngine,
-} from "./engine.js";
-import { describeError, LocalModelError } from "./errors.js";
+import { defaultThreads } from "./engine.js";
+import { LocalModelError } from "./errors.js";
 import { runGeneration } from "./generation.js";
-import {
-  checkGgufFile,
-  type DownloadProgress,
-  type LocalModelSource,
-  modelCacheDir,
-  parseLocalModelName,
-  resolveSourceFile,
-  terminalProgress,
-} from "./source.js";
+import { type DownloadProgress, type LocalModelSource, parseLocalModelName } from "./name.js";
+import { type LocalSession, openSession } from "./session.js";
+
+/** llama.cpp log levels; messages at this level and above go to stderr. */
+export type LocalLogLevel = "disabled" | "fatal" | "error" | "warn" | "info" | "log" | "debug";
 
 /** Settings of the embedded local model; every one has a default that works on a laptop CPU. */
 export interface LocalModelOptions {
@@ -43,30 +24,33 @@ export interface LocalModelOptions {
   seed?: number;
   /** `false` (default) runs on the CPU; `"auto"` lets node-llama-cpp use CUDA, Vulkan or Metal. */
   gpu?: false | "auto";
-  /** node-llama-cpp chat wrapper; `"auto"` (default) picks it from the GGUF's chat template. */
-  chatWrapper?: ResolvableChatWrapperTypeName;
+  /** node-llama-cpp chat wrapper (`"qwen"`, `"llama3.1"`, `"jinjaTemplate"`, ...); `"auto"` (default) reads the GGUF's template. */
+  chatWrapper?: string;
   /** Where `local:hf:` files are cached; defaults to `GLASSLOOP_MODELS_DIR` or `~/.cache/glassloop/models`. */
   cacheDir?: string;
   /** Download progress of `local:hf:` models; defaults to a progress bar on stderr when it is a terminal. */
   onDownloadProgress?: (progress: DownloadProgress) => void;
   /** llama.cpp log level; defaults to `"error"`. */
-  logLevel?: EngineOptions["logLevel"];
+  logLevel?: LocalLogLevel;
   /** Module to import instead of `node-llama-cpp` (a fork or a patched build). */
   engineModule?: string;
 }
 
-/** A loaded model, ready to generate; built once per `LocalModel` and reused across calls. */
-export interface LocalSession {
-  nlc: NodeLlamaCpp;
-  llama: Llama;
-  model: LlamaModel;
-  context: LlamaContext;
-  sequence: LlamaContextSequence;
-  wrapper: ChatWrapper;
-  /** The special token that opens a function call, when the chat wrapper has one. */
-  trigger: string | null;
+/** What a loaded local model is running with, and what its context holds now. */
+export interface LocalModelInfo {
+  /** The GGUF file on disk (for `hf:` models, the cached download). */
   file: string;
+  /** The model's name from its GGUF metadata, when it has one. */
+  name?: string;
+  /** The node-llama-cpp chat wrapper that renders the chat. */
+  chatWrapper: string;
+  /** The special token that opens a tool call (detected as the start of a call), or null. */
+  functionCallTrigger: string | null;
   threads: number;
+  contextSize: number;
+  /** The tokens in the KV cache now, as text: the last prompt and what the model generated after it. */
+  contextText: string;
+  contextTokens: number;
 }
 
 const DEFAULT_MAX_TOKENS = 1024;
@@ -94,19 +78,29 @@ export class LocalModel implements Model {
   }
 
   /** Loads the engine and the weights now (otherwise the first `generate` does); safe to call twice. */
-  async load(signal?: AbortSignal): Promise<LocalSession> {
-    if (this.#disposed) throw new LocalModelError("local_generation_failed", `${this.id} was disposed`);
-    if (!this.#session) {
-      this.#session = this.#open(signal);
-      // A failed load (engine missing, download failed) is retried on the next call, not cached.
-      this.#session.catch(() => (this.#session = undefined));
-    }
-    return this.#session;
+  async load(signal?: AbortSignal): Promise<void> {
+    await this.#load(signal);
+  }
+
+  /** The loaded model's file, settings and current context (loads it first if needed). */
+  async info(): Promise<LocalModelInfo> {
+    const session = await this.#load(undefined);
+    const name = session.model.fileInfo.metadata.general?.name;
+    return {
+      file: session.file,
+      ...(name ? { name } : {}),
+      chatWrapper: session.wrapper.wrapperName,
+      functionCallTrigger: session.trigger,
+      threads: session.threads,
+      contextSize: session.context.contextSize,
+      contextText: session.model.detokenize(session.sequence.contextTokens, true),
+      contextTokens: session.sequence.contextTokens.length,
+    };
   }
 
   async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
     return this.#exclusive(request.signal, async () => {
-      const session = await this.load(request.signal);
+      const session = await this.#load(request.signal);
       request.signal.throwIfAborted();
       const o = this.#options;
       return runGeneration(session, request, observer, {
@@ -134,69 +128,44 @@ export class LocalModel implements Model {
     await this.dispose();
   }
 
-  async #open(signal: AbortSignal | undefined): Promise<LocalSession> {
-    const o = this.#options;
-    const env = o.env ?? process.env;
-    // A wrong path is the likeliest mistake; say so even where the engine is not installed.
-    if (this.source.kind === "file") await checkGgufFile(this.source.path);
-    const nlc = await importEngine(o.engineModule);
-    const file = await resolveSourceFile(nlc, this.source, {
-      env,
-      cacheDir: o.cacheDir ?? modelCacheDir(env),
-      onProgress: o.onDownloadProgress ?? terminalProgress(),
-      ...(signal ? { signal } : {}),
-    });
-    const threads = o.threads ?? defaultThreads();
-    const llama = await startEngine(nlc, {
-      gpu: o.gpu ?? false,
-      maxThreads: threads,
-      logLevel: o.logLevel ?? "error",
-    });
-    let model: LlamaModel;
-    try {
-      model = await llama.loadModel({ modelPath: file });
-    } catch (error) {
-      throw new LocalModelError(
-        "local_model_load_failed",
-        `llama.cpp could not load ${file}: ${describeError(error)}`,
+  #load(signal: AbortSignal | undefined): Promise<LocalSession> {
+    if (this.#disposed) {
+      return Promise.reject(new LocalModelError("local_generation_failed", `${this.id} was disposed`));
+    }
+    if (!this.#session) {
+      const o = this.#options;
+      const env = o.env ?? process.env;
+      const opening = openSession(
+        this.source,
         {
-          cause: error,
+          env,
+          threads: o.threads ?? defaultThreads(),
+          contextSize: o.contextSize ?? { max: DEFAULT_MAX_CONTEXT },
+          gpu: o.gpu ?? false,
+          logLevel: o.logLevel ?? "error",
+          chatWrapper: o.chatWrapper ?? "auto",
+          cacheDir: o.cacheDir,
+          onDownloadProgress: o.onDownloadProgress,
+          engineModule: o.engineModule,
         },
+        signal,
       );
-    }
-    try {
-      const context = await model.createContext({
-        contextSize: o.contextSize ?? { max: DEFAULT_MAX_CONTEXT },
-        threads,
-        sequences: 1,
+      this.#session = opening;
+      // A failed load (engine missing, download failed) is retried on the next call, not cached.
+      opening.catch(() => {
+        if (this.#session === opening) this.#session = undefined;
       });
-      const wrapper = nlc.resolveChatWrapper(model, { type: o.chatWrapper ?? "auto" });
-      return {
-        nlc,
-        llama,
-        model,
-        context,
-        sequence: context.getSequence(),
-        wrapper,
-        trigger: functionCallTrigger(nlc, model, wrapper),
-        file,
-        threads,
-      };
-    } catch (error) {
-      await model.dispose();
-      throw new LocalModelError(
-        "local_model_load_failed",
-        `Could not create a context for ${file}: ${describeError(error)}`,
-        { cause: error },
-      );
     }
+    return this.#session;
   }
 
   /** Runs `fn` after every earlier call finished: one sequence, one generation at a time. */
   async #exclusive<T>(signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
     const previous = this.#queue;
     let release!: () => void;
-    const mine = new Promise<void>((resolve) => (release = resolve));
+    const mine = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     this.#queue = previous.then(() => mine);
     try {
       await untilOrAbort(previous, signal);

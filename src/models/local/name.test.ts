@@ -3,7 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { ConfigError } from "glassloop";
 import { describe, expect, it } from "vitest";
-import { checkGgufFile, modelCacheDir, parseLocalModelName } from "./source.js";
+import { checkGgufFile } from "./download.js";
+import { modelCacheDir, parseLocalModelName } from "./name.js";
 
 describe("parseLocalModelName", () => {
   it("resolves file paths, expanding ~", () => {
