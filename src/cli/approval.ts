@@ -1,13 +1,7 @@
 import { createInterface, type Interface } from "node:readline";
+import type { ApprovalHandler, PendingApproval } from "../agent/approval.js";
 import type { CliIO } from "./command.js";
 import type { Printer } from "./printer.js";
-
-/** Asks the user whether one tool call may run; resolves true only for an explicit yes. */
-export type Approver = (request: {
-  toolName: string;
-  args: unknown;
-  signal?: AbortSignal;
-}) => Promise<boolean>;
 
 /** Something that can ask the user a question and read the answer line (a readline interface). */
 export interface Asker {
@@ -15,38 +9,28 @@ export interface Asker {
 }
 
 /**
- * An approver that shows the exact arguments and asks y/n on the terminal. Questions are asked one
- * at a time even when the model requested several calls at once. Without a terminal nothing is
- * approved: there is no one to ask.
+ * The run option `onApproval` for a terminal: shows the tool and its exact arguments, as the model
+ * sent them, and asks y/n; only an explicit yes approves. Questions are asked one at a time even
+ * when the model requested several calls at once, and a run stopped meanwhile (Ctrl-C) withdraws
+ * its question, so the next line typed is not taken as an answer.
  */
 export function terminalApprover(
   printer: Printer,
-  asker: () => Asker | undefined,
+  asker: Asker,
   hooks: { before?: () => void } = {},
-): Approver {
+): ApprovalHandler {
   let queue: Promise<unknown> = Promise.resolve();
-  return (request) => {
+  return (call, signal) => {
     const answer = queue.then(async () => {
-      const rl = asker();
-      if (!rl) {
-        printer.note(
-          printer.err.yellow(
-            `! ${request.toolName} needs approval, but there is no terminal to ask: refused.`,
-          ),
-        );
-        return false;
-      }
+      if (signal.aborted) throw signal.reason;
       hooks.before?.();
-      const args = JSON.stringify(request.args, null, 2).replace(/\n/g, "\n    ");
       printer.note(
-        `${printer.err.yellow("?")} ${printer.err.bold(request.toolName)} wants to run with:\n    ${args}`,
+        `${printer.err.yellow("?")} ${printer.err.bold(call.toolName)} wants to run with these arguments:`,
       );
-      // A run stopped meanwhile (Ctrl-C) withdraws the question, so the next line typed is not taken as an answer.
+      printer.note(`    ${call.arguments}`);
       const reply = await new Promise<string>((resolve, reject) => {
-        const signal = request.signal;
-        if (signal?.aborted) return reject(signal.reason);
-        signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
-        rl.question("  Allow? [y/N] ", signal ? { signal } : {}, resolve);
+        signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+        asker.question("  Allow? [y/N] ", { signal }, resolve);
       });
       const yes = /^\s*y(es)?\s*$/i.test(reply);
       printer.note(yes ? printer.err.green("  approved") : printer.err.red("  not approved"));
@@ -57,14 +41,32 @@ export function terminalApprover(
   };
 }
 
-/** A readline interface on stdin when stdin is a terminal, created on first use. */
-export function lazyTerminal(io: CliIO): { get: () => Interface | undefined; close: () => void } {
+/** For a run nobody can answer for: every call that needs approval is refused, and the user told. */
+export function refusingApprover(printer: Printer): ApprovalHandler {
+  return (call: PendingApproval) => {
+    printer.note(
+      printer.err.yellow(`! ${call.toolName} needs approval, but there is no terminal to ask: refused.`),
+    );
+    return false;
+  };
+}
+
+/**
+ * Questions on the terminal through a readline interface created only when the first question
+ * comes (so until then Ctrl-C stays a plain signal). Once it exists it owns the terminal, and
+ * Ctrl-C reaches `onInterrupt` through it.
+ */
+export function lazyTerminal(io: CliIO, onInterrupt: () => void): { asker: Asker; close: () => void } {
   let rl: Interface | undefined;
   return {
-    get: () => {
-      if (!io.stdin.isTTY) return undefined;
-      rl ??= createInterface({ input: io.stdin, output: io.stderr, terminal: true });
-      return rl;
+    asker: {
+      question(query, options, callback) {
+        if (!rl) {
+          rl = createInterface({ input: io.stdin, output: io.stderr, terminal: io.stdin.isTTY === true });
+          rl.on("SIGINT", onInterrupt);
+        }
+        rl.question(query, options, callback);
+      },
     },
     close: () => rl?.close(),
   };

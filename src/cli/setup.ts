@@ -6,11 +6,12 @@ import { resolveModel } from "../models/resolve.js";
 import { SqliteStore } from "../store/sqlite-store.js";
 import type { Store } from "../store/store.js";
 import { TraceWriter } from "../trace/writer.js";
-import type { Approver } from "./approval.js";
 import { type CliIO, UsageError } from "./command.js";
 import { type CliConfig, loadConfig } from "./config.js";
 import { type ModelChoice, selectModel } from "./model-select.js";
 import "./providers.js";
+import type { Message } from "../memory/messages.js";
+import { BUILTIN_TOOLS, type BuiltinEntry, type BuiltinName } from "../tools/builtin/index.js";
 import { buildTools, parseToolNames } from "./tool-set.js";
 
 /** The flags `run` and `chat` share. */
@@ -62,8 +63,7 @@ export interface Prepared {
 export async function prepareAgent(
   flags: AgentFlags,
   io: CliIO,
-  approver: Approver,
-  needs: { store: boolean } = { store: false },
+  needs: { store: boolean; resume?: string } = { store: false },
 ): Promise<Prepared> {
   const { config, path } = loadConfig(io.cwd, io.env);
   const limits: Limits = {};
@@ -71,15 +71,6 @@ export async function prepareAgent(
   if (maxSteps !== undefined) limits.maxSteps = positive(maxSteps, "--max-steps", true);
   const maxCost = flags["max-cost"] ?? config.maxCostUsd?.toString();
   if (maxCost !== undefined) limits.maxCostUsd = positive(maxCost, "--max-cost", false);
-  const names = parseToolNames(flags.tools, config);
-  const tools = buildTools(names, { cwd: io.cwd, config, ...(flags.root && { root: flags.root }) }, approver);
-  const choice = await selectModel({
-    ...(flags.model && { flag: flags.model }),
-    env: io.env,
-    config,
-    ...(path && { configPath: path }),
-  });
-  const model = resolveModel(choice.model, io.env);
   let store: Store | undefined;
   let storeProblem: string | undefined;
   try {
@@ -88,6 +79,22 @@ export async function prepareAgent(
     if (needs.store) throw error;
     storeProblem = (error as Error).message;
   }
+  // A resumed run goes on with the model it was started with and every built-in tool it used.
+  const resumed = needs.resume === undefined ? undefined : await (store as Store).loadRun(needs.resume);
+  const names = [
+    ...new Set([...parseToolNames(flags.tools, config), ...(resumed ? builtinsUsed(resumed.messages) : [])]),
+  ];
+  const tools = buildTools(names, { cwd: io.cwd, config, ...(flags.root && { root: flags.root }) });
+  const choice: ModelChoice =
+    resumed && !flags.model
+      ? { model: resumed.model, source: `the model run ${resumed.runId} started with` }
+      : await selectModel({
+          ...(flags.model && { flag: flags.model }),
+          env: io.env,
+          config,
+          ...(path && { configPath: path }),
+        });
+  const model = resolveModel(choice.model, io.env);
   const agent = new Agent<undefined, unknown>({
     name: "glassloop",
     instructions: flags.instructions ?? config.instructions ?? DEFAULT_INSTRUCTIONS,
@@ -115,4 +122,14 @@ function positive(text: string, flag: string, whole: boolean): number {
     throw new UsageError(`${flag} must be a ${whole ? "whole " : ""}number above 0, got "${text}"`);
   }
   return value;
+}
+
+/** The built-in tool groups whose tools a transcript called. */
+function builtinsUsed(messages: readonly Message[]): BuiltinName[] {
+  const called = new Set(
+    messages.flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []).map((c) => c.name) : [])),
+  );
+  return (Object.entries(BUILTIN_TOOLS) as [BuiltinName, BuiltinEntry][])
+    .filter(([, entry]) => entry.create({ root: "." }).some((t) => called.has(t.name)))
+    .map(([name]) => name);
 }

@@ -35,7 +35,7 @@ describe("human approval in the CLI", () => {
     const cwd = tempCwd();
     const pty = spawnPty(cliArgv("run", "--tools", "shell", "Make a marker file"), { cwd, env: env() });
     const prompt = await pty.waitFor("Allow? [y/N]");
-    expect(prompt).toContain(`shell wants to run with:\n    {\n      "command": "${COMMAND}"\n    }`);
+    expect(prompt).toContain(`shell wants to run with these arguments:\n    {"command":"${COMMAND}"}\n  Allow? [y/N]`);
     expect(existsSync(join(cwd, "marker.txt"))).toBe(false);
     pty.write("y\r");
     await pty.waitFor("Done.");
@@ -58,14 +58,39 @@ describe("human approval in the CLI", () => {
     expect(toolResult()).toBe("Not approved by the user.");
   });
 
-  it("without a terminal to ask, nothing is approved", async () => {
-    script("I could not run it.");
+  it("without a terminal the run pauses in the store; --resume on a terminal asks, then continues", async () => {
+    script("Marker made.");
     const cwd = tempCwd();
-    const run = await runCli(["run", "--tools", "shell", "Make a marker file"], { cwd, env: env() });
-    expect(run.code).toBe(0);
-    expect(run.stderr).toContain("shell needs approval, but there is no terminal to ask: refused.");
+    const paused = await runCli(["run", "--tools", "shell", "Make a marker file"], { cwd, env: env() });
+    expect(paused.code).toBe(1);
+    expect(paused.stderr).toContain(`⏸ paused: 1 call needs approval\n    shell {"command":"${COMMAND}"}`);
+    const runId = /glassloop run --resume (run_\S+)/.exec(paused.stderr)?.[1] as string;
+    expect(runId).toBeDefined();
     expect(existsSync(join(cwd, "marker.txt"))).toBe(false);
-    expect(toolResult()).toBe("Not approved by the user.");
+    expect(server.requests).toHaveLength(1);
+
+    const noTerminal = await runCli(["run", "--resume", runId], { cwd, env: env() });
+    expect(noTerminal.code).toBe(2);
+    expect(noTerminal.stderr).toContain(`run ${runId} waits for approval of shell: resume it on a terminal to decide`);
+
+    const pty = spawnPty(cliArgv("run", "--resume", runId), { cwd, env: env() });
+    await pty.waitFor(`{"command":"${COMMAND}"}\n  Allow? [y/N]`);
+    pty.write("y\r");
+    await pty.waitFor("Marker made.");
+    expect(await pty.exited).toBe(0);
+    expect(readFileSync(join(cwd, "marker.txt"), "utf8")).toBe("approved-marker\n");
+    expect(JSON.parse(toolResult() ?? "{}")).toMatchObject({ exitCode: 0 });
+  });
+
+  it("--json reports a paused run with the calls it waits for", async () => {
+    script("unused");
+    const run = await runCli(["run", "--json", "--tools", "shell", "Make a marker file"], { cwd: tempCwd(), env: env() });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      status: "awaiting_approval",
+      error: { code: "awaiting_approval" },
+      pending: [{ toolCallId: "call_sh", toolName: "shell", arguments: JSON.stringify({ command: COMMAND }) }],
+    });
   });
 
   it("on a terminal, output is colored unless NO_COLOR is set", async () => {

@@ -1,12 +1,13 @@
 import { createInterface, type Interface } from "node:readline";
 import { parseArgs } from "node:util";
+import type { ApprovalHandler } from "../../agent/approval.js";
 import type { AgentEvent } from "../../agent/events.js";
 import type { RunUsage } from "../../agent/usage.js";
 import { RunError } from "../../errors.js";
 import { UnknownSessionError } from "../../store/errors.js";
 import type { Store } from "../../store/store.js";
 import { BUILTIN_TOOLS, type BuiltinName } from "../../tools/builtin/index.js";
-import { terminalApprover } from "../approval.js";
+import { refusingApprover, terminalApprover } from "../approval.js";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
 import { formatError } from "../failure.js";
 import { Printer } from "../printer.js";
@@ -58,18 +59,18 @@ const chat: Command = {
       historySize: 200,
     });
     const renderer = new RunRenderer(printer, { showPrompt: values["show-prompt"] === true, quiet: false });
-    const approver = terminalApprover(printer, () => (interactive ? rl : undefined), {
-      before: () => renderer.pause(),
-    });
+    const approver = interactive
+      ? terminalApprover(printer, rl, { before: () => renderer.pause() })
+      : refusingApprover(printer);
     let prepared: Prepared;
     try {
-      prepared = await prepareAgent(values, io, approver, { store: true });
+      prepared = await prepareAgent(values, io, { store: true });
     } catch (error) {
       rl.close();
       throw error;
     }
     try {
-      return await repl(new Session(prepared, values.session ?? "chat", io, printer, rl, renderer));
+      return await repl(new Session(prepared, values.session ?? "chat", io, printer, rl, renderer, approver));
     } finally {
       rl.close();
     }
@@ -94,6 +95,7 @@ class Session {
     readonly printer: Printer,
     readonly rl: Interface,
     readonly renderer: RunRenderer,
+    readonly approver: ApprovalHandler,
   ) {
     this.store = prepared.store as Store;
   }
@@ -164,7 +166,12 @@ async function answer(chat: Session, text: string): Promise<void> {
     renderer.onEvent(event);
   };
   try {
-    const stream = prepared.agent.stream(text, { session: chat.id, signal: controller.signal, onEvent });
+    const stream = prepared.agent.stream(text, {
+      session: chat.id,
+      signal: controller.signal,
+      onEvent,
+      onApproval: chat.approver,
+    });
     for await (const _ of stream);
     const result = await stream.result;
     renderer.close();

@@ -1,8 +1,10 @@
 import { parseArgs } from "node:util";
 import type { RunResult } from "../../agent/agent.js";
+import { type ApprovalHandler, ApprovalRequiredError, type PendingApproval } from "../../agent/approval.js";
 import type { AgentEvent } from "../../agent/events.js";
 import { RunError } from "../../errors.js";
-import { lazyTerminal, terminalApprover } from "../approval.js";
+import type { Store } from "../../store/store.js";
+import { lazyTerminal, refusingApprover, terminalApprover } from "../approval.js";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
 import { exitCodeFor, formatError } from "../failure.js";
 import { Printer } from "../printer.js";
@@ -41,7 +43,9 @@ const OPTIONS = {
 
 /** What `--json` prints: one object, for success and failure alike. */
 export interface JsonResult {
-  status: "ok" | "failed" | "budget_exceeded" | "aborted" | "error";
+  status: "ok" | "failed" | "budget_exceeded" | "aborted" | "awaiting_approval" | "error";
+  /** Calls waiting for a person's decision (status `awaiting_approval`). */
+  pending?: PendingApproval[];
   output?: unknown;
   finishedBy?: string;
   runId?: string;
@@ -98,26 +102,27 @@ async function runTask(
     showPrompt: values["show-prompt"] === true,
     quiet: values.json === true,
   });
-  const terminal = lazyTerminal(io);
-  const approver = terminalApprover(printer, terminal.get, { before: () => renderer.pause() });
-  let prepared: Prepared;
-  try {
-    prepared = await prepareAgent(values, io, approver, {
-      store: values.session !== undefined || resume !== undefined,
-    });
-  } catch (error) {
-    terminal.close();
-    throw error;
-  }
+  const prepared = await prepareAgent(values, io, {
+    store: values.session !== undefined || resume !== undefined,
+    ...(resume !== undefined && { resume }),
+  });
   const { agent, choice, tracer } = prepared;
+  const controller = new AbortController();
+  const onSigint = () => controller.abort(new Error("cancelled with Ctrl-C"));
+  const terminal = lazyTerminal(io, onSigint);
+  // On a terminal the user decides each call at once; without one a run that needs a decision
+  // pauses in the store (resume it on a terminal), or, with no store, such calls are refused.
+  const onApproval = io.stdin.isTTY
+    ? terminalApprover(printer, terminal.asker, { before: () => renderer.pause() })
+    : prepared.store
+      ? undefined
+      : refusingApprover(printer);
   if (!values.json) {
     printer.note(printer.err.dim(`model: ${choice.model} (${choice.source})${describeReplay(choice.model)}`));
     if (prepared.storeProblem)
       printer.note(printer.err.yellow(`! runs are not checkpointed: ${prepared.storeProblem}`));
     if (resume) printer.note(printer.err.dim(`resuming ${resume}`));
   }
-  const controller = new AbortController();
-  const onSigint = () => controller.abort(new Error("cancelled with Ctrl-C"));
   process.on("SIGINT", onSigint);
   const onEvent = (event: AgentEvent) => {
     tracer?.onEvent(event);
@@ -127,12 +132,20 @@ async function runTask(
     const signal = controller.signal;
     let result: RunResult<unknown>;
     if (resume !== undefined) {
-      result = await agent.resume(resume, { stream: true, signal, onEvent });
+      const decisions = await decideWaitingCalls(prepared, resume, onApproval, signal);
+      result = await agent.resume(resume, {
+        stream: true,
+        signal,
+        onEvent,
+        ...decisions,
+        ...(onApproval && { onApproval }),
+      });
     } else {
       const stream = agent.stream(task, {
         signal,
         onEvent,
         ...(values.session && { session: values.session }),
+        ...(onApproval && { onApproval }),
       });
       for await (const _ of stream);
       result = await stream.result;
@@ -161,16 +174,26 @@ async function runTask(
     renderer.close();
     if (!(error instanceof RunError)) throw error;
     const trace = tracer?.files[0];
+    const pending = error instanceof ApprovalRequiredError ? error.pending : undefined;
     if (values.json) {
       printJson(io, {
         status: statusOf(error),
         error: { code: error.code, message: formatError(error, io.env) },
+        ...(pending && { pending }),
         runId: error.runId,
         model: agent.model.id,
         usage: error.usage,
         messages: error.messages,
         ...(trace && { trace }),
       });
+      return EXIT.failed;
+    }
+    if (pending) {
+      printer.note(
+        printer.err.yellow(`⏸ paused: ${plural(pending.length, "call needs", "calls need")} approval`),
+      );
+      for (const call of pending) printer.note(`    ${call.toolName} ${call.arguments}`);
+      printer.note(`  decide on a terminal: glassloop run --resume ${error.runId}`);
       return EXIT.failed;
     }
     printer.note(printer.err.red(`✗ run failed: ${formatError(error, io.env)}`));
@@ -184,9 +207,44 @@ async function runTask(
 }
 
 function statusOf(error: RunError): JsonResult["status"] {
-  if (error.code === "budget_exceeded") return "budget_exceeded";
-  if (error.code === "aborted") return "aborted";
+  if (error.code === "budget_exceeded" || error.code === "aborted" || error.code === "awaiting_approval") {
+    return error.code;
+  }
   return "failed";
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/**
+ * A run paused for approval resumes only once every waiting call is decided: each is asked here,
+ * exact arguments shown, before `resume`.
+ */
+async function decideWaitingCalls(
+  prepared: Prepared,
+  runId: string,
+  onApproval: ApprovalHandler | undefined,
+  signal: AbortSignal,
+): Promise<{ approve?: string[]; reject?: string[] }> {
+  const stored = await (prepared.store as Store).loadRun(runId);
+  if (stored.status !== "awaiting_approval") return {};
+  const waiting = stored.progress.pending.filter((p) => p.state === "awaiting_approval");
+  if (!onApproval) {
+    throw new UsageError(
+      `run ${runId} waits for approval of ${waiting.map((p) => p.call.name).join(", ")}: resume it on a terminal to decide`,
+    );
+  }
+  const approve: string[] = [];
+  const reject: string[] = [];
+  for (const { call } of waiting) {
+    const yes = await onApproval(
+      { toolCallId: call.id, toolName: call.name, arguments: call.arguments },
+      signal,
+    );
+    (yes ? approve : reject).push(call.id);
+  }
+  return { approve, reject };
 }
 
 function printJson(io: CliIO, result: JsonResult): void {

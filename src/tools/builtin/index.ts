@@ -19,7 +19,7 @@ export interface BuiltinToolOptions {
 export interface BuiltinEntry {
   description: string;
   create(options: BuiltinToolOptions): Tool<never, unknown, unknown>[];
-  /** Names of this entry's tools whose every call must be approved first. */
+  /** Names of this entry's tools whose calls must be approved first (their `needsApproval`), for listings. */
   needsApproval: readonly string[];
 }
 

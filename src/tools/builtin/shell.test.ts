@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runTool } from "../../../test/helpers/run-tool.js";
-import { BUILTIN_TOOLS } from "./index.js";
+import { BUILTIN_TOOLS, type BuiltinEntry } from "./index.js";
 import { shellTool, withoutSecrets } from "./shell.js";
 
 const dir = mkdtempSync(join(tmpdir(), "glassloop-shell-"));
@@ -49,7 +49,14 @@ describe("shell", () => {
     expect(result.stdout).toBe(`${"0".repeat(10)}\n[truncated: 90 more characters]`);
   });
 
-  it("is marked as needing approval for every call in the built-in catalog", () => {
-    expect(BUILTIN_TOOLS.shell.needsApproval).toEqual(["shell"]);
+  it("needs approval for every call, and the catalog lists exactly the tools that need it", () => {
+    expect(shellTool({ cwd: dir }).needsApproval).toBe(true);
+    for (const [name, entry] of Object.entries(BUILTIN_TOOLS) as [string, BuiltinEntry][]) {
+      const gated = entry
+        .create({ root: dir })
+        .filter((t) => t.needsApproval)
+        .map((t) => t.name);
+      expect(gated, name).toEqual(entry.needsApproval);
+    }
   });
 });

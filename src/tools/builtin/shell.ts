@@ -28,8 +28,8 @@ const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|AUTH)/i;
 
 /**
  * The `shell` tool: runs a command with /bin/sh. Dangerous by nature, so it is never on by default
- * and the built-in catalog marks every call as needing a human's approval; secrets are kept out of
- * its environment so a command cannot print them to the model.
+ * and every call needs a human's approval (`needsApproval`); secrets are kept out of its
+ * environment so a command cannot print them to the model.
  */
 export function shellTool(options: ShellOptions): Tool<z.output<typeof input>, unknown, ShellResult> {
   const timeoutMs = options.timeoutMs ?? 30_000;
@@ -39,6 +39,8 @@ export function shellTool(options: ShellOptions): Tool<z.output<typeof input>, u
     name: "shell",
     description: "Runs a shell command (/bin/sh -c) in the working directory after the user approves it.",
     input,
+    // Every command: a person sees the exact command line before anything runs.
+    needsApproval: true,
     timeoutMs: timeoutMs + 2_000,
     run: ({ command }, { signal }) =>
       new Promise<ShellResult>((resolve, reject) => {
