@@ -79,6 +79,28 @@ describe("model strings", () => {
     expect(ollamaBaseURL("http://host:1/proxy")).toBe("http://host:1/proxy/v1");
   });
 
+  it("a base URL that is not http(s) is a ConfigError at construction, not a retried network error", () => {
+    for (const baseURL of ["localhost:8080/v1", "ftp://host/v1", "not a url"])
+      expect(() => new OpenAIChatModel({ model: "m", baseURL })).toThrow(ConfigError);
+    expect(
+      () =>
+        new OpenAIChatModel({
+          model: "m",
+          baseURL: "http://h/v1?key=sk-in-url-123",
+          apiKey: "sk-in-url-123",
+        }),
+    ).not.toThrow();
+  });
+
+  it("a hand-built model is priced from the table when its provider and model are known", () => {
+    expect(new OpenAIChatModel({ model: "gpt-4o-mini", baseURL: "http://h/v1" }).price).toEqual(
+      priceOf("openai", "gpt-4o-mini"),
+    );
+    expect(
+      new OpenAIChatModel({ model: "gpt-4o-mini", baseURL: "http://h/v1", provider: "gw" }).price,
+    ).toBeUndefined();
+  });
+
   it("never shows the key: not in JSON, not in inspect", () => {
     const model = resolveModel("openai:gpt-4o", { OPENAI_API_KEY: "sk-secret-never-show-me" });
     expect(JSON.stringify(model)).not.toContain("sk-secret");

@@ -1,6 +1,9 @@
+import { ConfigError } from "../../errors.js";
 import { ProviderError } from "../errors.js";
+import { redact } from "../http/redact.js";
 import { type HttpCall, type HttpOptions, postEvents, postJson } from "../http/transport.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../model.js";
+import { priceOf } from "../prices.js";
 import { OPENAI_QUIRKS, type OpenAIQuirks } from "./quirks.js";
 import { toChatBody } from "./request.js";
 import { failedToolCall, parseChatCompletion, recoveredResponse } from "./response.js";
@@ -20,7 +23,7 @@ export interface OpenAIChatOptions {
   headers?: Record<string, string>;
   /** Differences from OpenAI's behaviour; unset fields keep OpenAI's. */
   quirks?: Partial<OpenAIQuirks>;
-  /** Price per million tokens, for cost and `limits.maxCostUsd`. */
+  /** Price per million tokens, for cost and `limits.maxCostUsd`; default: the price table's. */
   price?: ModelPrice;
   /** Sent as `parallel_tool_calls` when tools are offered. */
   parallelToolCalls?: boolean;
@@ -45,14 +48,25 @@ export class OpenAIChatModel implements Model {
     this.#options = options;
     this.provider = options.provider ?? "openai";
     this.id = `${this.provider}:${options.model}`;
-    if (options.price !== undefined) this.price = options.price;
+    const price = options.price ?? priceOf(this.provider, options.model);
+    if (price !== undefined) this.price = price;
     this.quirks = { ...OPENAI_QUIRKS, ...options.quirks };
     this.#url = `${options.baseURL.replace(/\/+$/, "")}/chat/completions`;
+    if (!URL.canParse(this.#url) || !/^https?:$/.test(new URL(this.#url).protocol)) {
+      // Caught here, a typo is one clear message instead of a network error retried twice.
+      throw new ConfigError(
+        `Model "${this.id}": baseURL "${redact(options.baseURL, this.#secretsOf(options))}" is not an http(s) URL, e.g. "http://127.0.0.1:8080/v1"`,
+      );
+    }
     this.#headers = {
       ...options.headers,
       ...(options.apiKey && { authorization: `Bearer ${options.apiKey}` }),
     };
-    this.#secrets = options.apiKey ? [options.apiKey] : [];
+    this.#secrets = this.#secretsOf(options);
+  }
+
+  #secretsOf(options: OpenAIChatOptions): string[] {
+    return options.apiKey ? [options.apiKey] : [];
   }
 
   /** Sends one Chat Completions request (streamed when `request.stream`) and normalizes the answer. */
