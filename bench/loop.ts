@@ -32,18 +32,29 @@ async function runOnce(steps: number, mode: Mode): Promise<ZeroLatencyModel> {
   return model;
 }
 
-/** Mean microseconds per step over `runs` runs of `steps` steps: wall clock and CPU time. */
-async function overhead(mode: Mode, runs: number, steps: number): Promise<{ wall: number; cpu: number }> {
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1] ?? 0;
+
+/**
+ * Microseconds per step over `runs` runs of `steps` steps: mean wall clock and CPU time (runs'
+ * set-up and GC included), and the median single step (what a step costs when it has the core).
+ */
+async function overhead(
+  mode: Mode,
+  runs: number,
+  steps: number,
+): Promise<{ wall: number; cpu: number; step: number }> {
   const cpuStart = process.cpuUsage();
   const started = performance.now();
-  for (let i = 0; i < runs; i++) await runOnce(steps, mode);
+  const durations: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const { stamps } = await runOnce(steps, mode);
+    for (let k = 1; k < stamps.length; k++) durations.push(((stamps[k] ?? 0) - (stamps[k - 1] ?? 0)) * 1000);
+  }
   const wall = performance.now() - started;
   const cpu = process.cpuUsage(cpuStart);
   const perStep = 1000 / (runs * steps);
-  return { wall: wall * perStep, cpu: ((cpu.user + cpu.system) / 1000) * perStep };
+  return { wall: wall * perStep, cpu: ((cpu.user + cpu.system) / 1000) * perStep, step: median(durations) };
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1] ?? 0;
 
 /** Microseconds of each step `from`..`to` (1-based, inclusive) of one run: mean and median. */
 function window(stamps: number[], from: number, to: number): { mean: number; median: number } {
@@ -98,6 +109,7 @@ export async function loopBench(): Promise<BenchTable[]> {
       mode === "run+onEvent" ? "run() + onEvent" : `${mode}()`,
       round(median(samples.map((s) => s.wall))),
       round(median(samples.map((s) => s.cpu))),
+      round(median(samples.map((s) => s.step))),
       50,
     ]);
   }
@@ -138,12 +150,13 @@ export async function loopBench(): Promise<BenchTable[]> {
   return [
     {
       title: "Loop overhead per step (zero-latency model, one tool call per step)",
-      columns: ["mode", "wall µs/step", "CPU µs/step", "target µs"],
+      columns: ["mode", "wall µs/step", "CPU µs/step", "median step µs", "target µs"],
       rows: overheadRows,
       notes: [
         "A step: budget check, model call, assistant message, argument validation, one tool run, its result,",
-        "events. Median of 7 samples of 20 runs × 100 steps. CPU time (process user+system, GC threads",
-        "included) is the steadier figure on a busy machine; wall time is what a caller waits.",
+        "events. Median of 7 samples of 20 runs × 100 steps. wall and CPU are means (run set-up and GC",
+        "included; CPU counts GC helper threads too); the median step is the typical step with the core",
+        "to itself, the steadiest figure when other processes compete for the CPU.",
       ],
     },
     {
