@@ -35,7 +35,9 @@ describe("human approval in the CLI", () => {
     const cwd = tempCwd();
     const pty = spawnPty(cliArgv("run", "--tools", "shell", "Make a marker file"), { cwd, env: env() });
     const prompt = await pty.waitFor("Allow? [y/N]");
-    expect(prompt).toContain(`shell wants to run with these arguments:\n    {"command":"${COMMAND}"}\n  Allow? [y/N]`);
+    expect(prompt).toContain(
+      `shell wants to run with these arguments:\n    {"command":"${COMMAND}"}\n  Allow? [y/N]`,
+    );
     expect(existsSync(join(cwd, "marker.txt"))).toBe(false);
     pty.write("y\r");
     await pty.waitFor("Done.");
@@ -71,7 +73,9 @@ describe("human approval in the CLI", () => {
 
     const noTerminal = await runCli(["run", "--resume", runId], { cwd, env: env() });
     expect(noTerminal.code).toBe(2);
-    expect(noTerminal.stderr).toContain(`run ${runId} waits for approval of shell: resume it on a terminal to decide`);
+    expect(noTerminal.stderr).toContain(
+      `run ${runId} waits for approval of shell: resume it on a terminal to decide`,
+    );
 
     const pty = spawnPty(cliArgv("run", "--resume", runId), { cwd, env: env() });
     await pty.waitFor(`{"command":"${COMMAND}"}\n  Allow? [y/N]`);
@@ -84,12 +88,17 @@ describe("human approval in the CLI", () => {
 
   it("--json reports a paused run with the calls it waits for", async () => {
     script("unused");
-    const run = await runCli(["run", "--json", "--tools", "shell", "Make a marker file"], { cwd: tempCwd(), env: env() });
+    const run = await runCli(["run", "--json", "--tools", "shell", "Make a marker file"], {
+      cwd: tempCwd(),
+      env: env(),
+    });
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({
       status: "awaiting_approval",
       error: { code: "awaiting_approval" },
-      pending: [{ toolCallId: "call_sh", toolName: "shell", arguments: JSON.stringify({ command: COMMAND }) }],
+      pending: [
+        { toolCallId: "call_sh", toolName: "shell", arguments: JSON.stringify({ command: COMMAND }) },
+      ],
     });
   });
 
