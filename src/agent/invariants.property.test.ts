@@ -500,11 +500,12 @@ async function play(s: Scenario, stream: boolean, stopReadingAt?: number): Promi
         if (read.length === stopReadingAt) break;
         read.push(event);
       }
-      observed.result = await run.result;
-      // What the iterator yielded is what onEvent saw (all of it, unless the reader stopped early).
+      // What the iterator yielded is what onEvent saw (all of it, unless the reader stopped early),
+      // checked before `result` so failed runs are checked too.
       const expected = stopReadingAt === undefined ? events : events.slice(0, stopReadingAt);
       if (read.length !== expected.length || read.some((e, i) => e !== expected[i]))
         observed.streamMismatch = true;
+      observed.result = await run.result;
     } else {
       observed.result = await agent.run("Please work.", options);
     }
