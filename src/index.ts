@@ -78,13 +78,16 @@ export { DEFAULT_RETRY, type HttpOptions, type RetryPolicy } from "./models/http
 export {
   type DownloadProgress,
   LOCAL_ENGINE_INSTALL,
+  type LocalLogLevel,
   LocalModel,
   LocalModelError,
   type LocalModelErrorCode,
+  type LocalModelInfo,
   type LocalModelOptions,
   type LocalModelSource,
   modelCacheDir,
   parseLocalModelName,
+  probeLocalEngine,
 } from "./models/local/index.js";
 export * from "./models/model.js";
 export { OpenAIChatModel, type OpenAIChatOptions } from "./models/openai/model.js";

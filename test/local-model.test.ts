@@ -18,6 +18,7 @@ import {
   type Message,
   type ModelRequest,
   parseLocalModelName,
+  probeLocalEngine,
   resolveModel,
 } from "glassloop";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -32,16 +33,7 @@ import { TINY_MODEL, tinyGgufBytes, writeTinyGguf } from "./helpers/tiny-gguf.js
 // spin-wait on each other, so two threads on two busy cores are ~100x slower than one.
 const THREADS = 1;
 
-async function probeEngine(): Promise<string | null> {
-  try {
-    await startEngine(await importEngine(), { gpu: false, maxThreads: THREADS, logLevel: "error" });
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
-}
-
-const engineProblem = await probeEngine();
+const engineProblem = (await probeLocalEngine())?.message ?? null;
 if (engineProblem) {
   console.warn(`[local-model.test] SKIPPED: node-llama-cpp cannot run on this machine: ${engineProblem}`);
 }
@@ -275,11 +267,7 @@ describe.skipIf(engineProblem !== null)("embedded local model on a generated GGU
   });
 
   it("turns zod tool schemas into grammars node-llama-cpp compiles", async () => {
-    const llama = await startEngine(await importEngine(), {
-      gpu: false,
-      maxThreads: THREADS,
-      logLevel: "error",
-    });
+    const llama = await startEngine(await importEngine(), { gpu: false, logLevel: "error" });
     const schema = toolParameters(
       z.object({
         city: z.string().min(1).describe("City"),

@@ -9,8 +9,6 @@ export type NodeLlamaCpp = typeof import("node-llama-cpp");
 export interface EngineOptions {
   /** `false` runs on the CPU only; `"auto"` lets node-llama-cpp pick CUDA/Vulkan/Metal when present. */
   gpu: false | "auto";
-  /** Upper bound for llama.cpp's threads. */
-  maxThreads: number;
   /** llama.cpp log level; warnings and errors go to stderr. */
   logLevel: `${LlamaLogLevel}`;
 }
@@ -62,7 +60,8 @@ export function startEngine(nlc: NodeLlamaCpp, options: EngineOptions): Promise<
         build: "never",
         skipDownload: true,
         progressLogs: false,
-        maxThreads: options.maxThreads,
+        // No engine-wide cap: each context's `threads` is then exactly the number of threads it uses.
+        maxThreads: 0,
         logLevel: options.logLevel as LlamaLogLevel,
       })
       .catch((error: unknown) => {

@@ -12,3 +12,4 @@ export {
   modelCacheDir,
   parseLocalModelName,
 } from "./name.js";
+export { probeLocalEngine } from "./probe.js";

@@ -56,11 +56,7 @@ export async function openSession(
     onProgress: settings.onDownloadProgress ?? terminalProgress(),
     ...(signal ? { signal } : {}),
   });
-  const llama = await startEngine(nlc, {
-    gpu: settings.gpu,
-    maxThreads: settings.threads,
-    logLevel: settings.logLevel,
-  });
+  const llama = await startEngine(nlc, { gpu: settings.gpu, logLevel: settings.logLevel });
   let model: LlamaModel;
   try {
     model = await llama.loadModel({ modelPath: file });
