@@ -1,72 +1,19 @@
-import { GlassloopError } from "../../errors.js";
-import {
-  errorFields,
-  errorForStatus,
-  NetworkError,
-  ProviderError,
-  ProviderProtocolError,
-  RequestTimeoutError,
-  StreamIdleTimeoutError,
-} from "../errors.js";
-import type { ModelObserver } from "../model.js";
+import type { GlassloopError } from "../../errors.js";
+import { errorFields, errorForStatus, ProviderError, ProviderProtocolError } from "../errors.js";
+import { Attempt, Failure } from "./attempt.js";
+import type { HttpCall, HttpOptions, JsonReply, StreamEnd } from "./call.js";
 import { redact } from "./redact.js";
-import {
-  backoffMs,
-  DEFAULT_RETRY,
-  isRetryableStatus,
-  type RetryPolicy,
-  retryAfterMs,
-  sleep,
-} from "./retry.js";
+import { DEFAULT_RETRY, isRetryableStatus, type RetryPolicy, retryAfterMs, sleep } from "./retry.js";
 import { readEvents, SseFormatError, type SseHandler } from "./sse.js";
 
-/** Transport settings every provider accepts (as its `http` option). */
-export interface HttpOptions {
-  /** Retry policy; unset fields keep `DEFAULT_RETRY`. `{ maxRetries: 0 }` turns retries off. */
-  retry?: Partial<RetryPolicy>;
-  /** Time allowed until the response headers (and, without streaming, the whole body) arrive. */
-  timeoutMs?: number;
-  /** Longest silence allowed between two chunks of a stream. */
-  streamIdleTimeoutMs?: number;
-  /** The fetch to use; Node's global one by default. */
-  fetch?: typeof globalThis.fetch;
-}
-
-/** Default request timeout: 10 minutes, for long non-streamed generations. */
-export const DEFAULT_TIMEOUT_MS = 600_000;
-/** Default stream idle timeout: 2 minutes without a byte. */
-export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 120_000;
-
-/** One JSON POST a provider wants made. */
-export interface HttpCall {
-  /** Label used in error messages, e.g. `openai`. */
-  provider: string;
-  url: string;
-  /** Request headers, secrets included; `content-type: application/json` is added. */
-  headers: Record<string, string>;
-  /**
-   * The JSON body. It is serialized once, and this same object is what `observer.onRequest`
-   * receives on every attempt, so the event shows exactly the bytes sent. Do not mutate it later.
-   */
-  body: unknown;
-  signal: AbortSignal;
-  observer: ModelObserver;
-  /** Values (API keys) that must never appear in an error, event or log. */
-  secrets?: readonly string[];
-}
-
-/** A successful JSON response. */
-export interface JsonReply {
-  status: number;
-  headers: Headers;
-  body: unknown;
-}
-
-/** How an event stream ended: `complete` when the handler saw its protocol's end marker. */
-export interface StreamEnd {
-  complete: boolean;
-  headers: Headers;
-}
+export {
+  DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+  DEFAULT_TIMEOUT_MS,
+  type HttpCall,
+  type HttpOptions,
+  type JsonReply,
+  type StreamEnd,
+} from "./call.js";
 
 /** POSTs `call.body` and returns the parsed JSON answer, with retries, timeouts and typed errors. */
 export function postJson(call: HttpCall, options: HttpOptions = {}): Promise<JsonReply> {
@@ -100,7 +47,7 @@ export function postEvents(
     if (type.includes("application/json")) {
       // The server answered the streaming request with one JSON body: an error, or no streaming.
       const text = await response.text();
-      const body = parseOrUndefined(text);
+      const body = parseOrUndefined(redact(text, call.secrets ?? []));
       const init = { provider: call.provider, status: response.status, excerpt: excerptOf(text, call), body };
       const fields = errorFields(body);
       if (fields.message !== undefined) throw errorForStatus({ ...init, status: response.status });
@@ -161,23 +108,6 @@ async function send<T>(call: HttpCall, options: HttpOptions, accept: string, rea
   }
 }
 
-/** An error plus what the retry decision needs to know about it. */
-class Failure {
-  constructor(
-    readonly error: GlassloopError,
-    readonly retryable: boolean,
-    readonly serverWaitMs?: number,
-  ) {}
-
-  /** The wait before the next attempt, or `undefined` when this failure must not be retried. */
-  waitBefore(attempt: number, policy: RetryPolicy, delivered: boolean): number | undefined {
-    if (!this.retryable || delivered || attempt > policy.maxRetries) return undefined;
-    if (this.serverWaitMs !== undefined)
-      return this.serverWaitMs <= policy.maxRetryAfterMs ? this.serverWaitMs : undefined;
-    return backoffMs(attempt, policy);
-  }
-}
-
 async function failureOf(response: Response, call: HttpCall, attempt: Attempt): Promise<Failure> {
   let text = "";
   try {
@@ -202,115 +132,6 @@ async function failureOf(response: Response, call: HttpCall, attempt: Attempt): 
   const hint = response.headers.get("x-should-retry");
   const retryable = hint === "true" ? true : hint === "false" ? false : isRetryableStatus(response.status);
   return new Failure(error, retryable, wait);
-}
-
-/**
- * One attempt's abort controller and timers: the request timeout until the answer is in (for
- * streams: until the headers), then the idle timeout, reset by every chunk.
- */
-class Attempt {
-  readonly #controller = new AbortController();
-  readonly #call: HttpCall;
-  readonly #timeoutMs: number;
-  readonly #idleMs: number;
-  #timer: NodeJS.Timeout | undefined;
-  #timedOut: "request" | "stream_idle" | undefined;
-  #stage: "request" | "stream" = "request";
-  #delivered = false;
-  readonly #onCallerAbort: () => void;
-
-  constructor(call: HttpCall, options: HttpOptions) {
-    this.#call = call;
-    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.#idleMs = options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
-    this.#onCallerAbort = () => this.#controller.abort(call.signal.reason);
-    call.signal.addEventListener("abort", this.#onCallerAbort, { once: true });
-    this.#timer = setTimeout(() => this.#expire("request"), this.#timeoutMs);
-  }
-
-  get signal(): AbortSignal {
-    return this.#controller.signal;
-  }
-
-  get hasDelivered(): boolean {
-    return this.#delivered;
-  }
-
-  /** The answer is complete: no timer may fire any more. */
-  requestDone(): void {
-    clearTimeout(this.#timer);
-  }
-
-  /** Headers are in and the stream begins: from now on the idle timeout applies. */
-  streaming(): void {
-    clearTimeout(this.#timer);
-    this.#stage = "stream";
-    this.#timer = setTimeout(() => this.#expire("stream_idle"), this.#idleMs);
-  }
-
-  /** A chunk arrived. */
-  alive(): void {
-    this.#timer?.refresh();
-  }
-
-  /** The first event reached the provider's handler. */
-  delivered(): void {
-    this.#delivered = true;
-  }
-
-  dispose(): void {
-    clearTimeout(this.#timer);
-    this.#call.signal.removeEventListener("abort", this.#onCallerAbort);
-  }
-
-  /** Turns whatever the attempt threw into a typed, redacted failure. */
-  classify(error: unknown): Failure {
-    const { provider } = this.#call;
-    if (this.#timedOut === "request")
-      return new Failure(new RequestTimeoutError(provider, this.#timeoutMs), true);
-    if (this.#timedOut === "stream_idle")
-      return new Failure(new StreamIdleTimeoutError(provider, this.#idleMs), true);
-    if (error instanceof ProviderError || !(error instanceof Error) || !isNetworkFailure(error)) {
-      if (error instanceof GlassloopError) return new Failure(error, false);
-      // A provider's handler threw something untyped: still a typed, redacted error for the caller.
-      const detail = redact(error instanceof Error ? error.message : String(error), this.#call.secrets ?? []);
-      return new Failure(
-        new ProviderProtocolError(`${provider}: ${detail}`, { provider }, { cause: error }),
-        false,
-      );
-    }
-    const where = this.#stage === "stream" ? "the stream broke off" : "the request failed";
-    const detail = redact(describeNetworkError(error), this.#call.secrets ?? []);
-    return new Failure(
-      new NetworkError(`${provider}: ${where}: ${detail}`, { provider }, { cause: error }),
-      true,
-    );
-  }
-
-  #expire(kind: "request" | "stream_idle"): void {
-    this.#timedOut = kind;
-    this.#controller.abort(new Error(`${kind} timeout`));
-  }
-}
-
-// What undici throws when a connection fails or breaks: TypeError("fetch failed" | "terminated"),
-// or a socket error code somewhere in the cause chain.
-function isNetworkFailure(error: Error): boolean {
-  if (error.name === "TypeError" || error.name === "AbortError") return true;
-  return codeOf(error) !== undefined;
-}
-
-function describeNetworkError(error: Error): string {
-  const code = codeOf(error);
-  return code ? `${error.message} (${code})` : error.message;
-}
-
-function codeOf(error: unknown): string | undefined {
-  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && /^E[A-Z_]+$|^UND_ERR/.test(code)) return code;
-  }
-  return undefined;
 }
 
 /**

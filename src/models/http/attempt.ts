@@ -1,0 +1,142 @@
+import { GlassloopError } from "../../errors.js";
+import {
+  NetworkError,
+  ProviderError,
+  ProviderProtocolError,
+  RequestTimeoutError,
+  StreamIdleTimeoutError,
+} from "../errors.js";
+import {
+  DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+  DEFAULT_TIMEOUT_MS,
+  type HttpCall,
+  type HttpOptions,
+} from "./call.js";
+import { redact } from "./redact.js";
+import { backoffMs, type RetryPolicy } from "./retry.js";
+
+/** An error plus what the retry decision needs to know about it. */
+export class Failure {
+  constructor(
+    readonly error: GlassloopError,
+    readonly retryable: boolean,
+    readonly serverWaitMs?: number,
+  ) {}
+
+  /** The wait before the next attempt, or `undefined` when this failure must not be retried. */
+  waitBefore(attempt: number, policy: RetryPolicy, delivered: boolean): number | undefined {
+    if (!this.retryable || delivered || attempt > policy.maxRetries) return undefined;
+    if (this.serverWaitMs !== undefined)
+      return this.serverWaitMs <= policy.maxRetryAfterMs ? this.serverWaitMs : undefined;
+    return backoffMs(attempt, policy);
+  }
+}
+
+/**
+ * One attempt's abort controller and timers: the request timeout until the answer is in (for
+ * streams: until the headers), then the idle timeout, reset by every chunk.
+ */
+export class Attempt {
+  readonly #controller = new AbortController();
+  readonly #call: HttpCall;
+  readonly #timeoutMs: number;
+  readonly #idleMs: number;
+  #timer: NodeJS.Timeout | undefined;
+  #timedOut: "request" | "stream_idle" | undefined;
+  #stage: "request" | "stream" = "request";
+  #delivered = false;
+  readonly #onCallerAbort: () => void;
+
+  constructor(call: HttpCall, options: HttpOptions) {
+    this.#call = call;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#idleMs = options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+    this.#onCallerAbort = () => this.#controller.abort(call.signal.reason);
+    call.signal.addEventListener("abort", this.#onCallerAbort, { once: true });
+    this.#timer = setTimeout(() => this.#expire("request"), this.#timeoutMs);
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  get hasDelivered(): boolean {
+    return this.#delivered;
+  }
+
+  /** The answer is complete: no timer may fire any more. */
+  requestDone(): void {
+    clearTimeout(this.#timer);
+  }
+
+  /** Headers are in and the stream begins: from now on the idle timeout applies. */
+  streaming(): void {
+    clearTimeout(this.#timer);
+    this.#stage = "stream";
+    this.#timer = setTimeout(() => this.#expire("stream_idle"), this.#idleMs);
+  }
+
+  /** A chunk arrived. */
+  alive(): void {
+    this.#timer?.refresh();
+  }
+
+  /** The first event reached the provider's handler. */
+  delivered(): void {
+    this.#delivered = true;
+  }
+
+  dispose(): void {
+    clearTimeout(this.#timer);
+    this.#call.signal.removeEventListener("abort", this.#onCallerAbort);
+  }
+
+  /** Turns whatever the attempt threw into a typed, redacted failure. */
+  classify(error: unknown): Failure {
+    const { provider } = this.#call;
+    if (this.#timedOut === "request")
+      return new Failure(new RequestTimeoutError(provider, this.#timeoutMs), true);
+    if (this.#timedOut === "stream_idle")
+      return new Failure(new StreamIdleTimeoutError(provider, this.#idleMs), true);
+    if (error instanceof ProviderError || !(error instanceof Error) || !isNetworkFailure(error)) {
+      if (error instanceof GlassloopError) return new Failure(error, false);
+      // A provider's handler threw something untyped: still a typed, redacted error for the caller.
+      const detail = redact(error instanceof Error ? error.message : String(error), this.#call.secrets ?? []);
+      return new Failure(
+        new ProviderProtocolError(`${provider}: ${detail}`, { provider }, { cause: error }),
+        false,
+      );
+    }
+    const where = this.#stage === "stream" ? "the stream broke off" : "the request failed";
+    const detail = redact(describeNetworkError(error), this.#call.secrets ?? []);
+    return new Failure(
+      new NetworkError(`${provider}: ${where}: ${detail}`, { provider }, { cause: error }),
+      true,
+    );
+  }
+
+  #expire(kind: "request" | "stream_idle"): void {
+    this.#timedOut = kind;
+    this.#controller.abort(new Error(`${kind} timeout`));
+  }
+}
+
+// What undici throws when a connection fails or breaks: TypeError("fetch failed" | "terminated"),
+// or a socket error code somewhere in the cause chain.
+function isNetworkFailure(error: Error): boolean {
+  if (error.name === "TypeError" || error.name === "AbortError") return true;
+  return codeOf(error) !== undefined;
+}
+
+function describeNetworkError(error: Error): string {
+  const code = codeOf(error);
+  return code ? `${error.message} (${code})` : error.message;
+}
+
+function codeOf(error: unknown): string | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^E[A-Z_]+$|^UND_ERR/.test(code)) return code;
+  }
+  return undefined;
+}
