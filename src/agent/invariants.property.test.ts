@@ -389,7 +389,7 @@ function toScriptCall(mode: Mode, call: Call): ScriptedToolCall {
 }
 
 function toScript(s: Scenario): ScriptStep[] {
-  let previous: Step = { kind: "text", delayMs: 0 };
+  let previous: Exclude<Step, { kind: "again" }> = { kind: "text", delayMs: 0 };
   return s.steps.map((step) => {
     if (step.kind !== "again") previous = step;
     // Repeated with fresh ids, as a model does when it asks for the same calls again.
