@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { NoModelError, ollamaRoot, selectModel } from "./model-select.js";
 
@@ -71,8 +74,20 @@ describe("model selection order", () => {
     });
   });
 
+  it("a GGUF downloaded earlier to the model cache is the last resort", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "glassloop-models-"));
+    writeFileSync(join(dir, "b.gguf"), "");
+    writeFileSync(join(dir, "a.gguf"), "");
+    writeFileSync(join(dir, "notes.txt"), "");
+    expect(await selectModel({ env: { GLASSLOOP_MODELS_DIR: dir }, config: {}, probeOllama: none })).toEqual({
+      model: `local:${join(dir, "a.gguf")}`,
+      source: `downloaded earlier to ${dir}`,
+    });
+  });
+
   it("with none, a NoModelError that says what to do", async () => {
-    const error = await selectModel({ env: {}, config: {}, probeOllama: none }).catch((e: unknown) => e);
+    const env = { GLASSLOOP_MODELS_DIR: "/nonexistent" };
+    const error = await selectModel({ env, config: {}, probeOllama: none }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NoModelError);
     expect((error as NoModelError).code).toBe("no_model");
   });

@@ -1,4 +1,7 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { GlassloopError } from "../errors.js";
+import { modelCacheDir } from "../models/local/name.js";
 import { ollamaBaseURL } from "../models/presets.js";
 import type { CliConfig } from "./config.js";
 
@@ -32,7 +35,7 @@ const NO_MODEL_HELP = `no model is configured or reachable. Any one of these wor
       or GLASSLOOP_MODEL=provider:model, or "model" in glassloop.config.json
   - Ollama on this machine: "ollama serve" and "ollama pull llama3.2" (OLLAMA_HOST if not 127.0.0.1:11434)
   - a local GGUF file: --model local:/path/to/model.gguf (needs: npm i -E node-llama-cpp@3.21.1),
-      or GLASSLOOP_LOCAL_MODEL=/path/to/model.gguf
+      or GLASSLOOP_LOCAL_MODEL=/path/to/model.gguf, or local:hf:<user>/<repo>/<file>.gguf to download one
   - no model at all: glassloop demo (replays recorded answers, offline)`;
 
 /** What model selection can look at; `probe` answers "is Ollama there, with which models". */
@@ -60,7 +63,22 @@ export async function selectModel(input: SelectionInput): Promise<ModelChoice> {
   if (ollama?.[0]) return { model: `ollama:${ollama[0]}`, source: "Ollama is running" };
   if (env.GLASSLOOP_LOCAL_MODEL)
     return { model: `local:${env.GLASSLOOP_LOCAL_MODEL}`, source: "GLASSLOOP_LOCAL_MODEL" };
+  const cached = cachedModels(env)[0];
+  if (cached) return { model: `local:${cached}`, source: `downloaded earlier to ${modelCacheDir(env)}` };
   throw new NoModelError();
+}
+
+/** GGUF files in the local model cache (where `local:hf:` downloads go), by name. */
+export function cachedModels(env: NodeJS.ProcessEnv): string[] {
+  const dir = modelCacheDir(env);
+  try {
+    return readdirSync(dir)
+      .filter((name) => name.toLowerCase().endsWith(".gguf"))
+      .sort()
+      .map((name) => join(dir, name));
+  } catch {
+    return [];
+  }
 }
 
 /** Ollama's root URL (without /v1) from OLLAMA_HOST, as Ollama itself reads that variable. */

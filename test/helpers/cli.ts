@@ -19,7 +19,9 @@ export function cliArgv(...args: string[]): string[] {
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const name of ["PATH", "HOME", "LANG", "TMPDIR"]) if (process.env[name]) env[name] = process.env[name];
-  return { ...env, OLLAMA_HOST: "127.0.0.1:9", NO_COLOR: "1", ...extra };
+  // Port 9 (discard) has no Ollama; an empty models directory has no downloaded GGUF.
+  const models = join(tmpdir(), "glassloop-test-no-models");
+  return { ...env, OLLAMA_HOST: "127.0.0.1:9", GLASSLOOP_MODELS_DIR: models, NO_COLOR: "1", ...extra };
 }
 
 /** A fresh temporary working directory. */

@@ -3,7 +3,14 @@ import { GlassloopError } from "../../errors.js";
 import { OPENAI_PRESETS } from "../../models/presets.js";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
 import { loadConfig } from "../config.js";
-import { KEYED_DEFAULTS, type ModelChoice, ollamaRoot, probeOllama, selectModel } from "../model-select.js";
+import {
+  cachedModels,
+  KEYED_DEFAULTS,
+  type ModelChoice,
+  ollamaRoot,
+  probeOllama,
+  selectModel,
+} from "../model-select.js";
 import { Printer } from "../printer.js";
 
 const USAGE = `Usage: glassloop models [--json]
@@ -91,14 +98,16 @@ function statuses(io: CliIO, ollama: string[] | undefined): ProviderStatus[] {
   });
   const engine = canImport("node-llama-cpp");
   const gguf = env.GLASSLOOP_LOCAL_MODEL;
+  const cached = cachedModels(env);
+  const weights = gguf
+    ? `GLASSLOOP_LOCAL_MODEL=${gguf}`
+    : cached.length > 0
+      ? `downloaded: ${cached.map((f) => `local:${f}`).join(", ")}`
+      : "no GGUF given (GLASSLOOP_LOCAL_MODEL or --model local:/path/to/model.gguf)";
   keyed.push({
     provider: "local",
-    configured: engine && Boolean(gguf),
-    detail: `${engine ? "node-llama-cpp installed" : "node-llama-cpp not installed (npm i -E node-llama-cpp@3.21.1)"}; ${
-      gguf
-        ? `GLASSLOOP_LOCAL_MODEL=${gguf}`
-        : "GLASSLOOP_LOCAL_MODEL not set (or use --model local:/path/to/model.gguf)"
-    }`,
+    configured: engine && (Boolean(gguf) || cached.length > 0),
+    detail: `${engine ? "node-llama-cpp installed" : "node-llama-cpp not installed (npm i -E node-llama-cpp@3.21.1)"}; ${weights}`,
   });
   keyed.push({ provider: "replay", configured: true, detail: "recorded answers, offline: glassloop demo" });
   return keyed;
