@@ -3,6 +3,7 @@
  * sections named. To add one, export a `BenchSection` from a file here and list it below.
  */
 import { loopBench } from "./loop.js";
+import { memoryBench } from "./memory.js";
 import { providersBench } from "./providers.js";
 import { type BenchSection, formatTable } from "./table.js";
 import { traceBench } from "./trace.js";
@@ -11,6 +12,7 @@ const sections: BenchSection[] = [
   { name: "loop", run: loopBench },
   { name: "trace", run: traceBench },
   { name: "providers", run: providersBench },
+  { name: "memory", run: memoryBench },
 ];
 
 const wanted = process.argv.slice(2);

@@ -48,7 +48,8 @@ export class DurableRun {
       await this.store.checkpoint(this.runId, {
         persisted: this.#persisted,
         messages,
-        usage: state.meter.snapshot(),
+        // Totals plus the current step only: a checkpoint costs the same at step 1,000 as at step 1.
+        usage: state.meter.progress(),
         progress,
         status,
       });
@@ -63,7 +64,7 @@ export class DurableRun {
       await this.store.checkpoint(this.runId, {
         persisted: this.#persisted,
         messages,
-        usage: state.meter.snapshot(),
+        usage: state.meter.progress(),
         progress: { pending, ...(state.guard && { guard: state.guard.save() }) },
         status: "awaiting_approval",
       });
@@ -94,7 +95,8 @@ export class DurableRun {
         ...end,
         persisted: this.#persisted,
         messages: state.messages,
-        usage: state.meter.snapshot(),
+        // Earlier steps were stored by earlier checkpoints; the last one is final now.
+        usage: state.meter.progress(),
       });
       this.#persisted = state.messages.length;
     });

@@ -47,7 +47,7 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
       CREATE TABLE run_steps (
         run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-        step_index INTEGER NOT NULL,
+        step_index INTEGER NOT NULL, -- the step's number (StepUsage.step)
         usage TEXT NOT NULL,
         PRIMARY KEY (run_id, step_index)
       ) WITHOUT ROWID;

@@ -2,7 +2,8 @@ import type Database from "better-sqlite3";
 import { ConfigError } from "../errors.js";
 import { parseStored } from "./sqlite-open.js";
 import type { NewNote, Note, ScoredNote } from "./store.js";
-import { dot, normalize, toBlob, topK } from "./vector.js";
+import { normalize, toBlob } from "./vector.js";
+import { VectorCache } from "./vector-cache.js";
 
 interface NoteRow {
   id: number;
@@ -16,6 +17,7 @@ interface NoteRow {
 export class SqliteNotes {
   readonly #db: Database.Database;
   readonly #file: string;
+  readonly #vectors = new VectorCache();
 
   constructor(db: Database.Database, file: string) {
     this.#db = db;
@@ -29,13 +31,17 @@ export class SqliteNotes {
       throw new ConfigError("A note needs non-empty text");
     const now = Date.now();
     const metadata = note.metadata ?? {};
-    const embedding = note.embedding ? toBlob(normalize(note.embedding)) : null;
+    const unit = note.embedding ? normalize(note.embedding) : undefined;
+    const embedding = unit ? toBlob(unit) : null;
     const info = this.#db
       .prepare(
         "INSERT INTO notes (scope, text, metadata, embedding, embedding_model, created_at) VALUES (?, ?, ?, ?, ?, ?)",
       )
       .run(note.scope, note.text, JSON.stringify(metadata), embedding, note.embeddingModel ?? null, now);
-    return { id: Number(info.lastInsertRowid), scope: note.scope, text: note.text, metadata, createdAt: now };
+    const id = Number(info.lastInsertRowid);
+    if (unit && note.embeddingModel !== undefined)
+      this.#vectors.added(keyOf(note.scope, note.embeddingModel), this.#version(), id, unit);
+    return { id, scope: note.scope, text: note.text, metadata, createdAt: now };
   }
 
   /** BM25 over the words of `query`, any of which may match (so a question finds its note). */
@@ -55,27 +61,27 @@ export class SqliteNotes {
   }
 
   nearest(scope: string, vector: Float32Array, k: number, model: string): ScoredNote[] {
-    const query = normalize(vector);
-    const scratch = new Float32Array(query.length);
-    const bytes = new Uint8Array(scratch.buffer);
-    const rows = this.#db
-      .prepare(
-        "SELECT id, embedding FROM notes WHERE scope = ? AND embedding_model = ? AND embedding IS NOT NULL",
-      )
-      .raw()
-      .iterate(scope, model) as IterableIterator<[number, Buffer]>;
-    const best = topK(rows, k, ([, blob]) => {
-      // Vectors of another dimension (a model renamed in place) cannot be compared; rank them last.
-      if (blob.byteLength !== bytes.byteLength) return Number.NEGATIVE_INFINITY;
-      bytes.set(blob);
-      return dot(query, scratch);
-    }).filter((b) => b.score > Number.NEGATIVE_INFINITY);
+    if (k <= 0 || vector.length === 0) return [];
+    const load = () =>
+      this.#db
+        .prepare(
+          "SELECT id, embedding FROM notes WHERE scope = ? AND embedding_model = ? AND embedding IS NOT NULL",
+        )
+        .raw()
+        .iterate(scope, model) as IterableIterator<[number, Buffer]>;
+    const best = this.#vectors.nearest(keyOf(scope, model), this.#version(), normalize(vector), k, load);
     const byId = this.#db.prepare("SELECT id, scope, text, metadata, created_at FROM notes WHERE id = ?");
-    return best.map(({ item: [id], score }) => ({ ...this.#toNote(byId.get(id) as NoteRow), score }));
+    return best.map(({ id, score }) => ({ ...this.#toNote(byId.get(id) as NoteRow), score }));
   }
 
   delete(scope: string, id: number): void {
     this.#db.prepare("DELETE FROM notes WHERE id = ? AND scope = ?").run(id, scope);
+    this.#vectors.dropScope(scope);
+  }
+
+  /** Changes when another connection commits: the cached vectors may be stale then. */
+  #version(): number {
+    return this.#db.pragma("data_version", { simple: true }) as number;
   }
 
   #toNote(row: NoteRow): Note {
@@ -87,4 +93,8 @@ export class SqliteNotes {
       createdAt: row.created_at,
     };
   }
+}
+
+function keyOf(scope: string, model: string): string {
+  return `${scope}\u0000${model}`;
 }

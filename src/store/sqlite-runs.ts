@@ -43,8 +43,9 @@ export class SqliteRuns {
   readonly #insertMessage: Database.Statement;
   readonly #upsertStep: Database.Statement;
   readonly #lastSeq: Database.Statement;
-  readonly #lastStep: Database.Statement;
   readonly #row: Database.Statement;
+  readonly #update: Database.Statement;
+  readonly #status: Database.Statement;
 
   constructor(db: Database.Database, file: string) {
     this.#db = db;
@@ -54,8 +55,11 @@ export class SqliteRuns {
       "INSERT OR REPLACE INTO run_steps (run_id, step_index, usage) VALUES (?, ?, ?)",
     );
     this.#lastSeq = db.prepare("SELECT max(seq) FROM run_messages WHERE run_id = ?").pluck();
-    this.#lastStep = db.prepare("SELECT max(step_index) FROM run_steps WHERE run_id = ?").pluck();
     this.#row = db.prepare("SELECT * FROM runs WHERE id = ?");
+    this.#status = db.prepare("SELECT status FROM runs WHERE id = ?").pluck();
+    this.#update = db.prepare(
+      "UPDATE runs SET status = ?, usage = ?, progress = ?, updated_at = ? WHERE id = ?",
+    );
   }
 
   create(run: NewRun): void {
@@ -84,26 +88,25 @@ export class SqliteRuns {
         now,
       );
     this.#appendMessages(run.runId, run.messages, 0);
-    this.#writeSteps(run.runId, steps, 0);
+    this.#writeSteps(run.runId, steps);
   }
 
   checkpoint(runId: string, checkpoint: RunCheckpoint): void {
-    const row = this.#open(runId);
-    this.#appendTranscript(row.id, checkpoint.messages, checkpoint.persisted, checkpoint.usage);
-    this.#db
-      .prepare("UPDATE runs SET status = ?, usage = ?, progress = ?, updated_at = ? WHERE id = ?")
-      .run(
-        checkpoint.status,
-        JSON.stringify(withoutSteps(checkpoint.usage)),
-        JSON.stringify(checkpoint.progress),
-        Date.now(),
-        runId,
-      );
+    this.#checkOpen(runId);
+    this.#appendTranscript(runId, checkpoint.messages, checkpoint.persisted, checkpoint.usage);
+    this.#update.run(
+      checkpoint.status,
+      JSON.stringify(withoutSteps(checkpoint.usage)),
+      JSON.stringify(checkpoint.progress),
+      Date.now(),
+      runId,
+    );
   }
 
   /** Writes the end of a run; returns the row so the caller can save its session. */
   finish(runId: string, end: RunEnd): RunRow {
-    const row = this.#open(runId);
+    this.#checkOpen(runId);
+    const row = this.#get(runId);
     this.#appendTranscript(row.id, end.messages, end.persisted, end.usage);
     this.#db
       .prepare(
@@ -228,16 +231,16 @@ export class SqliteRuns {
     return row;
   }
 
-  #open(runId: string): RunRow {
-    const row = this.#get(runId);
-    if (!OPEN.includes(row.status)) {
+  #checkOpen(runId: string): void {
+    const status = this.#status.get(runId) as StoredRunStatus | undefined;
+    if (status === undefined) throw new UnknownRunError(this.#file, runId);
+    if (!OPEN.includes(status)) {
       throw new StoreError(
         "run_ended",
         this.#file,
-        `Run ${runId} in ${this.#file} already ended (${row.status}); it cannot be written again`,
+        `Run ${runId} in ${this.#file} already ended (${status}); it cannot be written again`,
       );
     }
-    return row;
   }
 
   #appendTranscript(runId: string, messages: readonly Message[], persisted: number, usage: RunUsage): void {
@@ -251,8 +254,7 @@ export class SqliteRuns {
       );
     }
     this.#appendMessages(runId, messages, persisted);
-    const lastStep = this.#lastStep.get(runId) as number | null;
-    this.#writeSteps(runId, usage.steps, lastStep ?? 0);
+    this.#writeSteps(runId, usage.steps);
   }
 
   #appendMessages(runId: string, messages: readonly Message[], from: number): void {
@@ -260,9 +262,9 @@ export class SqliteRuns {
       this.#insertMessage.run(runId, i, JSON.stringify(messages[i]));
   }
 
-  /** The last stored step may still have changed (a tool call counted), so it is rewritten. */
-  #writeSteps(runId: string, steps: readonly StepUsage[], from: number): void {
-    for (let i = from; i < steps.length; i++) this.#upsertStep.run(runId, i, JSON.stringify(steps[i]));
+  /** Steps are keyed by their number, so a checkpoint may carry only the steps that changed. */
+  #writeSteps(runId: string, steps: readonly StepUsage[]): void {
+    for (const step of steps) this.#upsertStep.run(runId, step.step, JSON.stringify(step));
   }
 
   #toStored(row: RunRow): StoredRun {

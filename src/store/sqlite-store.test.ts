@@ -243,6 +243,26 @@ describe("SqliteStore notes", () => {
     expect(hits.map((h) => h.text)).toEqual(["y axis", "x axis"]);
     expect(hits[0]?.score).toBeCloseTo(0.995, 2);
   });
+
+  it("keeps vector search current across its own writes and another process's", async () => {
+    const store = open();
+    const other = open();
+    const v = (...xs: number[]) => new Float32Array(xs);
+    const near = async (s: SqliteStore) => (await s.nearestNotes("s", v(0, 0, 1), 1, "m"))[0]?.text;
+    await store.addNote({ scope: "s", text: "x", embedding: v(1, 0, 0), embeddingModel: "m" });
+    expect(await near(store)).toBe("x");
+    const own = await store.addNote({
+      scope: "s",
+      text: "z mine",
+      embedding: v(0, 0, 1),
+      embeddingModel: "m",
+    });
+    expect(await near(store)).toBe("z mine");
+    await store.deleteNote("s", own.id);
+    expect(await near(store)).toBe("x");
+    await other.addNote({ scope: "s", text: "z theirs", embedding: v(0, 0.1, 1), embeddingModel: "m" });
+    expect(await near(store)).toBe("z theirs");
+  });
 });
 
 function escapeRegExp(s: string): string {

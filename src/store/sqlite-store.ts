@@ -31,6 +31,8 @@ export class SqliteStore implements Store {
   readonly #runs: SqliteRuns;
   readonly #sessions: SqliteSessions;
   readonly #notes: SqliteNotes;
+  // One transaction wrapper for every call: better-sqlite3 passes the work through as an argument.
+  readonly #tx: Database.Transaction<(work: () => unknown) => unknown>;
 
   constructor(options: SqliteOptions = {}) {
     this.location = defaultDatabasePath(options.path);
@@ -39,6 +41,7 @@ export class SqliteStore implements Store {
       this.#runs = new SqliteRuns(this.#db, this.location);
       this.#sessions = new SqliteSessions(this.#db, this.location, this.#runs);
       this.#notes = new SqliteNotes(this.#db, this.location);
+      this.#tx = this.#db.transaction((work: () => unknown) => work());
     } catch (error) {
       this.#db.close();
       throw translateError(error, this.location);
@@ -154,7 +157,7 @@ export class SqliteStore implements Store {
   /** A write transaction, taken with the write lock up front (BEGIN IMMEDIATE) so it never upgrades mid-way. */
   #write<T>(fn: () => T): T {
     try {
-      return this.#db.transaction(fn).immediate();
+      return this.#tx.immediate(fn) as T;
     } catch (error) {
       throw translateError(error, this.location);
     }
@@ -162,7 +165,7 @@ export class SqliteStore implements Store {
 
   #read<T>(fn: () => T): T {
     try {
-      return this.#db.transaction(fn).deferred();
+      return this.#tx.deferred(fn) as T;
     } catch (error) {
       throw translateError(error, this.location);
     }

@@ -77,7 +77,8 @@ export interface RunSessionLink {
 
 /**
  * A checkpoint: the transcript (the store appends `messages.slice(persisted)`, since transcripts
- * only grow), usage, progress and status, all written in one transaction.
+ * only grow), usage, progress and status, all written in one transaction. `usage.steps` may hold
+ * only the steps that changed since the last checkpoint: steps are stored by their number.
  */
 export interface RunCheckpoint {
   /** Messages the store already holds for this run. */
