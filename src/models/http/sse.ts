@@ -1,4 +1,8 @@
-import { createParser, type EventSourceMessage } from "eventsource-parser";
+import type { EventSourceMessage } from "eventsource-parser";
+
+// Loaded on the first stream, not at import: most programs import glassloop long before they
+// stream, and many never do.
+let parserModule: Promise<typeof import("eventsource-parser")> | undefined;
 
 /** One server-sent event: `event` is the `event:` field (undefined for plain `data:` events). */
 export type SseEvent = EventSourceMessage;
@@ -26,6 +30,8 @@ export async function readEvents(
   let stopped = false;
   let first = true;
   let overflow: Error | undefined;
+  parserModule ??= import("eventsource-parser");
+  const { createParser } = await parserModule;
   const parser = createParser({
     onEvent(event) {
       if (stopped) return;
