@@ -257,6 +257,39 @@ describe.skipIf(engineProblem !== null)("embedded local model on a generated GGU
     expect(next.text).toBe(TINY_MODEL.answer);
   });
 
+  it("refuses a request that cannot fit the context as a context overflow, before sending it", async () => {
+    const { seen, observer } = recorder();
+    const failure = model.generate(request({ maxOutputTokens: 4000 }), observer);
+    await expect(failure).rejects.toMatchObject({
+      code: "context_overflow",
+      message: expect.stringMatching(
+        /plus maxTokens \(4000\) exceeds the local model's context of 4096 tokens/,
+      ),
+    });
+    expect(seen.body).toBeUndefined();
+  });
+
+  it("lets the agent loop compact an over-long history instead of node-llama-cpp dropping turns silently", async () => {
+    const filler = "The quick brown fox jumps over the lazy dog, again and again. ".repeat(4);
+    const history: Message[] = Array.from({ length: 12 }, (_, i) => [
+      { role: "user" as const, content: `Note ${i}: ${filler}` },
+      { role: "assistant" as const, content: "Noted." },
+    ]).flat();
+    const agent = new Agent({
+      instructions: "Use the calculator for arithmetic.",
+      model,
+      tools: [calculatorTool()],
+    });
+    const events: AgentEvent[] = [];
+    const result = await agent.run(QUESTION, { history, onEvent: (e) => events.push(e) });
+    expect(result.output).toBe(TINY_MODEL.answer);
+    expect(events.some((e) => e.type === "context" && e.reason === "overflow")).toBe(true);
+    for (const e of events) {
+      if (e.type === "model_request")
+        expect((e.body as { promptTokens: number }).promptTokens + 1024).toBeLessThanOrEqual(4096);
+    }
+  });
+
   it("runs concurrent calls on one model one after the other", async () => {
     const [first, second] = await Promise.all([
       model.generate(request(), noObserver),

@@ -4,6 +4,7 @@ import type { ChatHistoryItem, LlamaChatResponse, Token } from "node-llama-cpp";
 import type { ToolCall } from "../../memory/messages.js";
 import type { FinishReason, ModelObserver, ModelRequest, ModelResponse } from "../model.js";
 import { steerToolCalls } from "./chat-wrapper.js";
+import { ContextOverflowError } from "../errors.js";
 import { describeError, LocalModelError } from "./errors.js";
 import { mustCallTool, toChatHistory, toFunctions } from "./history.js";
 import type { LocalSession } from "./session.js";
@@ -43,6 +44,15 @@ export async function runGeneration(
     documentFunctionParams: true,
   });
   const promptTokens = state.contextText.tokenize(model.tokenizer);
+  const contextSize = session.context.contextSize;
+  if (promptTokens.length + settings.maxTokens > contextSize) {
+    // Left alone, node-llama-cpp would silently drop the oldest turns; the loop compacts visibly instead.
+    throw new ContextOverflowError(
+      `The prompt (${promptTokens.length} tokens) plus maxTokens (${settings.maxTokens}) exceeds the local model's context of ${contextSize} tokens. ` +
+        "Shorten the history (a memory strategy), lower maxTokens, or raise contextSize.",
+      { provider: "local" },
+    );
+  }
   observer.onRequest({
     body: {
       engine: "node-llama-cpp",
@@ -57,9 +67,10 @@ export async function runGeneration(
         temperature: settings.temperature,
         ...(settings.seed !== undefined ? { seed: settings.seed } : {}),
         threads: session.threads,
-        contextSize: session.context.contextSize,
+        contextSize,
         toolChoice: request.toolChoice ?? "auto",
-        functionCallTrigger: functions ? session.trigger : null,
+        // The token that starts a call; when a call is required the grammar starts at once instead.
+        functionCallTrigger: functions && !mustCallTool(request) ? session.trigger : null,
       },
     },
     attempt: 1,
