@@ -2,6 +2,7 @@
  * `npm run bench`: runs every section and prints its tables. `npm run bench -- loop` runs only the
  * sections named. To add one, export a `BenchSection` from a file here and list it below.
  */
+import { cliBench } from "./cli.js";
 import { loopBench } from "./loop.js";
 import { memoryBench } from "./memory.js";
 import { providersBench } from "./providers.js";
@@ -13,6 +14,7 @@ const sections: BenchSection[] = [
   { name: "trace", run: traceBench },
   { name: "providers", run: providersBench },
   { name: "memory", run: memoryBench },
+  { name: "cli", run: cliBench },
 ];
 
 const wanted = process.argv.slice(2);

@@ -105,11 +105,16 @@ export function formatUsage(usage: RunUsage): string {
   const cost = usage.costUsd === undefined ? "cost unknown" : formatUsd(usage.costUsd);
   return [
     plural(usage.requests, "request"),
-    `${tokens.toLocaleString("en-US")} tokens (${usage.inputTokens.toLocaleString("en-US")} in, ${usage.outputTokens.toLocaleString("en-US")} out)`,
+    `${thousands(tokens)} tokens (${thousands(usage.inputTokens)} in, ${thousands(usage.outputTokens)} out)`,
     plural(usage.toolCalls, "tool call"),
     cost,
     formatMs(usage.durationMs),
   ].join(" · ");
+}
+
+/** 12345 as `12,345`, without `toLocaleString` (its first call loads ICU data: tens of ms at exit). */
+function thousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
 function plural(n: number, word: string): string {

@@ -29,13 +29,14 @@ const input = z.object({
 /** The `clock` tool: the current date and time in an IANA time zone. */
 export function clockTool(options: ClockOptions = {}): Tool<z.output<typeof input>, unknown, ClockReading> {
   const now = options.now ?? (() => new Date());
-  const fallback = options.defaultTimeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  // Resolved at call time: Intl's first use loads ICU data, which building the tool must not cost.
+  const fallback = () => options.defaultTimeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   return tool({
     name: "clock",
     description:
       "The current date, time and weekday in an IANA time zone (e.g. Asia/Shanghai); the local zone by default.",
     input,
-    run: ({ timeZone }) => readClock(now(), timeZone?.trim() || fallback),
+    run: ({ timeZone }) => readClock(now(), timeZone?.trim() || fallback()),
   });
 }
 
