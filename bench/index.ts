@@ -3,6 +3,7 @@
  * sections named. To add one, export a `BenchSection` from a file here and list it below.
  */
 import { cliBench } from "./cli.js";
+import { localModelBench } from "./local-model.js";
 import { loopBench } from "./loop.js";
 import { memoryBench } from "./memory.js";
 import { providersBench } from "./providers.js";
@@ -15,6 +16,7 @@ const sections: BenchSection[] = [
   { name: "providers", run: providersBench },
   { name: "memory", run: memoryBench },
   { name: "cli", run: cliBench },
+  { name: "local", run: localModelBench },
 ];
 
 const wanted = process.argv.slice(2);
