@@ -2,8 +2,9 @@ import type { ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, runCli, tempCwd } from "../helpers/cli.js";
+import { cleanEnv, cliArgv, runCli, tempCwd } from "../helpers/cli.js";
 import { type ChatReply, chatSse, sentBody } from "../helpers/openai-replies.js";
+import { spawnPty } from "../helpers/pty.js";
 import { startWireServer, type WireServer } from "../helpers/wire-server.js";
 
 const KEY = "sk-test-very-secret-0123456789";
@@ -215,6 +216,20 @@ describe("glassloop run, end to end against a local OpenAI-compatible server", (
     ]) {
       expect(run.stderr).toContain(hint);
     }
+  });
+});
+
+describe("glassloop run on a terminal", () => {
+  it("Ctrl-C stops the run promptly with exit 1", async () => {
+    server.enqueue(chatSse({ text: "too late", delayMs: 20_000 }));
+    const pty = spawnPty(cliArgv("run", "Tell me a long story"), { cwd: tempCwd(), env: env() });
+    while (server.requests.length < 1) await new Promise((r) => setTimeout(r, 20));
+    const started = Date.now();
+    pty.write("\u0003");
+    expect(await pty.exited).toBe(1);
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(pty.output).toContain("✗ run failed: The run was aborted");
+    expect(pty.output).not.toContain("too late");
   });
 });
 
