@@ -64,7 +64,7 @@ export {
   TokenCounter,
   type TokenEncoding,
 } from "./memory/tokens.js";
-export { WindowMemory, type WindowMemoryOptions } from "./memory/window-memory.js";
+export { fitWindow, WindowMemory, type WindowMemoryOptions } from "./memory/window-memory.js";
 export {
   ANTHROPIC_DEFAULT_BASE_URL,
   ANTHROPIC_DEFAULT_MAX_TOKENS,

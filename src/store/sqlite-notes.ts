@@ -46,7 +46,10 @@ export class SqliteNotes {
 
   /** BM25 over the words of `query`, any of which may match (so a question finds its note). */
   search(scope: string, query: string, k: number): ScoredNote[] {
-    const terms = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [])];
+    const words = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [])];
+    // Function words match nearly every note: they slow the search and add nothing to the ranking.
+    const content = words.filter((w) => !STOPWORDS.has(w));
+    const terms = content.length > 0 ? content : words;
     if (terms.length === 0 || k <= 0) return [];
     const match = terms.map((t) => `"${t}"`).join(" OR ");
     const rows = this.#db
@@ -98,3 +101,12 @@ export class SqliteNotes {
 function keyOf(scope: string, model: string): string {
   return `${scope}\u0000${model}`;
 }
+
+const STOPWORDS = new Set(
+  (
+    "a an the is are was were be been being am to of in on at for and or but not no nor so if then than " +
+    "what which who whom whose how when where why do does did done i you he she it we they me him her us " +
+    "them my your his its our their mine yours this that these those with as by from about into over can " +
+    "could would should will shall may might must have has had there here some any all just also too very"
+  ).split(" "),
+);

@@ -231,6 +231,8 @@ describe("SqliteStore notes", () => {
     const deploy = await store.searchNotes("user:alice", "when do we deploy", 3);
     expect(deploy[0]?.text).toBe(corpus[5]);
     expect(await store.searchNotes("user:alice", "   ", 3)).toEqual([]);
+    // A query of function words only still searches them rather than finding nothing.
+    expect((await store.searchNotes("user:alice", "the", 3)).map((h) => h.text)).toContain(corpus[1]);
   });
 
   it("ranks by cosine similarity among notes of the same embedding model", async () => {

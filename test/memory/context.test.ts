@@ -2,6 +2,8 @@ import {
   Agent,
   type AgentEvent,
   ContextOverflowError,
+  fitWindow,
+  type MemoryStrategy,
   type Message,
   ModelCallError,
   SUMMARY_PREFIX,
@@ -86,6 +88,18 @@ describe("memory strategies in the loop", () => {
     expect(sizes).toHaveLength(2);
     expect(events.find((e) => e.type === "context")).toMatchObject({ reason: "overflow" });
     expect(result.messages).toHaveLength(history.length + 2);
+  });
+
+  it("runs a custom strategy built on fitWindow (the docs' example)", async () => {
+    const lastTurn: MemoryStrategy = {
+      async select(messages, { tokens, limit }) {
+        const start = messages.findLastIndex((m) => m.role === "user");
+        return fitWindow(messages.slice(start), Math.min(4_000, limit ?? Number.POSITIVE_INFINITY), tokens);
+      },
+    };
+    const model = new ScriptedModel([{ text: "ok" }]);
+    await new Agent({ model, memory: lastTurn }).run("only this", { history });
+    expect(model.requests[0]?.messages).toEqual([{ role: "user", content: "only this" }]);
   });
 
   it("a second overflow after compacting ends the run with the provider's error", async () => {
