@@ -4,8 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Message, openToolCalls, RunNotResumableError, SessionBusyError, SqliteStore } from "glassloop";
+import type { FunctionModel } from "glassloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { crashAgent, TURNS } from "./fixtures/crash-agent.js";
+import { chatJson } from "../helpers/openai-replies.js";
+import { startWireServer, type WireServer } from "../helpers/wire-server.js";
+import { crashAgent, crashModelReply, logLine, TURNS } from "./fixtures/crash-agent.js";
 
 const CHILD = fileURLToPath(new URL("./fixtures/crash-child.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -20,7 +23,8 @@ function freshDir(): string {
   dirs.push(dir);
   return dir;
 }
-afterAll(() => {
+afterAll(async () => {
+  await server?.close();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -43,10 +47,16 @@ function seeded(seed: number): () => number {
  * Runs the child until its execution log has `killAt` lines (plus `delayMs`), then SIGKILLs it.
  * Returns the log as it was when the signal was sent.
  */
-function runChild(dir: string, killAt: number, delayMs: number, session?: string): Promise<string[]> {
+function runChild(
+  dir: string,
+  killAt: number,
+  delayMs: number,
+  session?: string,
+  baseURL?: string,
+): Promise<string[]> {
   const child: ChildProcess = spawn(
     process.execPath,
-    ["--import", "tsx", CHILD, dir, CHILD_SECRET, ...(session ? [session] : [])],
+    ["--import", "tsx", CHILD, dir, CHILD_SECRET, session ?? "-", ...(baseURL ? [baseURL] : [])],
     { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] },
   );
   let stderr = "";
@@ -81,8 +91,23 @@ function dbBytes(dir: string): Buffer {
 }
 
 let baseline: Message[];
+let server: WireServer;
+// The loopback model server answers every scenario; the path names the scenario's directory.
+const serverDirs = new Map<string, string>();
 
 beforeAll(async () => {
+  server = await startWireServer();
+  server.handler = (request) => {
+    const dir = serverDirs.get(request.path.split("/")[1] ?? "") as string;
+    const body = request.body as { messages: { role: string }[] };
+    const turn = body.messages.filter((m) => m.role === "tool").length / 2;
+    logLine(dir, `model ${turn}`);
+    return chatJson({
+      ...crashModelReply(turn),
+      usage: { prompt_tokens: 10, completion_tokens: 5 },
+      delayMs: 5,
+    });
+  };
   const dir = freshDir();
   const store = new SqliteStore({ path: join(dir, "g.db") });
   const { agent } = crashAgent(dir, store, { apiKey: RESUME_SECRET });
@@ -94,12 +119,20 @@ beforeAll(async () => {
 interface Scenario {
   killAt: number;
   delayMs: number;
+  /** Drive the model over HTTP (the OpenAI provider against the loopback server). */
+  http?: boolean;
 }
 
 /** Kill, resume in this process, and check everything the issue promises. */
-async function killAndResume({ killAt, delayMs }: Scenario) {
+async function killAndResume({ killAt, delayMs, http }: Scenario) {
   const dir = freshDir();
-  const atKill = await runChild(dir, killAt, delayMs);
+  let baseURL: string | undefined;
+  if (http) {
+    const id = `s${serverDirs.size}`;
+    serverDirs.set(id, dir);
+    baseURL = `${server.url}/${id}/v1`;
+  }
+  const atKill = await runChild(dir, killAt, delayMs, undefined, baseURL);
   const store = new SqliteStore({ path: join(dir, "g.db") });
   try {
     const runs = await store.listRuns();
@@ -107,7 +140,7 @@ async function killAndResume({ killAt, delayMs }: Scenario) {
     const run = runs[0] as (typeof runs)[number];
     let messages: Message[];
     if (run.status === "running") {
-      const { agent } = crashAgent(dir, store, { apiKey: RESUME_SECRET });
+      const { agent } = crashAgent(dir, store, { apiKey: RESUME_SECRET }, { baseURL });
       messages = (await agent.resume(run.runId)).messages;
       await expect(agent.resume(run.runId)).rejects.toBeInstanceOf(RunNotResumableError);
     } else {
@@ -186,6 +219,14 @@ describe("crash and resume with a real child process killed by SIGKILL", () => {
     expect(outcomes.some((o) => o.reruns > 0)).toBe(true);
   }, 120_000);
 
+  it("recovers the same way when the model is a real provider over loopback HTTP", async () => {
+    const outcomes = [];
+    for (const killAt of [2, 8, 13, 20])
+      outcomes.push(await killAndResume({ killAt, delayMs: 0, http: true }));
+    expect(outcomes.every((o) => o.resumed)).toBe(true);
+    expect(server.unexpected).toBe(0);
+  }, 60_000);
+
   it("a second process's run on a session in use is refused clearly, never interleaved", async () => {
     const dir = freshDir();
     const store = new SqliteStore({ path: join(dir, "g.db") });
@@ -198,7 +239,7 @@ describe("crash and resume with a real child process killed by SIGKILL", () => {
       const busy = agent.run("Me too", { session: "chat" });
       await expect(busy).rejects.toBeInstanceOf(SessionBusyError);
       await expect(agent.run("Me too", { session: "chat" })).rejects.toMatchObject({ holderState: "live" });
-      expect(model.requests).toHaveLength(0);
+      expect((model as FunctionModel).requests).toHaveLength(0);
       await child;
       // Once the other process is done, the session holds its whole turn and is free again.
       expect((await store.readSession("chat")).length).toBe(baseline.length - 1);
