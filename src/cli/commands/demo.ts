@@ -86,12 +86,15 @@ const demo: Command = {
     }
     printer.note(
       e.green(
-        `Done: ${chosen.length} runs replayed through the real loop and tools, each matching its recording.`,
+        chosen.length === 1
+          ? "Done: 1 run replayed through the real loop and tools, matching its recording."
+          : `Done: ${chosen.length} runs replayed through the real loop and tools, each matching its recording.`,
       ),
     );
     printer.note(
       e.dim(
-        'With a model of your own: glassloop run --tools calculator "Add 200 and 10, then multiply by 2"',
+        'With a model of your own: glassloop run --tools calculator "Add 200 and 10, then multiply by 2"\n' +
+          "(from a clone of the repository: npm run glassloop -- run ...)",
       ),
     );
     if (tracer?.files[0]) printer.note(e.dim(`trace: ${tracer.files[0]}`));
