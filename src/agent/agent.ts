@@ -247,9 +247,20 @@ export class Agent<TContext = undefined, TOutput = string> {
    * message is duplicated and no finished tool call runs again. A run that ended is refused.
    */
   async resume(runId: string, options: ResumeOptions<TContext> = {}): Promise<RunResult<TOutput>> {
-    const stored = await this.#persistence.claim(runId);
-    const decisions = decisionsFor(stored.progress.pending, options.approve, options.reject);
-    return this.#start(stored.input, options, options.stream === true, options.onEvent, stored, decisions);
+    const { stored, release } = await this.#persistence.claim(runId);
+    try {
+      const decisions = decisionsFor(stored.progress.pending, options.approve, options.reject);
+      return await this.#start(
+        stored.input,
+        options,
+        options.stream === true,
+        options.onEvent,
+        stored,
+        decisions,
+      );
+    } finally {
+      release();
+    }
   }
 
   /** Runs the agent to the end and returns its typed output. */

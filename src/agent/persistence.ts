@@ -2,7 +2,8 @@ import { ConfigError, RunError } from "../errors.js";
 import type { Message } from "../memory/messages.js";
 import type { MemoryStrategy } from "../memory/strategy.js";
 import { defaultStore } from "../store/default-store.js";
-import { currentOwner, markActive } from "../store/owner.js";
+import { RunNotResumableError } from "../store/errors.js";
+import { currentOwner, markActive, reserveClaim } from "../store/owner.js";
 import type { Store, StoredRun } from "../store/store.js";
 import { ApprovalGate, type ApprovalHandler, ApprovalRequiredError } from "./approval.js";
 import { ContextView, type RecallOptions } from "./context-view.js";
@@ -47,10 +48,22 @@ export class Persistence {
     return this.#config.store ?? defaultStore();
   }
 
-  /** Takes over a stored run so this process can resume it. */
-  claim(runId: string): Promise<StoredRun> {
+  /**
+   * Takes over a stored run so this process can resume it; `release` must be called once the run
+   * is over (or failed to start), and a second resume of the same run meanwhile is refused.
+   */
+  async claim(runId: string): Promise<{ stored: StoredRun; release: () => void }> {
     if (typeof runId !== "string" || runId === "") throw new ConfigError("resume() needs a run id");
-    return this.store.claimRun(runId, currentOwner());
+    const store = this.store;
+    const release = reserveClaim(runId);
+    if (!release)
+      throw new RunNotResumableError(store.location, runId, "running", "this process is already running it.");
+    try {
+      return { stored: await store.claimRun(runId, currentOwner()), release };
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 
   /**

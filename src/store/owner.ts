@@ -12,6 +12,19 @@ export function currentOwner(): RunOwner {
   return { pid: process.pid, host: hostname() };
 }
 
+/** Runs this process is taking over (between `claimRun` and the run starting). */
+const claiming = new Set<string>();
+
+/**
+ * Reserves a run for a resume in this process; false if this process already drives or resumes
+ * it (two resumes of one run in one process would both pass the store's pid check).
+ */
+export function reserveClaim(runId: string): (() => void) | undefined {
+  if (activeRuns.has(runId) || claiming.has(runId)) return undefined;
+  claiming.add(runId);
+  return () => claiming.delete(runId);
+}
+
 /** Marks a run as driven by this process until the returned function is called. */
 export function markActive(runId: string): () => void {
   activeRuns.add(runId);

@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import {
@@ -14,6 +14,7 @@ import {
 } from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { emptyUsage } from "../../src/agent/usage.js";
 
 const Database = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
 
@@ -45,6 +46,27 @@ describe("store errors reach the caller clearly, naming the file", () => {
     const { runId } = await agent.run("hi");
     await expect(agent.resume(runId)).rejects.toBeInstanceOf(RunNotResumableError);
     await expect(agent.resume(runId)).rejects.toThrow(/already ended \(ok\)/);
+    store.close();
+  });
+
+  it("two resumes of one crashed run in one process: one continues it, the other is refused", async () => {
+    const store = new SqliteStore({ path: join(dir, "a.db") });
+    // A run left by a process that no longer exists.
+    await store.createRun({
+      runId: "run_orphan",
+      agent: "agent",
+      model: "scripted:test",
+      input: "hi",
+      owner: { pid: 2_147_483_646, host: hostname() },
+      messages: [{ role: "user", content: "hi" }],
+      usage: emptyUsage(false),
+      progress: { pending: [] },
+    });
+    const agent = new Agent({ model: new ScriptedModel([{ text: "resumed", delayMs: 20 }]), store });
+    const [a, b] = await Promise.allSettled([agent.resume("run_orphan"), agent.resume("run_orphan")]);
+    expect(a).toMatchObject({ status: "fulfilled", value: { output: "resumed" } });
+    expect(b).toMatchObject({ status: "rejected", reason: expect.any(RunNotResumableError) });
+    expect((await store.loadRun("run_orphan")).status).toBe("ok");
     store.close();
   });
 
