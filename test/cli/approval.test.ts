@@ -1,24 +1,18 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, cliArgv, runCli, tempCwd } from "../helpers/cli.js";
+import { describe, expect, it } from "vitest";
+import { cliArgv, runCli, tempCwd, useWireServer } from "../helpers/cli.js";
 import { chatSse, sentBody } from "../helpers/openai-replies.js";
 import { spawnPty } from "../helpers/pty.js";
-import { startWireServer, type WireServer } from "../helpers/wire-server.js";
 
-let server: WireServer;
-beforeAll(async () => {
-  server = await startWireServer();
-});
-afterAll(() => server.close());
-beforeEach(() => server.reset());
+const wire = useWireServer("sk-test-approval-0000");
 
-const env = () => cleanEnv({ OPENAI_API_KEY: "sk-test-approval-0000", OPENAI_BASE_URL: `${server.url}/v1` });
+const env = () => wire.env();
 const ESC = String.fromCharCode(27);
 const COMMAND = "echo approved-marker > marker.txt";
 
 function script(final: string) {
-  server.enqueue(
+  wire.server.enqueue(
     chatSse({
       toolCalls: [{ id: "call_sh", name: "shell", arguments: JSON.stringify({ command: COMMAND }) }],
     }),
@@ -27,7 +21,7 @@ function script(final: string) {
 }
 
 /** What the model was told about the shell call. */
-const toolResult = () => sentBody(server.requests, 1).messages.find((m) => m.role === "tool")?.content;
+const toolResult = () => sentBody(wire.server.requests, 1).messages.find((m) => m.role === "tool")?.content;
 
 describe("human approval in the CLI", () => {
   it("shows the exact arguments and runs the command only after y", async () => {
@@ -69,7 +63,7 @@ describe("human approval in the CLI", () => {
     const runId = /glassloop run --resume (run_\S+)/.exec(paused.stderr)?.[1] as string;
     expect(runId).toBeDefined();
     expect(existsSync(join(cwd, "marker.txt"))).toBe(false);
-    expect(server.requests).toHaveLength(1);
+    expect(wire.server.requests).toHaveLength(1);
 
     const noTerminal = await runCli(["run", "--resume", runId], { cwd, env: env() });
     expect(noTerminal.code).toBe(2);
@@ -103,7 +97,7 @@ describe("human approval in the CLI", () => {
   });
 
   it("on a terminal, output is colored unless NO_COLOR is set", async () => {
-    server.enqueue(chatSse({ text: "Hi." }), chatSse({ text: "Hi." }));
+    wire.server.enqueue(chatSse({ text: "Hi." }), chatSse({ text: "Hi." }));
     const colored = spawnPty(cliArgv("run", "hello"), { cwd: tempCwd(), env: { ...env(), NO_COLOR: "" } });
     await colored.exited;
     const plain = spawnPty(cliArgv("run", "hello"), { cwd: tempCwd(), env: env() });

@@ -1,22 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, cliArgv, tempCwd } from "../helpers/cli.js";
+import { describe, expect, it } from "vitest";
+import { cliArgv, tempCwd, useWireServer } from "../helpers/cli.js";
 import { chatSse, sentBody } from "../helpers/openai-replies.js";
 import { type PtyProcess, spawnPty } from "../helpers/pty.js";
-import { startWireServer, type WireServer } from "../helpers/wire-server.js";
 
-let server: WireServer;
-beforeAll(async () => {
-  server = await startWireServer();
-});
-afterAll(() => server.close());
-beforeEach(() => server.reset());
+const wire = useWireServer("sk-test-chat-000000");
 
-const env = (extra: Record<string, string> = {}) =>
-  cleanEnv({ OPENAI_API_KEY: "sk-test-chat-000000", OPENAI_BASE_URL: `${server.url}/v1`, ...extra });
+const env = wire.env;
 
 type Sent = { role: string; content?: string | null }[];
 const sent = (i: number) =>
-  sentBody<{ messages: Sent }>(server.requests, i).messages.map((m) => `${m.role}: ${m.content ?? ""}`);
+  sentBody<{ messages: Sent }>(wire.server.requests, i).messages.map((m) => `${m.role}: ${m.content ?? ""}`);
 
 /** Types a line and waits until the chat prompts again. */
 async function say(pty: PtyProcess, line: string, expect?: string): Promise<string> {
@@ -36,14 +29,14 @@ async function startChat(cwd: string, extra: string[] = []): Promise<PtyProcess>
 describe("glassloop chat, driven through a pseudo-terminal", () => {
   it("Ctrl-C cancels the answer in progress, not the session", async () => {
     const cwd = tempCwd();
-    server.enqueue(
+    wire.server.enqueue(
       chatSse({ text: "This answer takes forever.", delayMs: 20_000 }),
       chatSse({ text: "Still here." }),
     );
     const pty = await startChat(cwd);
     const from = pty.output.length;
     pty.write("Tell me a long story\r");
-    while (server.requests.length < 1) await new Promise((r) => setTimeout(r, 20));
+    while (wire.server.requests.length < 1) await new Promise((r) => setTimeout(r, 20));
     const started = Date.now();
     pty.write("\u0003");
     await pty.waitFor("(cancelled; the conversation goes on)", { from });
@@ -67,7 +60,7 @@ describe("glassloop chat, driven through a pseudo-terminal", () => {
 
   it("a restart keeps the history; /reset forgets it", async () => {
     const cwd = tempCwd();
-    server.enqueue(
+    wire.server.enqueue(
       chatSse({ text: "Hello Ada." }),
       chatSse({ text: "You are Ada." }),
       chatSse({ text: "I do not know your name." }),
@@ -91,7 +84,7 @@ describe("glassloop chat, driven through a pseudo-terminal", () => {
   });
 
   it("/tools, /cost, /help and unknown commands", async () => {
-    server.enqueue(chatSse({ text: "Fine.", usage: { prompt_tokens: 40, completion_tokens: 2 } }));
+    wire.server.enqueue(chatSse({ text: "Fine.", usage: { prompt_tokens: 40, completion_tokens: 2 } }));
     const pty = await startChat(tempCwd(), ["--tools", "calculator,clock", "--session", "tools-test"]);
     const tools = await say(pty, "/tools");
     expect(tools).toContain("calculator");

@@ -1,22 +1,15 @@
 import type { ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, cliArgv, runCli, tempCwd } from "../helpers/cli.js";
+import { describe, expect, it } from "vitest";
+import { cleanEnv, cliArgv, runCli, tempCwd, useWireServer } from "../helpers/cli.js";
 import { type ChatReply, chatSse, sentBody } from "../helpers/openai-replies.js";
 import { spawnPty } from "../helpers/pty.js";
-import { startWireServer, type WireServer } from "../helpers/wire-server.js";
 
 const KEY = "sk-test-very-secret-0123456789";
-let server: WireServer;
-beforeAll(async () => {
-  server = await startWireServer();
-});
-afterAll(() => server.close());
-beforeEach(() => server.reset());
+const wire = useWireServer(KEY);
 
-const env = (extra: Record<string, string> = {}) =>
-  cleanEnv({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${server.url}/v1`, ...extra });
+const env = wire.env;
 const TASK = "Add 200 and 10, then multiply the result by 2.";
 
 /** The calculator run: the model asks the calculator, then answers with its result. */
@@ -29,7 +22,7 @@ function calculatorScript(final = "The result is 420."): ChatReply[] {
     { text: final, usage: { prompt_tokens: 160, completion_tokens: 8 } },
   ];
 }
-const enqueue = (replies: ChatReply[]) => server.enqueue(...replies.map((r, i) => chatSse(r, i)));
+const enqueue = (replies: ChatReply[]) => wire.server.enqueue(...replies.map((r, i) => chatSse(r, i)));
 
 describe("glassloop run, end to end against a local OpenAI-compatible server", () => {
   it("runs the calculator task: the tool computes 420, the answer streams to stdout, exit 0", async () => {
@@ -43,7 +36,7 @@ describe("glassloop run, end to end against a local OpenAI-compatible server", (
     );
     expect(run.code).toBe(0);
     // The tool's real result went back to the model with its call id.
-    const second = sentBody(server.requests, 1);
+    const second = sentBody(wire.server.requests, 1);
     expect(second.messages.at(-1)).toEqual({ role: "tool", tool_call_id: "call_calc", content: "420" });
     // Plain output when not on a terminal: no color, no spinner.
     expect(run.stdout + run.stderr).not.toContain(`${String.fromCharCode(27)}[`);
@@ -79,10 +72,10 @@ describe("glassloop run, end to end against a local OpenAI-compatible server", (
       env: env(),
     });
     expect(run.code).toBe(0);
-    expect(server.requests).toHaveLength(2);
-    for (const [i, request] of server.requests.entries()) {
+    expect(wire.server.requests).toHaveLength(2);
+    for (const [i, request] of wire.server.requests.entries()) {
       expect(run.stderr).toContain(
-        `── request ${i + 1} (step ${i + 1}) → ${server.url}/v1/chat/completions\n${request.raw}\n`,
+        `── request ${i + 1} (step ${i + 1}) → ${wire.server.url}/v1/chat/completions\n${request.raw}\n`,
       );
     }
     expect(run.stderr).not.toContain(KEY);
@@ -121,7 +114,7 @@ describe("glassloop run, end to end against a local OpenAI-compatible server", (
     enqueue([{ text: "Hi!" }]);
     const run = await runCli(["run"], { cwd: tempCwd(), env: env(), input: "Say hi\n" });
     expect(run.stdout).toBe("Hi!\n");
-    expect(sentBody(server.requests, 0).messages.at(-1)?.content).toBe("Say hi");
+    expect(sentBody(wire.server.requests, 0).messages.at(-1)?.content).toBe("Say hi");
   });
 
   it("a terminal budget ends with exit 1 and says which budget; the partial usage is shown", async () => {
@@ -137,7 +130,7 @@ describe("glassloop run, end to end against a local OpenAI-compatible server", (
   });
 
   it("a provider failure ends with exit 1, never printing the key the provider echoed", async () => {
-    server.enqueue({
+    wire.server.enqueue({
       status: 401,
       json: { error: { message: `Incorrect API key provided: ${KEY}`, type: "invalid_request_error" } },
     });
@@ -145,7 +138,7 @@ describe("glassloop run, end to end against a local OpenAI-compatible server", (
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/✗ run failed: .*(auth|401)/i);
     expect(run.stdout + run.stderr).not.toContain(KEY);
-    server.enqueue({ status: 401, json: { error: { message: `bad key ${KEY}` } } });
+    wire.server.enqueue({ status: 401, json: { error: { message: `bad key ${KEY}` } } });
     const json = await runCli(["run", "--json", "hello"], { cwd: tempCwd(), env: env() });
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ status: "failed", error: { code: expect.any(String) } });
@@ -172,7 +165,7 @@ describe("glassloop run, end to end against a local OpenAI-compatible server", (
     const run = await runCli(args, { cwd: tempCwd(), env: env() });
     expect(run.stderr).toMatch(message);
     expect(run.code).toBe(2);
-    expect(server.requests).toHaveLength(0);
+    expect(wire.server.requests).toHaveLength(0);
   });
 
   it("--json reports bad usage as one JSON object too, with exit 2", async () => {
@@ -221,9 +214,9 @@ describe("glassloop run, end to end against a local OpenAI-compatible server", (
 
 describe("glassloop run on a terminal", () => {
   it("Ctrl-C stops the run promptly with exit 1", async () => {
-    server.enqueue(chatSse({ text: "too late", delayMs: 20_000 }));
+    wire.server.enqueue(chatSse({ text: "too late", delayMs: 20_000 }));
     const pty = spawnPty(cliArgv("run", "Tell me a long story"), { cwd: tempCwd(), env: env() });
-    while (server.requests.length < 1) await new Promise((r) => setTimeout(r, 20));
+    while (wire.server.requests.length < 1) await new Promise((r) => setTimeout(r, 20));
     const started = Date.now();
     pty.write("\u0003");
     expect(await pty.exited).toBe(1);
@@ -242,7 +235,7 @@ describe("glassloop run: sessions and resume", () => {
     enqueue([{ text: "Your name is Ada." }]);
     const second = await runCli(["run", "--session", "s1", "What is my name?"], { cwd, env: env() });
     expect(second.stdout).toBe("Your name is Ada.\n");
-    const messages = sentBody(server.requests, 1).messages;
+    const messages = sentBody(wire.server.requests, 1).messages;
     expect(messages.map((m) => `${m.role}: ${m.content}`)).toEqual([
       expect.stringMatching(/^system: /),
       "user: My name is Ada.",
@@ -253,7 +246,7 @@ describe("glassloop run: sessions and resume", () => {
 
   it("--resume continues a run that was killed, without running a finished tool again", async () => {
     const cwd = tempCwd();
-    server.enqueue(
+    wire.server.enqueue(
       chatSse({
         toolCalls: [{ id: "call_w", name: "write_file", arguments: '{"path":"log.txt","content":"once"}' }],
       }),
@@ -269,21 +262,21 @@ describe("glassloop run: sessions and resume", () => {
     });
     // Kill it while the second model call hangs, after the tool ran.
     const started = Date.now();
-    while (server.requests.length < 2 && Date.now() - started < 15_000)
+    while (wire.server.requests.length < 2 && Date.now() - started < 15_000)
       await new Promise((r) => setTimeout(r, 20));
     const runId = JSON.parse(readFileSync(join(cwd, "t.jsonl"), "utf8").split("\n")[0] as string)
       .runId as string;
     child?.kill("SIGKILL");
     await pending;
     writeFileSync(join(cwd, "log.txt"), "changed after the crash");
-    server.reset();
+    wire.server.reset();
     enqueue([{ text: "Done: wrote log.txt." }]);
     const resumed = await runCli(["run", "--resume", runId], { cwd, env: env() });
     expect(resumed.stderr).toContain(`resuming ${runId}`);
     expect(resumed.stdout).toBe("Done: wrote log.txt.\n");
     expect(resumed.code).toBe(0);
     expect(readFileSync(join(cwd, "log.txt"), "utf8")).toBe("changed after the crash");
-    const messages = sentBody(server.requests, 0).messages;
+    const messages = sentBody(wire.server.requests, 0).messages;
     expect(messages.filter((m) => m.role === "tool")).toEqual([
       { role: "tool", tool_call_id: "call_w", content: "Wrote 4 bytes to log.txt" },
     ]);

@@ -5,6 +5,8 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterAll, beforeAll, beforeEach } from "vitest";
+import { startWireServer, type WireServer } from "./wire-server.js";
 
 /** The CLI's entry point. */
 export const CLI_MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
@@ -67,4 +69,30 @@ export function runCli(
       resolve({ code, stdout, stderr });
     }),
   );
+}
+
+/**
+ * A wire server for one test file, started before its tests, reset between them and closed after,
+ * with the environment that points `glassloop` at it as an OpenAI-compatible provider.
+ */
+export function useWireServer(key: string): {
+  readonly server: WireServer;
+  env(extra?: Record<string, string>): NodeJS.ProcessEnv;
+} {
+  let server: WireServer | undefined;
+  beforeAll(async () => {
+    server = await startWireServer();
+  });
+  afterAll(() => server?.close());
+  beforeEach(() => server?.reset());
+  const current = () => {
+    if (!server) throw new Error("useWireServer: the server starts in beforeAll");
+    return server;
+  };
+  return {
+    get server() {
+      return current();
+    },
+    env: (extra = {}) => cleanEnv({ OPENAI_API_KEY: key, OPENAI_BASE_URL: `${current().url}/v1`, ...extra }),
+  };
 }

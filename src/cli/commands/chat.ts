@@ -2,7 +2,7 @@ import { createInterface, type Interface } from "node:readline";
 import { parseArgs } from "node:util";
 import type { ApprovalHandler } from "../../agent/approval.js";
 import type { AgentEvent } from "../../agent/events.js";
-import type { RunUsage } from "../../agent/usage.js";
+import { emptyUsage, type RunUsage } from "../../agent/usage.js";
 import { RunError } from "../../errors.js";
 import { UnknownSessionError } from "../../store/errors.js";
 import type { Store } from "../../store/store.js";
@@ -230,17 +230,9 @@ async function slashCommand(chat: Session, text: string): Promise<boolean> {
   }
 }
 
+/** The chat's usage so far: every turn's totals added up (cost only while every turn's is known). */
 function sum(usages: RunUsage[]): RunUsage {
-  const total: RunUsage = {
-    requests: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    cachedInputTokens: 0,
-    toolCalls: 0,
-    durationMs: 0,
-    steps: [],
-  };
-  let cost: number | undefined = 0;
+  const total = emptyUsage(usages.every((u) => u.costUsd !== undefined));
   for (const u of usages) {
     total.requests += u.requests;
     total.inputTokens += u.inputTokens;
@@ -248,7 +240,7 @@ function sum(usages: RunUsage[]): RunUsage {
     total.cachedInputTokens += u.cachedInputTokens;
     total.toolCalls += u.toolCalls;
     total.durationMs += u.durationMs;
-    cost = cost === undefined || u.costUsd === undefined ? undefined : cost + u.costUsd;
+    if (total.costUsd !== undefined) total.costUsd += u.costUsd ?? 0;
   }
-  return cost === undefined ? total : { ...total, costUsd: cost };
+  return total;
 }
