@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cliArgv, tempCwd, useWireServer } from "../helpers/cli.js";
 import { chatSse, sentBody } from "../helpers/openai-replies.js";
@@ -94,6 +96,26 @@ describe("glassloop chat, driven through a pseudo-terminal", () => {
     expect(await say(pty, "/cost")).toMatch(/1 request · 42 tokens \(40 in, 2 out\)/);
     expect(await say(pty, "/help")).toContain("/reset  /tools  /cost  /session  /exit");
     expect(await say(pty, "/teleport")).toContain("unknown command /teleport");
+    pty.write("/exit\r");
+    expect(await pty.exited).toBe(0);
+  });
+
+  it("asks for approval inside the chat, and the chat goes on after the answer", async () => {
+    const cwd = tempCwd();
+    wire.server.enqueue(
+      chatSse({
+        toolCalls: [{ id: "call_sh", name: "shell", arguments: '{"command":"echo hi > chat-marker.txt"}' }],
+      }),
+      chatSse({ text: "Made it." }),
+    );
+    const pty = await startChat(cwd, ["--tools", "shell"]);
+    const from = pty.output.length;
+    pty.write("Make a marker\r");
+    await pty.waitFor('{"command":"echo hi > chat-marker.txt"}\n  Allow? [y/N]', { from });
+    pty.write("y\r");
+    await pty.waitFor("Made it.", { from });
+    await pty.waitFor(/you› $/, { from });
+    expect(existsSync(join(cwd, "chat-marker.txt"))).toBe(true);
     pty.write("/exit\r");
     expect(await pty.exited).toBe(0);
   });
