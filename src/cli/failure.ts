@@ -1,4 +1,5 @@
 import { GlassloopError, RunError } from "../errors.js";
+import { isSecretEnvName } from "../tools/builtin/shell.js";
 import { EXIT } from "./command.js";
 
 /** The exit code for an error that ended a command: 1 for a failed run, 2 for usage or configuration. */
@@ -36,11 +37,9 @@ export function formatError(error: unknown, env: NodeJS.ProcessEnv): string {
 /** Values of the environment that must never be printed: API keys, tokens, passwords. */
 export function secretValues(env: NodeJS.ProcessEnv): string[] {
   return Object.entries(env)
-    .filter(([name, value]) => SECRET_NAME.test(name) && value !== undefined && value.length >= 6)
+    .filter(([name, value]) => isSecretEnvName(name) && value !== undefined && value.length >= 6)
     .map(([, value]) => value as string);
 }
-
-const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|AUTH)/i;
 
 /** `text` with every secret value of `env` replaced by `[redacted]`: the last guard before output. */
 export function scrubSecrets(text: string, env: NodeJS.ProcessEnv): string {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runTool } from "../../../test/helpers/run-tool.js";
 import { BUILTIN_TOOLS, type BuiltinEntry } from "./index.js";
-import { shellTool, withoutSecrets } from "./shell.js";
+import { isSecretEnvName, shellTool, withoutSecrets } from "./shell.js";
 
 const dir = mkdtempSync(join(tmpdir(), "glassloop-shell-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,6 +27,10 @@ describe("shell", () => {
       LANG: "C",
     });
     expect(env).toEqual({ PATH: process.env.PATH, LANG: "C" });
+    expect(["AWS_SECRET_ACCESS_KEY", "HF_TOKEN", "DB_PASSWORD", "SERVICE_KEY"].every(isSecretEnvName)).toBe(
+      true,
+    );
+    expect(["GIT_AUTHOR_NAME", "XAUTHORITY", "KEYBOARD_LAYOUT", "PATH"].some(isSecretEnvName)).toBe(false);
     const shell = shellTool({ cwd: dir, env });
     const result = await runTool(shell, { command: "env" });
     expect(result.stdout).not.toContain("sk-secret");

@@ -24,7 +24,14 @@ export interface ShellResult {
 }
 
 const input = z.object({ command: z.string().min(1).describe("A command line for /bin/sh, e.g. ls -la") });
-const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|AUTH)/i;
+/** Whole `_`-separated parts of a name that say it holds a secret (GIT_AUTHOR_NAME does not). */
+const SECRET_NAME =
+  /(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|ACCESS_KEY|AUTH|CREDENTIALS?)(?:$|_)/i;
+
+/** Whether an environment variable's name says it holds a secret: `OPENAI_API_KEY`, `GITHUB_TOKEN`, ... */
+export function isSecretEnvName(name: string): boolean {
+  return SECRET_NAME.test(name);
+}
 
 /**
  * The `shell` tool: runs a command with /bin/sh. Dangerous by nature, so it is never on by default
@@ -91,7 +98,7 @@ export function shellTool(options: ShellOptions): Tool<z.output<typeof input>, u
 
 /** `env` without variables whose names say they hold a secret. */
 export function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !SECRET_NAME.test(name)));
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !isSecretEnvName(name)));
 }
 
 function collector(max: number) {
