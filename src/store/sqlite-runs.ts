@@ -4,6 +4,7 @@ import type { Message } from "../memory/messages.js";
 import { RunNotResumableError, StoreError, UnknownRunError } from "./errors.js";
 import { ownerAlive } from "./owner.js";
 import { parseStored } from "./sqlite-open.js";
+import { type RunRow, sessionLinkOf, withoutSteps } from "./sqlite-run-row.js";
 import type {
   NewRun,
   RunCheckpoint,
@@ -13,26 +14,6 @@ import type {
   StoredRunStatus,
   StoredRunSummary,
 } from "./store.js";
-
-interface RunRow {
-  id: string;
-  agent: string;
-  model: string;
-  input: string;
-  status: StoredRunStatus;
-  owner_pid: number;
-  owner_host: string;
-  session_id: string | null;
-  session_offset: number | null;
-  session_base: number | null;
-  session_version: number | null;
-  usage: string;
-  progress: string;
-  output: string | null;
-  error: string | null;
-  created_at: number;
-  updated_at: number;
-}
 
 const OPEN: readonly StoredRunStatus[] = ["running", "awaiting_approval"];
 
@@ -286,14 +267,7 @@ export class SqliteRuns {
       messages: this.messages(row.id),
       usage: { ...totals, steps },
       progress: parseStored(row.progress, file, `the progress of run ${row.id}`),
-      ...(row.session_id !== null && {
-        session: {
-          sessionId: row.session_id,
-          offset: row.session_offset ?? 0,
-          base: row.session_base ?? 0,
-          version: row.session_version ?? 0,
-        },
-      }),
+      ...(row.session_id !== null && { session: sessionLinkOf(row) }),
       ...(row.output !== null && { output: parseStored(row.output, file, `the output of run ${row.id}`) }),
       ...(row.error !== null && { error: parseStored(row.error, file, `the error of run ${row.id}`) }),
       createdAt: row.created_at,
@@ -301,23 +275,3 @@ export class SqliteRuns {
     };
   }
 }
-
-function withoutSteps(usage: RunUsage): Omit<RunUsage, "steps"> {
-  const { steps: _steps, ...totals } = usage;
-  return totals;
-}
-
-/** The session link stored with a run row. */
-export function sessionLinkOf(
-  row: RunRow,
-): { sessionId: string; offset: number; base: number; version: number } | undefined {
-  if (row.session_id === null) return undefined;
-  return {
-    sessionId: row.session_id,
-    offset: row.session_offset ?? 0,
-    base: row.session_base ?? 0,
-    version: row.session_version ?? 0,
-  };
-}
-
-export type { RunRow };

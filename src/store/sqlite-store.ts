@@ -3,7 +3,8 @@ import type { Message } from "../memory/messages.js";
 import { StoreError } from "./errors.js";
 import { SqliteNotes } from "./sqlite-notes.js";
 import { defaultDatabasePath, openDatabase, type SqliteOptions, translateError } from "./sqlite-open.js";
-import { SqliteRuns, sessionLinkOf } from "./sqlite-runs.js";
+import { sessionLinkOf } from "./sqlite-run-row.js";
+import { SqliteRuns } from "./sqlite-runs.js";
 import { SqliteSessions } from "./sqlite-sessions.js";
 import type {
   NewNote,
