@@ -307,7 +307,10 @@ function toAssistantMessage(
   const seen = new Set<string>();
   let earlier: Set<string> | undefined;
   // Only a missing or repeated id needs the transcript's ids (a generated one must be new to it).
-  const taken = (id: string) => seen.has(id) || (earlier ??= idsIn(transcript)).has(id);
+  const taken = (id: string) => {
+    earlier ??= idsIn(transcript);
+    return seen.has(id) || earlier.has(id);
+  };
   const toolCalls: ToolCall[] = response.toolCalls.map((call, i) => {
     let id = call.id;
     if (!id || seen.has(id)) {
