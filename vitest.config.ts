@@ -16,6 +16,8 @@ export default defineConfig({
     globalSetup: ["test/helpers/build-viewer.ts"],
     // Type-level tests (*.test-d.ts) are checked by `tsc --noEmit`, which `npm test` runs first;
     // running vitest's typecheck too would type-check the whole project a second time.
-    testTimeout: 20_000,
+    testTimeout: 30_000,
+    // Starting chromium or a child server can take seconds on a loaded 2-core CI machine.
+    hookTimeout: 60_000,
   },
 });

@@ -36,7 +36,7 @@ async function median(samples: number, run: () => Promise<number>): Promise<numb
 
 /** The CLI's startup and small end-to-end jobs. */
 export async function cliBench(): Promise<BenchTable[]> {
-  const main = join(dirname(builtEntry()), "cli", "main.js");
+  const main = join(dirname(builtEntry()), "cli", "main.mjs");
   const cwd = mkdtempSync(join(tmpdir(), "glassloop-bench-cli-"));
   const server = await startWireServer();
   server.handler = () => chatSse({ text: "Hi.", usage: { prompt_tokens: 10, completion_tokens: 2 } });
@@ -82,7 +82,7 @@ export async function cliBench(): Promise<BenchTable[]> {
         notes: [
           "Targets: --help < 100 ms; a one-step run against a local server < 500 ms (most of it is Node's module",
           "loading and undici's first fetch). Built with tsc into node_modules/.cache (as bench -- providers",
-          "does); node runs dist/cli/main.js, no tsx. The commands load only what they use (src/cli/commands.ts).",
+          "does); node runs dist/cli/main.mjs, no tsx. The commands load only what they use (src/cli/commands.ts).",
         ],
       },
     ];

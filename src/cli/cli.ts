@@ -1,4 +1,6 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { packageRoot } from "../package-root.js";
 import { type CliIO, EXIT, UsageError } from "./command.js";
 import { COMMANDS } from "./commands.js";
 import { exitCodeFor, formatError } from "./failure.js";
@@ -51,7 +53,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
 }
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+  const pkg = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as {
     version: string;
   };
   return pkg.version;

@@ -2,8 +2,8 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { extname, join, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
 import { GlassloopError } from "../errors.js";
+import { packageRoot } from "../package-root.js";
 import { listRuns, readTraceFile, traceFiles } from "./reader.js";
 import { type RedactionOptions, Redactor } from "./redact.js";
 import type { RunView } from "./run-view.js";
@@ -62,12 +62,9 @@ const SECURITY_HEADERS = {
   "cache-control": "no-store",
 };
 
-/** Where the built page is: `dist/viewer` beside the compiled module, or of the source checkout. */
+/** Where the built page is: the package's `dist/viewer` (the same from sources and bundles). */
 export function findViewerAssets(): string {
-  const candidates = [
-    fileURLToPath(new URL("../viewer/", import.meta.url)),
-    fileURLToPath(new URL("../../dist/viewer/", import.meta.url)),
-  ];
+  const candidates = [join(packageRoot(), "dist", "viewer")];
   const found = candidates.find((dir) => existsSync(join(dir, "index.html")));
   if (!found) throw new ViewerNotBuiltError(candidates);
   return found;

@@ -1,9 +1,9 @@
 import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { AgentEvent } from "../../agent/events.js";
 import { RunError } from "../../errors.js";
 import { ReplayModel } from "../../models/replay.js";
+import { packageRoot } from "../../package-root.js";
 import { calculatorTool } from "../../tools/builtin/calculator.js";
 import { TraceWriter } from "../../trace/writer.js";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
@@ -27,8 +27,8 @@ Options:
   --trace file.jsonl   write every event to a JSONL trace
   --recordings dir     read recordings from dir instead`;
 
-/** Where the shipped recordings are, from src/cli/commands or dist/cli/commands alike. */
-export const RECORDINGS_DIR = fileURLToPath(new URL("../../../recordings/", import.meta.url));
+/** Where the shipped recordings are, from the sources and the bundles alike. */
+export const RECORDINGS_DIR = join(packageRoot(), "recordings");
 
 /** Dangerous input from seed 004's warning about eval, shown refused by the real calculator tool. */
 const INJECTIONS = ["__import__('os').system('rm -rf /')", "process.exit()", "(200 + 10) * 2"];

@@ -1,0 +1,33 @@
+import { defineConfig } from "tsdown";
+
+// One bundle per entry: Node's ESM loader pays per module file, and ~150 small modules cost more
+// import time than all of glassloop's own code (numbers in docs/benchmarks.md).
+export default defineConfig({
+  entry: {
+    index: "src/index.ts",
+    testing: "src/testing.ts",
+    "mcp/index": "src/mcp/index.ts",
+    otel: "src/otel.ts",
+    "cli/main": "src/cli/main.ts",
+  },
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  outDir: "dist",
+  dts: true,
+  sourcemap: true,
+  // dist/viewer is built by Vite next to the bundles; keep it.
+  clean: false,
+  // Everything installed beside glassloop stays an import; optional ones load only when used.
+  external: [
+    "zod",
+    "better-sqlite3",
+    "eventsource-parser",
+    /^gpt-tokenizer(\/|$)/,
+    /^ajv(\/|$)/,
+    /^@modelcontextprotocol\//,
+    /^@opentelemetry\//,
+    "node-llama-cpp",
+    /^tsx(\/|$)/,
+  ],
+});
