@@ -1,4 +1,5 @@
 import { ConfigError, type LimitName } from "../errors.js";
+import type { Model } from "../models/model.js";
 import type { UsageMeter } from "./usage.js";
 
 /** Limits of one run. Every one is checked before each model call and each tool call. */
@@ -40,6 +41,28 @@ export function checkLimits(limits: Limits, where = "limits"): void {
       );
     }
   }
+}
+
+/** A dollar limit needs a price to count against: refuse it up front rather than never enforce it. */
+export function checkCostLimit(limits: Limits, model: Model): void {
+  if (limits.maxCostUsd !== undefined && model.price === undefined) {
+    throw new ConfigError(
+      `limits.maxCostUsd is set but model "${model.id}" has no known price; give the model a price or drop the limit`,
+    );
+  }
+}
+
+/** Each limit of `base`, lowered to `extra`'s where `extra` is stricter. */
+export function tightenLimits(base: Limits, extra: Limits | undefined): Limits {
+  if (!extra) return base;
+  const merged: Limits = { ...base };
+  for (const key of Object.keys(extra) as (keyof Limits)[]) {
+    const value = extra[key];
+    if (value === undefined) continue;
+    const current = merged[key];
+    merged[key] = current === undefined ? value : Math.min(current, value);
+  }
+  return merged;
 }
 
 /** What is left of a run's limits; absent fields are unlimited. */

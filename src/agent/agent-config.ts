@@ -1,0 +1,122 @@
+import type { z } from "zod";
+import type { EnvironmentOptions } from "../environment/environment.js";
+import type { Message } from "../memory/messages.js";
+import type { MemoryStrategy } from "../memory/strategy.js";
+import type { Model, ToolChoice } from "../models/model.js";
+import type { Store } from "../store/store.js";
+import type { AgentTool } from "../tools/tool.js";
+import type { ToolRegistry } from "../tools/tool-registry.js";
+import type { ToolSource } from "../tools/tool-source.js";
+import type { ApprovalHandler } from "./approval.js";
+import type { Limits } from "./budget.js";
+import type { RecallOptions } from "./context-view.js";
+import type { AgentEvent } from "./events.js";
+import type { LoopGuardOptions } from "./loop-guard.js";
+import type { PlanOptions } from "./plan.js";
+import type { ReflectOptions } from "./reflect.js";
+import type { RunUsage } from "./usage.js";
+
+/** Provider-neutral generation settings sent with every request. */
+export interface ModelSettings {
+  temperature?: number;
+  maxOutputTokens?: number;
+  toolChoice?: ToolChoice;
+}
+
+interface AgentConfigBase<TContext> {
+  /** A name for events and traces. */
+  name?: string;
+  /** The goal: the system prompt. */
+  instructions?: string;
+  /** A `Model`, or `"provider:model"` resolved from the environment. */
+  model: string | Model;
+  /** Hidden context injected into tools that declare one; checked against them here. */
+  context?: TContext;
+  limits?: Limits;
+  /** Tool timeouts, argument and result size limits, concurrency. */
+  environment?: EnvironmentOptions;
+  /** The guard against repeated identical calls; `false` turns it off. */
+  loopGuard?: LoopGuardOptions | false;
+  modelSettings?: ModelSettings;
+  /** Planning (off by default): the model writes a plan first and revises it when a step fails. */
+  plan?: boolean | PlanOptions;
+  /** Reflection (off by default): an evaluator accepts the final answer or sends the agent back. */
+  reflect?: ReflectOptions;
+  /** Tools from outside (MCP servers): followed when they change, closed by `agent.close()`. */
+  toolSources?: readonly ToolSource[];
+  /**
+   * Where sessions, run checkpoints and notes live (e.g. `new SqliteStore()`). With a store every
+   * run is durable and can be resumed; without one, runs with `session` use the default SQLite file.
+   */
+  store?: Store;
+  /** What the model sees of a long transcript: `WindowMemory`, `SummaryMemory`, or your own strategy. */
+  memory?: MemoryStrategy;
+  /** Automatic recall: notes from long-term memory matching the input are added to the instructions. */
+  recall?: RecallOptions;
+}
+
+/** An agent whose run returns an object validated by `output` (through the `final_result` tool). */
+export interface AgentConfigWithOutput<TContext, TOutput> extends AgentConfigBase<TContext> {
+  output: z.ZodType<TOutput>;
+  tools?: readonly AgentTool<NoInfer<TContext>>[] | ToolRegistry<NoInfer<TContext>, string, false>;
+}
+
+/** An agent whose run returns text, or the result of a terminal tool in its registry. */
+export interface AgentConfigWithoutOutput<TContext, TOutput> extends AgentConfigBase<TContext> {
+  output?: undefined;
+  tools?: readonly AgentTool<NoInfer<TContext>>[] | ToolRegistry<NoInfer<TContext>, TOutput, boolean>;
+}
+
+/** Everything an agent is made of. */
+export type AgentConfig<TContext, TOutput> =
+  | AgentConfigWithOutput<TContext, TOutput>
+  | AgentConfigWithoutOutput<TContext, TOutput>;
+
+/** Options of one run. */
+export interface RunOptions<TContext> {
+  /** Aborting ends the run promptly with a RunAbortedError; calls in flight get "aborted" results. */
+  signal?: AbortSignal;
+  /** Called with every event, in order. */
+  onEvent?: (event: AgentEvent) => void;
+  /** An earlier `result.messages` to continue from. */
+  history?: readonly Message[];
+  /** Replaces the agent's context for this run (checked like the agent's). */
+  context?: TContext;
+  /** Extra ceilings for this run; each is combined with the agent's own by taking the lower. */
+  limits?: Limits;
+  /** A conversation kept in the store: its history is loaded, and this turn saved, atomically. */
+  session?: string;
+  /**
+   * Decides calls of tools with `needsApproval` in this process (a prompt, a UI). Without it such
+   * a call pauses the run (stored, status `awaiting_approval`) until `agent.resume(runId, { approve, reject })`.
+   */
+  onApproval?: ApprovalHandler;
+}
+
+/** Options of `agent.resume()`: the hidden context comes again from the caller, never from the store. */
+export interface ResumeOptions<TContext>
+  extends Pick<RunOptions<TContext>, "signal" | "onEvent" | "context" | "limits" | "onApproval"> {
+  /** Ask the provider to stream (text deltas become events), as `stream()` does. */
+  stream?: boolean;
+  /** For a run paused for approval: ids of the waiting calls to run. Every waiting call must be decided. */
+  approve?: readonly string[];
+  /** For a run paused for approval: ids of the waiting calls to refuse; the model is told "Not approved by the user." */
+  reject?: readonly string[];
+}
+
+/** What a successful run returns. */
+export interface RunResult<TOutput> {
+  runId: string;
+  /** Text, the `output` object, or a terminal tool's return value. */
+  output: TOutput;
+  /** `"text"`, or the name of the tool that ended the run (`final_result` for `output`). */
+  finishedBy: string;
+  /** The whole transcript, plain JSON; pass it back as `history` to continue. */
+  messages: Message[];
+  usage: RunUsage;
+}
+
+/** A run in progress: iterate its events; `result` settles when it ends. */
+export interface AgentStream<TOutput> extends AsyncIterable<AgentEvent> {
+  readonly result: Promise<RunResult<TOutput>>;
+}

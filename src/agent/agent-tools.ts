@@ -1,0 +1,74 @@
+import { checkEnvironmentOptions } from "../environment/environment.js";
+import { ConfigError } from "../errors.js";
+import type { AgentTool } from "../tools/tool.js";
+import { ToolRegistry } from "../tools/tool-registry.js";
+import type { ToolSource } from "../tools/tool-source.js";
+import type { AgentConfig } from "./agent-config.js";
+import { FINAL_RESULT_TOOL, finalResultTool } from "./output.js";
+import { PLAN_TOOL, planTool } from "./plan.js";
+
+/**
+ * The tool registry of agent `name`: its own tools, plus `final_result` for `output` and
+ * `update_plan` for `plan`; a clash, a reserved name or a bad tool limit is a ConfigError.
+ */
+export function agentRegistry<TContext, TOutput>(
+  name: string,
+  config: AgentConfig<TContext, TOutput>,
+): ToolRegistry<TContext, unknown, boolean> {
+  const registry = ToolRegistry.from<TContext>([]);
+  const given = config.tools instanceof ToolRegistry ? config.tools.list() : (config.tools ?? []);
+  for (const t of given) registry.register(t, { terminal: t.terminal });
+  const terminal = registry.terminalTools().map((t) => t.name);
+  if (config.output !== undefined) {
+    if (terminal.length > 0) {
+      throw new ConfigError(
+        `Agent "${name}": "output" and terminal tools (${terminal.join(", ")}) both try to end the run. ` +
+          "Use output (the run ends through final_result) or terminal tools, not both.",
+      );
+    }
+    if (registry.has(FINAL_RESULT_TOOL)) {
+      throw new ConfigError(`Agent "${name}": the tool name "${FINAL_RESULT_TOOL}" is reserved for "output"`);
+    }
+    registry.register(finalResultTool(config.output) as AgentTool<TContext>, { terminal: true });
+  }
+  if (config.plan) {
+    if (registry.has(PLAN_TOOL)) {
+      throw new ConfigError(`Agent "${name}": the tool name "${PLAN_TOOL}" is reserved for "plan"`);
+    }
+    registry.register(planTool() as AgentTool<TContext>);
+  }
+  for (const t of registry.list()) {
+    checkEnvironmentOptions({ timeoutMs: t.timeoutMs, maxResultChars: t.maxResultChars }, `Tool "${t.name}"`);
+  }
+  return registry;
+}
+
+/**
+ * Keeps `registry` in step with `source` (an MCP server): its tools now, and again whenever it
+ * says they changed. Returns the function that stops following.
+ */
+export function followToolSource<TContext>(
+  registry: ToolRegistry<TContext, unknown, boolean>,
+  source: ToolSource,
+): () => void {
+  let names: string[] = [];
+  const sync = () => {
+    for (const name of names) registry.unregister(name);
+    names = [];
+    for (const t of source.tools()) {
+      if (registry.has(t.name)) {
+        throw new ConfigError(`Tool "${t.name}" from "${source.name}" clashes with a tool of the same name`);
+      }
+      registry.register(t as AgentTool<TContext>);
+      names.push(t.name);
+    }
+  };
+  sync();
+  return source.onChange(() => {
+    try {
+      sync();
+    } catch (error) {
+      process.emitWarning(`glassloop: tools of "${source.name}" not updated: ${String(error)}`);
+    }
+  });
+}

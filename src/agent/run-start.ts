@@ -1,0 +1,81 @@
+import { Environment, type EnvironmentOptions } from "../environment/environment.js";
+import { startTimer } from "../environment/timer.js";
+import { parseHistory } from "../memory/message-schema.js";
+import type { Message } from "../memory/messages.js";
+import type { Model } from "../models/model.js";
+import type { ToolRegistry } from "../tools/tool-registry.js";
+import { Budget, type Limits } from "./budget.js";
+import type { AgentEvent } from "./events.js";
+import { LoopGuard, type LoopGuardOptions } from "./loop-guard.js";
+import { makeEmitter, type RunState, RunTimeout } from "./run-state.js";
+import type { UsageMeter } from "./usage.js";
+
+/** The transcript a fresh run starts from: the instructions, the history's turns, the new input. */
+export function initialMessages(
+  instructions: string | undefined,
+  input: string,
+  history: readonly Message[] | undefined,
+): Message[] {
+  const past = history === undefined ? [] : parseHistory(history);
+  // The agent's current instructions replace whatever system prompt the history began with.
+  const body = past[0]?.role === "system" ? past.slice(1) : past;
+  const system: Message[] = instructions === undefined ? [] : [{ role: "system", content: instructions }];
+  return [...system, ...body, { role: "user", content: input }];
+}
+
+/** What one run's shared state is built from (already checked by the agent). */
+export interface RunStart<TContext> {
+  runId: string;
+  model: Model;
+  registry: ToolRegistry<TContext, unknown, boolean>;
+  context: TContext;
+  environment: EnvironmentOptions | undefined;
+  limits: Limits;
+  meter: UsageMeter;
+  loopGuard: LoopGuardOptions | false | undefined;
+  messages: Message[];
+  /** The caller's signal. */
+  signal: AbortSignal | undefined;
+  listener: ((event: AgentEvent) => void) | undefined;
+}
+
+/** A run's shared state, and `stop`, which must be called when the run ends. */
+export interface StartedRun<TContext> {
+  state: RunState<TContext>;
+  /** Cancels the timeout and stops listening to the caller's signal. */
+  stop: () => void;
+}
+
+/**
+ * Builds a run's shared state. Its one abort signal fires on the caller's signal and on
+ * `limits.timeoutMs`, so the loop, the model and the tools need to watch only that one.
+ */
+export function startRun<TContext>(start: RunStart<TContext>): StartedRun<TContext> {
+  const { runId, limits, meter, signal } = start;
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal?.reason);
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener("abort", onAbort, { once: true });
+  const cancelTimer =
+    limits.timeoutMs !== undefined
+      ? startTimer(limits.timeoutMs, () => controller.abort(new RunTimeout()))
+      : undefined;
+  const state: RunState<TContext> = {
+    runId,
+    model: start.model,
+    environment: new Environment(start.registry, start.context, start.environment),
+    budget: new Budget(limits, meter),
+    meter,
+    guard: start.loopGuard === false ? undefined : new LoopGuard(start.loopGuard),
+    messages: start.messages,
+    signal: controller.signal,
+    emit: makeEmitter(runId, start.listener),
+  };
+  return {
+    state,
+    stop: () => {
+      cancelTimer?.();
+      signal?.removeEventListener("abort", onAbort);
+    },
+  };
+}
