@@ -1,11 +1,12 @@
-import { ModelCallError, RunError } from "../errors.js";
+import { RunError } from "../errors.js";
 import type { LongTermMemory } from "../memory/long-term.js";
 import type { Message } from "../memory/messages.js";
 import type { MemoryStrategy, SummaryRequest } from "../memory/strategy.js";
 import { TokenCounter } from "../memory/tokens.js";
 import { fitWindow } from "../memory/window-memory.js";
 import type { Model, ModelResponse, ToolSpec } from "../models/model.js";
-import { abortError, budgetError, errorState, type RunState } from "./run-state.js";
+import { callError, callObserver, recordResponse } from "./model-call.js";
+import { abortError, budgetError, type RunState } from "./run-state.js";
 
 /** Automatic recall: long-term notes that match the run's input are added to the instructions. */
 export interface RecallOptions {
@@ -143,37 +144,12 @@ export class ContextView {
           ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
           signal: state.signal,
         },
-        {
-          onRequest: ({ body, url, attempt }) =>
-            state.emit({
-              type: "model_request",
-              step,
-              model: model.id,
-              attempt,
-              body,
-              ...(url !== undefined && { url }),
-              purpose: "summary",
-            }),
-          onRetry: ({ attempt, delayMs, error }) =>
-            state.emit({ type: "model_retry", step, attempt, delayMs, error }),
-        },
+        callObserver(state, step, model.id, "summary"),
       );
     } catch (error) {
-      if (state.signal.aborted) throw abortError(state);
-      throw error instanceof RunError ? error : new ModelCallError(error, errorState(state));
+      throw callError(state, error);
     }
-    state.meter.addModelCall(response.usage);
-    state.emit({
-      type: "model_response",
-      step,
-      text: response.text,
-      toolCalls: response.toolCalls,
-      finishReason: response.finishReason,
-      usage: response.usage,
-      latencyMs: performance.now() - started,
-      ...(response.raw !== undefined && { raw: response.raw }),
-      purpose: "summary",
-    });
+    recordResponse(state, step, response, started, "summary");
     return response.text.trim();
   }
 }

@@ -1,12 +1,13 @@
-import { GlassloopError, ModelBehaviorError, ModelCallError, RunError } from "../errors.js";
-import type { AssistantMessage, Message, ToolCall } from "../memory/messages.js";
+import { GlassloopError, ModelBehaviorError, RunError } from "../errors.js";
 import type { FinishReason, ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
 import { ApprovalRequiredError } from "./approval.js";
+import { toAssistantMessage } from "./assistant-message.js";
 import { LIMIT_DEFAULTS } from "./budget.js";
-import { callThroughView, type RequestParts } from "./context-view.js";
+import { callThroughView } from "./context-view.js";
 import type { RunStatus } from "./events.js";
+import { callModel } from "./model-call.js";
 import { PLAN_TOOL, planSteps } from "./plan.js";
-import { type ReflectOptions, rejectionFeedback, type Verdict } from "./reflect.js";
+import { judge, type ReflectOptions, rejectionFeedback } from "./reflect.js";
 import { abortError, budgetError, closeOpenCalls, errorState, type RunState } from "./run-state.js";
 import { runTurn } from "./turn.js";
 
@@ -97,7 +98,7 @@ export async function runLoop(state: RunState<unknown>, settings: LoopSettings):
         );
       }
       if (result.kind === "done" && settings.reflect) {
-        const verdict = await judge(state, settings, result.outcome, ++rounds);
+        const verdict = await judge(state, settings.reflect, settings.input, result.outcome.output, ++rounds);
         if (!verdict.accept) {
           state.messages.push({ role: "user", content: rejectionFeedback(verdict.feedback) });
           continue;
@@ -140,7 +141,7 @@ async function runStep(
   emit({ type: "step_start", step });
   const started = performance.now();
   try {
-    const response = await callModel(state, settings, step);
+    const response = await modelAnswer(state, settings, step);
     const assistant = toAssistantMessage(response, step, state.messages);
     state.messages.push(assistant);
     await state.durable?.checkpoint(state);
@@ -187,148 +188,10 @@ async function runStep(
 }
 
 /** A model call on what the run's view selects (memory strategy, recall; compaction on overflow). */
-function callModel(state: RunState<unknown>, settings: LoopSettings, step: number): Promise<ModelResponse> {
+function modelAnswer(state: RunState<unknown>, settings: LoopSettings, step: number): Promise<ModelResponse> {
   const tools = settings.tools();
   const base = { ...settings, tools };
-  return callThroughView(state, base, step, (parts) => callModelWith(state, settings, step, tools, parts));
-}
-
-async function callModelWith(
-  state: RunState<unknown>,
-  settings: LoopSettings,
-  step: number,
-  tools: ToolSpec[],
-  parts: RequestParts,
-): Promise<ModelResponse> {
-  const { emit, model, signal } = state;
-  const started = performance.now();
-  const generation = model.generate(
-    {
-      ...(parts.instructions !== undefined && { instructions: parts.instructions }),
-      messages: parts.messages,
-      tools,
-      ...(settings.toolChoice !== undefined && { toolChoice: settings.toolChoice }),
-      stream: settings.stream,
-      ...(settings.maxOutputTokens !== undefined && { maxOutputTokens: settings.maxOutputTokens }),
-      ...(settings.temperature !== undefined && { temperature: settings.temperature }),
-      signal,
-    },
-    {
-      onRequest: ({ body, url, attempt }) =>
-        emit({
-          type: "model_request",
-          step,
-          model: model.id,
-          attempt,
-          body,
-          ...(url !== undefined && { url }),
-        }),
-      onDelta: (delta) => {
-        if (delta.type === "text" && delta.text) emit({ type: "text_delta", step, text: delta.text });
-      },
-      onRetry: ({ attempt, delayMs, error }) => emit({ type: "model_retry", step, attempt, delayMs, error }),
-    },
-  );
-  let response: ModelResponse;
-  try {
-    // Raced with the signal so a model that ignores it still cannot hold the run.
-    response = await raceAbort(generation, signal);
-  } catch (error) {
-    generation.catch(() => {});
-    if (signal.aborted) throw abortError(state);
-    throw error instanceof RunError ? error : new ModelCallError(error, errorState(state));
-  }
-  state.meter.addModelCall(response.usage);
-  emit({
-    type: "model_response",
-    step,
-    text: response.text,
-    toolCalls: response.toolCalls,
-    finishReason: response.finishReason,
-    usage: response.usage,
-    latencyMs: performance.now() - started,
-    ...(response.raw !== undefined && { raw: response.raw }),
-  });
-  return response;
-}
-
-/** Asks the evaluator about a candidate answer; past `maxRounds` rejections the run fails. */
-async function judge(
-  state: RunState<unknown>,
-  settings: LoopSettings,
-  outcome: LoopOutcome,
-  round: number,
-): Promise<Verdict> {
-  const reflect = settings.reflect as ReflectOptions;
-  const verdict = await reflect.evaluator(
-    { input: settings.input, output: outcome.output, messages: state.messages },
-    {
-      signal: state.signal,
-      addUsage: (usage) => state.meter.addSubRun(usage),
-      forward: (event) =>
-        state.emit({ type: "nested", step: 0, toolCallId: "", toolName: "evaluator", event }),
-    },
-  );
-  state.emit({
-    type: "reflection",
-    round,
-    accept: verdict.accept,
-    ...(!verdict.accept && { feedback: verdict.feedback }),
-  });
-  const maxRounds = reflect.maxRounds ?? 2;
-  if (!verdict.accept && round > maxRounds) {
-    throw new RunError(
-      "rejected",
-      `The evaluator rejected the answer ${round} times (maxRounds ${maxRounds}); last feedback: ${verdict.feedback}`,
-      errorState(state),
-    );
-  }
-  return verdict;
-}
-
-/** `promise`, or a rejection as soon as `signal` fires; the listener never outlives the call. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  let onAbort = () => {};
-  const stopped = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  return Promise.race([promise, stopped]).finally(() => signal.removeEventListener("abort", onAbort));
-}
-
-/** The assistant message for a response; empty or duplicate call ids are replaced so pairing holds. */
-function toAssistantMessage(
-  response: ModelResponse,
-  step: number,
-  transcript: readonly Message[],
-): AssistantMessage {
-  if (response.toolCalls.length === 0) return { role: "assistant", content: response.text };
-  const seen = new Set<string>();
-  let earlier: Set<string> | undefined;
-  // Only a missing or repeated id needs the transcript's ids (a generated one must be new to it).
-  const taken = (id: string) => {
-    earlier ??= idsIn(transcript);
-    return seen.has(id) || earlier.has(id);
-  };
-  const toolCalls: ToolCall[] = response.toolCalls.map((call, i) => {
-    let id = call.id;
-    if (!id || seen.has(id)) {
-      // A generated id must not collide with one the model sent, nor with one already in the
-      // transcript (an earlier run this one continues generated ids too).
-      id = "";
-      for (let n = i; !id || taken(id); n++) id = `call_${step}_${n}`;
-    }
-    seen.add(id);
-    return { id, name: call.name, arguments: call.arguments };
-  });
-  return { role: "assistant", content: response.text, toolCalls };
-}
-
-function idsIn(messages: readonly Message[]): Set<string> {
-  const ids = new Set<string>();
-  for (const m of messages) if (m.role === "assistant") for (const c of m.toolCalls ?? []) ids.add(c.id);
-  return ids;
+  return callThroughView(state, base, step, (parts) => callModel(state, settings, step, tools, parts));
 }
 
 function toRunError(state: RunState<unknown>, error: unknown): RunError {

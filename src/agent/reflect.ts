@@ -1,7 +1,9 @@
 import { z } from "zod";
+import { RunError } from "../errors.js";
 import type { Message } from "../memory/messages.js";
 import type { Model } from "../models/model.js";
 import type { AgentEvent } from "./events.js";
+import { errorState, type RunState } from "./run-state.js";
 import type { RunUsage } from "./usage.js";
 
 /** An evaluator's judgement of a candidate final answer. */
@@ -64,4 +66,38 @@ export function modelEvaluator(model: Model, instructions?: string): Evaluator {
     tools.addUsage(result.usage);
     return result.output.accept ? { accept: true } : { accept: false, feedback: result.output.feedback };
   };
+}
+
+/** Asks the evaluator about a candidate answer; past `maxRounds` rejections the run fails. */
+export async function judge(
+  state: RunState<unknown>,
+  reflect: ReflectOptions,
+  input: string,
+  output: unknown,
+  round: number,
+): Promise<Verdict> {
+  const verdict = await reflect.evaluator(
+    { input, output, messages: state.messages },
+    {
+      signal: state.signal,
+      addUsage: (usage) => state.meter.addSubRun(usage),
+      forward: (event) =>
+        state.emit({ type: "nested", step: 0, toolCallId: "", toolName: "evaluator", event }),
+    },
+  );
+  state.emit({
+    type: "reflection",
+    round,
+    accept: verdict.accept,
+    ...(!verdict.accept && { feedback: verdict.feedback }),
+  });
+  const maxRounds = reflect.maxRounds ?? 2;
+  if (!verdict.accept && round > maxRounds) {
+    throw new RunError(
+      "rejected",
+      `The evaluator rejected the answer ${round} times (maxRounds ${maxRounds}); last feedback: ${verdict.feedback}`,
+      errorState(state),
+    );
+  }
+  return verdict;
 }

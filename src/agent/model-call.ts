@@ -1,0 +1,114 @@
+import { ModelCallError, RunError } from "../errors.js";
+import type { ModelObserver, ModelResponse, ToolSpec } from "../models/model.js";
+import type { RequestParts } from "./context-view.js";
+import type { ModelResponseEvent } from "./events.js";
+import type { LoopSettings } from "./loop.js";
+import { abortError, errorState, type RunState } from "./run-state.js";
+
+/** Marks a model call the loop makes besides the agent's own, e.g. `summary` for SummaryMemory. */
+export type CallPurpose = NonNullable<ModelResponseEvent["purpose"]>;
+
+/** The agent's own model call on one request's parts: events out, a failure as a RunError, usage counted. */
+export async function callModel(
+  state: RunState<unknown>,
+  settings: LoopSettings,
+  step: number,
+  tools: ToolSpec[],
+  parts: RequestParts,
+): Promise<ModelResponse> {
+  const { model, signal } = state;
+  const started = performance.now();
+  const generation = model.generate(
+    {
+      ...(parts.instructions !== undefined && { instructions: parts.instructions }),
+      messages: parts.messages,
+      tools,
+      ...(settings.toolChoice !== undefined && { toolChoice: settings.toolChoice }),
+      stream: settings.stream,
+      ...(settings.maxOutputTokens !== undefined && { maxOutputTokens: settings.maxOutputTokens }),
+      ...(settings.temperature !== undefined && { temperature: settings.temperature }),
+      signal,
+    },
+    callObserver(state, step, model.id),
+  );
+  let response: ModelResponse;
+  try {
+    // Raced with the signal so a model that ignores it still cannot hold the run.
+    response = await raceAbort(generation, signal);
+  } catch (error) {
+    generation.catch(() => {});
+    throw callError(state, error);
+  }
+  recordResponse(state, step, response, started);
+  return response;
+}
+
+/**
+ * Turns what a model reports during a call into the run's events: each request sent, each retry,
+ * and text deltas (only of the agent's own answer: a summary's text is not the answer).
+ */
+export function callObserver(
+  state: RunState<unknown>,
+  step: number,
+  modelId: string,
+  purpose?: CallPurpose,
+): ModelObserver {
+  const { emit } = state;
+  return {
+    onRequest: ({ body, url, attempt }) =>
+      emit({
+        type: "model_request",
+        step,
+        model: modelId,
+        attempt,
+        body,
+        ...(url !== undefined && { url }),
+        ...(purpose !== undefined && { purpose }),
+      }),
+    ...(purpose === undefined && {
+      onDelta: (delta) => {
+        if (delta.type === "text" && delta.text) emit({ type: "text_delta", step, text: delta.text });
+      },
+    }),
+    onRetry: ({ attempt, delayMs, error }) => emit({ type: "model_retry", step, attempt, delayMs, error }),
+  };
+}
+
+/** The error that ends the run for a failed model call: the abort or timeout if the signal fired. */
+export function callError(state: RunState<unknown>, error: unknown): RunError {
+  if (state.signal.aborted) return abortError(state);
+  return error instanceof RunError ? error : new ModelCallError(error, errorState(state));
+}
+
+/** Counts a model call's usage and reports its answer in a `model_response` event. */
+export function recordResponse(
+  state: RunState<unknown>,
+  step: number,
+  response: ModelResponse,
+  startedMs: number,
+  purpose?: CallPurpose,
+): void {
+  state.meter.addModelCall(response.usage);
+  state.emit({
+    type: "model_response",
+    step,
+    text: response.text,
+    toolCalls: response.toolCalls,
+    finishReason: response.finishReason,
+    usage: response.usage,
+    latencyMs: performance.now() - startedMs,
+    ...(response.raw !== undefined && { raw: response.raw }),
+    ...(purpose !== undefined && { purpose }),
+  });
+}
+
+/** `promise`, or a rejection as soon as `signal` fires; the listener never outlives the call. */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  let onAbort = () => {};
+  const stopped = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  return Promise.race([promise, stopped]).finally(() => signal.removeEventListener("abort", onAbort));
+}
