@@ -35,3 +35,12 @@ function idsIn(messages: readonly Message[]): Set<string> {
   for (const m of messages) if (m.role === "assistant") for (const c of m.toolCalls ?? []) ids.add(c.id);
   return ids;
 }
+
+/** The transcript's latest assistant message: the turn a checkpoint or a resume is about. */
+export function lastAssistant(messages: readonly Message[]): AssistantMessage | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as Message;
+    if (m.role === "assistant") return m;
+  }
+  return undefined;
+}

@@ -1,6 +1,7 @@
 import type { ToolOutcome } from "../environment/environment.js";
 import type { AssistantMessage, Message, ToolCall } from "../memory/messages.js";
 import type { PendingCall, RunEnd, RunProgress, Store, StoredOutcome } from "../store/store.js";
+import { lastAssistant } from "./assistant-message.js";
 import type { RunState } from "./run-state.js";
 
 /** A recovered or decided outcome the turn uses instead of running the tool. */
@@ -139,12 +140,4 @@ export class DurableRun {
     this.#writes = next.catch(() => {});
     return next;
   }
-}
-
-function lastAssistant(messages: readonly Message[]): AssistantMessage | undefined {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i] as Message;
-    if (m.role === "assistant") return m;
-  }
-  return undefined;
 }

@@ -1,5 +1,5 @@
-import type { AssistantMessage, Message } from "../memory/messages.js";
 import type { StoredRun } from "../store/store.js";
+import { lastAssistant } from "./assistant-message.js";
 import type { KnownOutcome } from "./durable.js";
 import type { LoopSettings, StepResult } from "./loop.js";
 import type { RunState } from "./run-state.js";
@@ -71,12 +71,4 @@ export function resumeHook(
     }
     return { step: lastStep + 1 };
   };
-}
-
-function lastAssistant(messages: readonly Message[]): AssistantMessage | undefined {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i] as Message;
-    if (m.role === "assistant") return m;
-  }
-  return undefined;
 }

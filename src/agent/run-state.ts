@@ -72,6 +72,17 @@ export function abortError(state: RunState<unknown>): BudgetExceededError | RunA
   return new RunAbortedError(errorState(state), reason);
 }
 
+/** Emits the `tool_call` event that comes before every call's `tool_result`, run or not. */
+export function announceCall(state: RunState<unknown>, step: number, call: ToolCall): void {
+  state.emit({
+    type: "tool_call",
+    step,
+    toolCallId: call.id,
+    toolName: call.name,
+    arguments: call.arguments,
+  });
+}
+
 /** Appends a tool result and emits its `tool_result` event. */
 export function recordResult(
   state: RunState<unknown>,
@@ -118,13 +129,7 @@ export function closeOpenCalls(state: RunState<unknown>, step: number, reason: s
     const results = message.toolCalls
       .filter((call) => !answered.has(call.id))
       .map((call) => {
-        state.emit({
-          type: "tool_call",
-          step,
-          toolCallId: call.id,
-          toolName: call.name,
-          arguments: call.arguments,
-        });
+        announceCall(state, step, call);
         return recordResult(state, step, call, {
           status: "not_executed",
           content: `Not executed: ${reason}.`,

@@ -6,7 +6,14 @@ import type { ToolCall, ToolMessage } from "../memory/messages.js";
 import type { Breach } from "./budget.js";
 import type { ToolOutcomeStatus } from "./events.js";
 import { FINAL_RESULT_TOOL } from "./output.js";
-import { abortError, budgetError, errorState, type RunState, recordResult } from "./run-state.js";
+import {
+  abortError,
+  announceCall,
+  budgetError,
+  errorState,
+  type RunState,
+  recordResult,
+} from "./run-state.js";
 
 /** How a turn of tool calls ended. */
 export type TurnResult =
@@ -31,15 +38,7 @@ export async function runTurn(
   let loop: { toolName: string; repeats: number } | undefined;
   let breach: Breach | undefined;
 
-  for (const call of calls) {
-    state.emit({
-      type: "tool_call",
-      step,
-      toolCallId: call.id,
-      toolName: call.name,
-      arguments: call.arguments,
-    });
-  }
+  for (const call of calls) announceCall(state, step, call);
   // Human approval (approval.ts): rejected calls get their answer; an undecided one pauses the run.
   for (const [i, decided] of (await state.approval?.review(state, prepared)) ?? []) results[i] = decided;
 
