@@ -17,7 +17,7 @@ import { ChatStreamAssembler } from "../src/models/openai/stream.js";
 import { type BenchTable, round } from "./table.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
-const CAPTURE = `${ROOT}../shared/fixtures/captures/vercel-ai/openai--openai-text`;
+const CAPTURE = `${ROOT}test/fixtures/captures/vercel-ai/openai--openai-text`;
 
 /** Runs every measurement of this section. */
 export async function providersBench(): Promise<BenchTable[]> {

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /** The captured real traffic (read its NOTICE.md); `shared/` lies beside the checkout. */
-export const CAPTURES_DIR = fileURLToPath(new URL("../../../shared/fixtures/captures/", import.meta.url));
+// A verbatim copy of ../shared/fixtures/captures (see its NOTICE.md), so a clean clone tests alone.
+export const CAPTURES_DIR = fileURLToPath(new URL("../fixtures/captures/", import.meta.url));
 
 /** Names (without extension) of the vercel-ai Anthropic stream captures. */
 export function anthropicStreamCaptures(): string[] {
