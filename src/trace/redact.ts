@@ -1,5 +1,7 @@
-/** What replaces every redacted value. */
-export const REDACTED = "[REDACTED]";
+import { BEARER_TOKEN, REDACTED } from "../models/http/redact.js";
+
+// One placeholder for the whole library, so a redacted trace and a redacted error read alike.
+export { REDACTED };
 
 /** What a redactor scrubs besides the built-in key patterns and header names. */
 export interface RedactionOptions {
@@ -39,7 +41,7 @@ const BUILTIN_PATTERNS: readonly RegExp[] = [
   /\bAIza[0-9A-Za-z_-]{30,}/g,
   /\b(?:gsk|hf|ghp|gho|ghs|github_pat|glpat|xai|pplx|r8)[_-][A-Za-z0-9_]{16,}/g,
   /\bAKIA[0-9A-Z]{16}\b/g,
-  /(?<=\bBearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi,
+  BEARER_TOKEN,
   /(?<=[?&](?:key|api_key|apikey|access_token|token)=)[^&\s"'#]+/gi,
 ];
 
