@@ -1,6 +1,7 @@
 import type { ToolCall } from "../../memory/messages.js";
 import type { ProviderProtocolError } from "../errors.js";
 import type { ModelDelta, ModelResponse } from "../model.js";
+import { parseArguments } from "../tool-arguments.js";
 import { anthropicProtocolError } from "./protocol-error.js";
 import { toFinishReason, toTokenUsage } from "./response.js";
 import type { AnthropicErrorBody, AnthropicMessage, AnthropicResponseBlock, AnthropicUsage } from "./wire.js";
@@ -91,7 +92,7 @@ export class AnthropicStreamAssembler {
       } else if (block.kind === "tool") {
         const args = toolArguments(block);
         toolCalls.push({ id: block.id, name: block.name, arguments: args });
-        content.push({ type: "tool_use", id: block.id, name: block.name, input: parseOr(args) });
+        content.push({ type: "tool_use", id: block.id, name: block.name, input: parseArguments(args) });
       } else content.push(block.start as AnthropicResponseBlock);
     }
     const raw: AnthropicMessage = {
@@ -193,12 +194,4 @@ export class AnthropicStreamAssembler {
 function toolArguments(block: Extract<Block, { kind: "tool" }>): string {
   if (block.json.trim() !== "") return block.json;
   return JSON.stringify(block.initial ?? {});
-}
-
-function parseOr(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }

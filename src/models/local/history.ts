@@ -6,6 +6,7 @@ import type {
 } from "node-llama-cpp";
 import type { Message } from "../../memory/messages.js";
 import type { ModelRequest, ToolChoice } from "../model.js";
+import { parseArguments } from "../tool-arguments.js";
 import { LocalModelError } from "./errors.js";
 import { toGrammarSchema } from "./schema.js";
 
@@ -69,15 +70,6 @@ export function toChatHistory(
   // The loop pairs every call with a result; this only guards hand-made histories.
   for (const call of pending.values()) call.result = { error: "no result was recorded for this call" };
   return history;
-}
-
-function parseArguments(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    // Another model's invalid JSON stays visible as the text it was.
-    return text;
-  }
 }
 
 /** The tools a request offers, as node-llama-cpp functions (none when `toolChoice` is "none"). */

@@ -5,6 +5,7 @@
  */
 import type { Message } from "../../memory/messages.js";
 import type { ModelRequest, ToolChoice } from "../model.js";
+import { parseArguments } from "../tool-arguments.js";
 
 /** A message as compared: ids are positional (`#1`, `#2`, …) so only the pairing matters. */
 export type CanonicalMessage =
@@ -235,11 +236,7 @@ class IdMap {
 function parseArgs(raw: unknown): unknown {
   if (typeof raw !== "string") return raw ?? {};
   if (raw.trim() === "") return {};
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
-  }
+  return parseArguments(raw);
 }
 
 function textOf(content: unknown): string {
