@@ -41,6 +41,7 @@ const OPTIONS = {
   "show-prompt": { type: "boolean" },
 } as const;
 
+/** `glassloop chat`: talk with an agent on a session that survives restarts. */
 const chat: Command = {
   usage: USAGE,
   async run(args, io) {

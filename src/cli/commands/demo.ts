@@ -33,6 +33,7 @@ export const RECORDINGS_DIR = join(packageRoot(), "recordings");
 /** Dangerous input from seed 004's warning about eval, shown refused by the real calculator tool. */
 const INJECTIONS = ["__import__('os').system('rm -rf /')", "process.exit()", "(200 + 10) * 2"];
 
+/** `glassloop demo`: the seeds' examples, offline, with replayed model answers. */
 const demo: Command = {
   usage: USAGE,
   async run(args, io) {

@@ -17,6 +17,7 @@ interface LoadedAgent {
   run(input: string, options?: { signal?: AbortSignal }): Promise<{ output: unknown } & object>;
 }
 
+/** `glassloop mcp serve <module>`: serves an agent as an MCP tool over stdio. */
 const mcp: Command = {
   usage: USAGE,
   async run(args, io) {

@@ -26,6 +26,7 @@ interface ProviderStatus {
   detail: string;
 }
 
+/** `glassloop models`: which providers are set up and which model `run` would use. */
 const models: Command = {
   usage: USAGE,
   async run(args, io) {
