@@ -1,11 +1,11 @@
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { Agent } from "../agent/agent.js";
 import type { Limits } from "../agent/budget.js";
 import type { Model } from "../models/model.js";
 import { resolveModel } from "../models/resolve.js";
 import { SqliteStore } from "../store/sqlite-store.js";
 import type { Store } from "../store/store.js";
-import { TraceWriter } from "../trace/writer.js";
+import { DEFAULT_TRACE_DIR, TraceWriter } from "../trace/writer.js";
 import { type CliIO, UsageError } from "./command.js";
 import { type CliConfig, loadConfig } from "./config.js";
 import { type ModelChoice, selectModel } from "./model-select.js";
@@ -23,6 +23,7 @@ export interface AgentFlags {
   instructions?: string;
   root?: string;
   trace?: string;
+  "no-trace"?: boolean;
 }
 
 /** `parseArgs` options for `AgentFlags`. */
@@ -34,6 +35,7 @@ export const AGENT_OPTIONS = {
   instructions: { type: "string" },
   root: { type: "string" },
   trace: { type: "string" },
+  "no-trace": { type: "boolean" },
 } as const;
 
 /** The system prompt when neither --instructions nor the config gives one. */
@@ -103,7 +105,13 @@ export async function prepareAgent(
     limits,
     ...(store && { store }),
   });
-  const tracer = flags.trace ? new TraceWriter({ file: flags.trace }) : undefined;
+  // Every run is traced (redacted) unless asked not to, so `glassloop trace list|view` shows it.
+  const tracer = flags["no-trace"]
+    ? undefined
+    : new TraceWriter({
+        ...(flags.trace ? { file: resolve(io.cwd, flags.trace) } : { dir: join(io.cwd, DEFAULT_TRACE_DIR) }),
+        redaction: { env: io.env },
+      });
   return {
     agent,
     model,

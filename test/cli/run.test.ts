@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanEnv, cliArgv, runCli, tempCwd, useWireServer } from "../helpers/cli.js";
@@ -108,6 +108,28 @@ describe("glassloop run, end to end against a local OpenAI-compatible server", (
     expect(types.at(-1)).toBe("run_end");
     expect(text).not.toContain(KEY);
     expect(run.stderr).toContain(`trace: ${join(cwd, "run.jsonl")}`);
+  });
+
+  it("traces every run to .glassloop/traces by default, and --no-trace writes none", async () => {
+    enqueue(calculatorScript());
+    const cwd = tempCwd();
+    const run = await runCli(["run", "--json", "--tools", "calculator", TASK], { cwd, env: env() });
+    expect(run.code).toBe(0);
+    const { runId, trace } = JSON.parse(run.stdout) as { runId: string; trace: string };
+    expect(trace).toBe(join(cwd, ".glassloop", "traces", `${runId}.jsonl`));
+    const text = readFileSync(trace, "utf8");
+    expect(text).toContain('"type":"run_end"');
+    expect(text).not.toContain(KEY);
+
+    enqueue(calculatorScript());
+    const quiet = tempCwd();
+    const untraced = await runCli(["run", "--json", "--no-trace", "--tools", "calculator", TASK], {
+      cwd: quiet,
+      env: env(),
+    });
+    expect(untraced.code).toBe(0);
+    expect(JSON.parse(untraced.stdout).trace).toBeUndefined();
+    expect(existsSync(join(quiet, ".glassloop", "traces"))).toBe(false);
   });
 
   it("takes the task from stdin", async () => {

@@ -28,7 +28,9 @@ Options:
       --root dir               the directory files and shell work in (default: here)
       --json                   print exactly one JSON result object on stdout, nothing else
       --show-prompt            print each exact request body as it is sent (stderr)
-      --trace file.jsonl       write every event of the run to a JSONL trace
+      --trace file.jsonl       write every event of the run to this JSONL trace
+                               (default: .glassloop/traces/<runId>.jsonl, keys redacted)
+      --no-trace               write no trace
   -h, --help                   this help
 
 Exit codes: 0 done, 1 the run failed (budget, loop, provider), 2 bad usage or configuration.`;
