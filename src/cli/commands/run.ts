@@ -58,6 +58,7 @@ export interface JsonResult {
   trace?: string;
 }
 
+/** `glassloop run`: runs one task and streams the answer. */
 const run: Command = {
   usage: USAGE,
   async run(args, io) {
