@@ -81,8 +81,8 @@ export async function cliBench(): Promise<BenchTable[]> {
         rows: rows.map(([label, ms]) => [label, round(ms, 0)]),
         notes: [
           "Targets: --help < 100 ms; a one-step run against a local server < 500 ms (most of it is Node's module",
-          "loading and undici's first fetch). Built with tsc into node_modules/.cache (as bench -- providers",
-          "does); node runs dist/cli/main.mjs, no tsx. The commands load only what they use (src/cli/commands.ts).",
+          "loading and undici's first fetch). The tsdown bundle (npm run build, as bench -- providers does);",
+          "node runs dist/cli/main.mjs, no tsx. The commands load only what they use (src/cli/commands.ts).",
         ],
       },
     ];
