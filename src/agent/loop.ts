@@ -8,7 +8,7 @@ import type { RunStatus } from "./events.js";
 import { callModel } from "./model-call.js";
 import { PLAN_TOOL, planSteps } from "./plan.js";
 import { judge, type ReflectOptions, rejectionFeedback } from "./reflect.js";
-import { abortError, budgetError, closeOpenCalls, errorState, type RunState } from "./run-state.js";
+import { abortError, budgetError, closeOpenCalls, errorState, type RunState, silent } from "./run-state.js";
 import { runTurn } from "./turn.js";
 
 /** Settings of one loop run that are not part of the shared state. */
@@ -67,6 +67,7 @@ export async function runLoop(state: RunState<unknown>, settings: LoopSettings):
   let rounds = 0;
   let mustPlan = settings.plan !== undefined;
   let revision = 0;
+  const nextRevision = () => revision++;
   emit({
     type: "run_start",
     model: state.model.id,
@@ -89,12 +90,12 @@ export async function runLoop(state: RunState<unknown>, settings: LoopSettings):
         const breach = budget.beforeModelCall();
         if (breach) throw budgetError(state, breach);
         if (state.signal.aborted) throw abortError(state);
-        const toolChoice = mustPlan ? { name: PLAN_TOOL } : settings.toolChoice;
+        // Copied only when planning forces the choice: a copy of the settings per step is waste.
         result = await runStep(
           state,
-          { ...settings, ...(toolChoice && { toolChoice }) },
+          mustPlan ? { ...settings, toolChoice: { name: PLAN_TOOL } } : settings,
           step,
-          () => revision++,
+          nextRevision,
         );
       }
       if (result.kind === "done" && settings.reflect) {
@@ -136,7 +137,8 @@ async function runStep(
 ): Promise<StepResult> {
   const { emit, meter, budget } = state;
   // Whatever the last step added (tool results, feedback) is durable before the next model call.
-  await state.durable?.checkpoint(state);
+  // (No await at all without a store: awaiting undefined still costs a tick every step.)
+  if (state.durable) await state.durable.checkpoint(state);
   meter.startStep(step);
   emit({ type: "step_start", step });
   const started = performance.now();
@@ -144,7 +146,7 @@ async function runStep(
     const response = await modelAnswer(state, settings, step);
     const assistant = toAssistantMessage(response, step, state.messages);
     state.messages.push(assistant);
-    await state.durable?.checkpoint(state);
+    if (state.durable) await state.durable.checkpoint(state);
     const breach = budget.afterModelCall();
     if (breach) throw budgetError(state, breach);
     if (!assistant.toolCalls) {
@@ -183,14 +185,14 @@ async function runStep(
   } finally {
     const durationMs = performance.now() - started;
     meter.endStep(durationMs);
-    emit({ type: "step_end", step, durationMs, usage: meter.progress() });
+    if (emit !== silent) emit({ type: "step_end", step, durationMs, usage: meter.progress() });
   }
 }
 
 /** A model call on what the run's view selects (memory strategy, recall; compaction on overflow). */
 function modelAnswer(state: RunState<unknown>, settings: LoopSettings, step: number): Promise<ModelResponse> {
   const tools = settings.tools();
-  const base = { ...settings, tools };
+  const base = { instructions: settings.instructions, input: settings.input, tools };
   return callThroughView(state, base, step, (parts) => callModel(state, settings, step, tools, parts));
 }
 

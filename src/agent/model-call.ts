@@ -3,7 +3,7 @@ import type { ModelObserver, ModelResponse, ToolSpec } from "../models/model.js"
 import type { RequestParts } from "./context-view.js";
 import type { ModelResponseEvent } from "./events.js";
 import type { LoopSettings } from "./loop.js";
-import { abortError, errorState, type RunState } from "./run-state.js";
+import { abortError, errorState, type RunState, silent } from "./run-state.js";
 
 /** Marks a model call the loop makes besides the agent's own, e.g. `summary` for SummaryMemory. */
 export type CallPurpose = NonNullable<ModelResponseEvent["purpose"]>;
@@ -54,8 +54,12 @@ export function callObserver(
   purpose?: CallPurpose,
 ): ModelObserver {
   const { emit } = state;
-  return {
-    onRequest: ({ body, url, attempt }) =>
+  // Nobody listens: the observer would only build events to drop, so one shared do-nothing one.
+  if (emit === silent) return purpose === undefined ? SILENT_OBSERVER : SILENT_SIDE_OBSERVER;
+  // Methods rather than arrow properties: the same closures, without a per-call name definition
+  // when the code runs through a loader that keeps function names (tsx, the bench).
+  const observer: ModelObserver = {
+    onRequest({ body, url, attempt }) {
       emit({
         type: "model_request",
         step,
@@ -64,15 +68,24 @@ export function callObserver(
         body,
         ...(url !== undefined && { url }),
         ...(purpose !== undefined && { purpose }),
-      }),
-    ...(purpose === undefined && {
-      onDelta: (delta) => {
-        if (delta.type === "text" && delta.text) emit({ type: "text_delta", step, text: delta.text });
-      },
-    }),
-    onRetry: ({ attempt, delayMs, error }) => emit({ type: "model_retry", step, attempt, delayMs, error }),
+      });
+    },
+    onRetry({ attempt, delayMs, error }) {
+      emit({ type: "model_retry", step, attempt, delayMs, error });
+    },
+  };
+  if (purpose !== undefined) return observer;
+  return {
+    onRequest: observer.onRequest,
+    onDelta(delta) {
+      if (delta.type === "text" && delta.text) emit({ type: "text_delta", step, text: delta.text });
+    },
+    onRetry: observer.onRetry,
   };
 }
+
+const SILENT_OBSERVER: ModelObserver = { onRequest() {}, onDelta() {}, onRetry() {} };
+const SILENT_SIDE_OBSERVER: ModelObserver = { onRequest() {}, onRetry() {} };
 
 /** The error that ends the run for a failed model call: the abort or timeout if the signal fired. */
 export function callError(state: RunState<unknown>, error: unknown): RunError {
@@ -89,6 +102,7 @@ export function recordResponse(
   purpose?: CallPurpose,
 ): void {
   state.meter.addModelCall(response.usage);
+  if (state.emit === silent) return;
   state.emit({
     type: "model_response",
     step,
@@ -105,10 +119,24 @@ export function recordResponse(
 /** `promise`, or a rejection as soon as `signal` fires; the listener never outlives the call. */
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
-  let onAbort = () => {};
-  const stopped = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
+  // One promise and one listener object per call (not race + finally + a second promise): this
+  // runs every step.
+  return new Promise<T>((resolve, reject) => {
+    const listener = {
+      handleEvent() {
+        reject(signal.reason);
+      },
+    };
+    signal.addEventListener("abort", listener, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", listener);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", listener);
+        reject(error);
+      },
+    );
   });
-  return Promise.race([promise, stopped]).finally(() => signal.removeEventListener("abort", onAbort));
 }

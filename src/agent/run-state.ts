@@ -33,12 +33,20 @@ export interface RunState<TContext> {
   approval?: ApprovalGate;
 }
 
+/** The emitter of a run nobody listens to: hot paths compare with it to skip building events. */
+export function silent(_event: EventInit): void {}
+
+/** Whether anyone receives the run's events (building one is wasted work otherwise). */
+export function listening(state: RunState<unknown>): boolean {
+  return state.emit !== silent;
+}
+
 /** Stamps events with the run id and time and hands them to the listener (if there is none, does nothing). */
 export function makeEmitter(
   runId: string,
   listener: ((event: AgentEvent) => void) | undefined,
 ): (event: EventInit) => void {
-  if (!listener) return () => {};
+  if (!listener) return silent;
   return (event) => {
     const stamped = { ...event, runId, time: Date.now() } as AgentEvent;
     try {

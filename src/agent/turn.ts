@@ -36,46 +36,22 @@ export async function runTurn(
   const prepared = calls.map((call) => environment.prepare(call));
   const results: Planned[] = new Array(calls.length);
   let loop: { toolName: string; repeats: number } | undefined;
-  let breach: Breach | undefined;
 
   for (const call of calls) announceCall(state, step, call);
   // Human approval (approval.ts): rejected calls get their answer; an undecided one pauses the run.
-  for (const [i, decided] of (await state.approval?.review(state, prepared)) ?? []) results[i] = decided;
+  // (Not awaited at all without a gate: this runs every step.)
+  if (state.approval)
+    for (const [i, decided] of await state.approval.review(state, prepared)) results[i] = decided;
 
-  const execute = async (ready: ReadyCall<unknown>): Promise<Planned> => {
-    // A resumed turn: a call that finished before the crash (or was cut off by it) is not run again.
-    const known = state.durable?.known(ready.call);
-    if (known) return known;
-    if (state.signal.aborted)
-      return { status: "aborted", content: `Tool ${ready.tool.name} was aborted: the run was stopped.` };
-    // final_result runs no code of anyone's: it only carries an answer the model already paid
-    // for, so like a text answer it spends no budget and no budget can refuse it.
-    if (!isFinalResult(ready)) {
-      breach ??= state.budget.beforeToolCall();
-      if (breach)
-        return { status: "not_executed", content: `Not executed: the ${breach.limit} budget is spent.` };
-      state.meter.addToolCall();
-    }
-    await state.durable?.started(state, ready.call);
-    const outcome = await environment.execute(ready, {
-      signal: state.signal,
-      messages: state.messages,
-      usage: () => state.meter.snapshot(),
-      remaining: () => state.budget.remaining(),
-      addUsage: (usage) => state.meter.addSubRun(usage),
-      forward: (event) =>
-        state.emit({ type: "nested", step, toolCallId: ready.call.id, toolName: ready.tool.name, event }),
-    });
-    await state.durable?.finished(state, ready.call, outcome);
-    return outcome;
-  };
+  // The first budget breach of the turn, shared by its calls.
+  const stop: TurnStop = { breach: undefined };
 
   // Terminal calls run first, one at a time in listed order: the first that succeeds ends the run
   // and the turn's other calls are skipped; one that fails keeps its result and the next is tried.
   let ended: { toolName: string; output: unknown } | undefined;
   for (const [endIndex, p] of prepared.entries()) {
     if (p.kind !== "ready" || !p.tool.terminal || results[endIndex]) continue;
-    const outcome: ToolOutcome | Planned = await execute(p);
+    const outcome: ToolOutcome | Planned = await executeCall(state, step, p, stop);
     results[endIndex] = outcome;
     if (outcome.status !== "ok") continue;
     ended = { toolName: p.tool.name, output: (outcome as ToolOutcome).value };
@@ -117,7 +93,7 @@ export async function runTurn(
     } else {
       await mapConcurrent(runnable, environment.options.concurrency, async (i) => {
         const ready = prepared[i] as ReadyCall<unknown>;
-        const outcome = await execute(ready);
+        const outcome = await executeCall(state, step, ready, stop);
         results[i] = outcome;
         if (outcome.status === "ok" || outcome.status === "error") guard?.record(ready.call, outcome.content);
       });
@@ -132,15 +108,65 @@ export async function runTurn(
 
   if (loop) throw new LoopDetectedError(loop.toolName, loop.repeats, errorState(state));
   if (state.signal.aborted) throw abortError(state);
-  if (breach) throw budgetError(state, breach);
+  if (stop.breach) throw budgetError(state, stop.breach);
   if (ended) return { kind: "end", ...ended };
-  const invalid = results.filter((r) => r.status === "invalid");
-  return {
-    kind: "continue",
-    unusable: invalid.length === calls.length,
-    failed: results.some((r) => r.status === "error" || r.status === "timeout" || r.status === "invalid"),
-    detail: invalid.map((r) => r.content).join(" | "),
-  };
+  // One pass instead of filter, some and map: this runs every step.
+  let invalid = 0;
+  let failed = false;
+  let detail = "";
+  for (const r of results) {
+    if (r.status === "invalid") detail = invalid++ === 0 ? r.content : `${detail} | ${r.content}`;
+    if (r.status === "error" || r.status === "timeout" || r.status === "invalid") failed = true;
+  }
+  return { kind: "continue", unusable: invalid === calls.length, failed, detail };
+}
+
+interface TurnStop {
+  breach: Breach | undefined;
+}
+
+/** Runs one validated call of a turn: budget checked and counted, checkpointed when durable. */
+async function executeCall(
+  state: RunState<unknown>,
+  step: number,
+  ready: ReadyCall<unknown>,
+  stop: TurnStop,
+): Promise<Planned> {
+  const { durable } = state;
+  // A resumed turn: a call that finished before the crash (or was cut off by it) is not run again.
+  const known = durable?.known(ready.call);
+  if (known) return known;
+  if (state.signal.aborted)
+    return { status: "aborted", content: `Tool ${ready.tool.name} was aborted: the run was stopped.` };
+  // final_result runs no code of anyone's: it only carries an answer the model already paid
+  // for, so like a text answer it spends no budget and no budget can refuse it.
+  if (!isFinalResult(ready)) {
+    stop.breach ??= state.budget.beforeToolCall();
+    const { breach } = stop;
+    if (breach)
+      return { status: "not_executed", content: `Not executed: the ${breach.limit} budget is spent.` };
+    state.meter.addToolCall();
+  }
+  if (durable) await durable.started(state, ready.call);
+  // Methods, not arrow properties: no per-call name definitions under a name-keeping loader.
+  const outcome = await state.environment.execute(ready, {
+    signal: state.signal,
+    messages: state.messages,
+    usage() {
+      return state.meter.snapshot();
+    },
+    remaining() {
+      return state.budget.remaining();
+    },
+    addUsage(usage) {
+      state.meter.addSubRun(usage);
+    },
+    forward(event) {
+      state.emit({ type: "nested", step, toolCallId: ready.call.id, toolName: ready.tool.name, event });
+    },
+  });
+  if (durable) await durable.finished(state, ready.call, outcome);
+  return outcome;
 }
 
 function isFinalResult(ready: ReadyCall<unknown>): boolean {
