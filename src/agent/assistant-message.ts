@@ -8,6 +8,12 @@ export function toAssistantMessage(
   transcript: readonly Message[],
 ): AssistantMessage {
   if (response.toolCalls.length === 0) return { role: "assistant", content: response.text };
+  const only = response.toolCalls.length === 1 ? response.toolCalls[0] : undefined;
+  // The common turn, one call with an id: nothing it could collide with in its own message.
+  if (only?.id) {
+    const call: ToolCall = { id: only.id, name: only.name, arguments: only.arguments };
+    return { role: "assistant", content: response.text, toolCalls: [call] };
+  }
   const seen = new Set<string>();
   let earlier: Set<string> | undefined;
   // Only a missing or repeated id needs the transcript's ids (a generated one must be new to it).

@@ -90,8 +90,12 @@ function computeKey(call: ToolCall): string {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+    // The default sort compares UTF-16 code units, as `<` does; no entry pairs or closures.
+    const keys = Object.keys(value).sort();
+    const record = value as Record<string, unknown>;
+    let text = "";
+    for (const k of keys) text += `${text ? "," : ""}${JSON.stringify(k)}:${canonical(record[k])}`;
+    return `{${text}}`;
   }
   return JSON.stringify(value);
 }

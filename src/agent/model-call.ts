@@ -1,5 +1,5 @@
 import { ModelCallError, RunError } from "../errors.js";
-import type { ModelObserver, ModelResponse, ToolSpec } from "../models/model.js";
+import type { ModelObserver, ModelRequest, ModelResponse, ToolSpec } from "../models/model.js";
 import type { RequestParts } from "./context-view.js";
 import type { ModelResponseEvent } from "./events.js";
 import type { LoopSettings } from "./loop.js";
@@ -18,19 +18,19 @@ export async function callModel(
 ): Promise<ModelResponse> {
   const { model, signal } = state;
   const started = performance.now();
-  const generation = model.generate(
-    {
-      ...(parts.instructions !== undefined && { instructions: parts.instructions }),
-      messages: parts.messages,
-      tools,
-      ...(settings.toolChoice !== undefined && { toolChoice: settings.toolChoice }),
-      stream: settings.stream,
-      ...(settings.maxOutputTokens !== undefined && { maxOutputTokens: settings.maxOutputTokens }),
-      ...(settings.temperature !== undefined && { temperature: settings.temperature }),
-      signal,
-    },
-    callObserver(state, step, model.id),
-  );
+  // Built by assignment, in the key order of the literal it replaces (a replayed or recorded
+  // request shows its keys in this order): a literal with conditional spreads is several times
+  // slower, and this runs every step.
+  const request: Omit<ModelRequest, "signal"> & { signal?: AbortSignal } =
+    parts.instructions !== undefined
+      ? { instructions: parts.instructions, messages: parts.messages, tools }
+      : { messages: parts.messages, tools };
+  if (settings.toolChoice !== undefined) request.toolChoice = settings.toolChoice;
+  request.stream = settings.stream;
+  if (settings.maxOutputTokens !== undefined) request.maxOutputTokens = settings.maxOutputTokens;
+  if (settings.temperature !== undefined) request.temperature = settings.temperature;
+  request.signal = signal;
+  const generation = model.generate(request as ModelRequest, callObserver(state, step, model.id));
   let response: ModelResponse;
   try {
     // Raced with the signal so a model that ignores it still cannot hold the run.

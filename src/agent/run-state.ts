@@ -48,9 +48,13 @@ export function makeEmitter(
 ): (event: EventInit) => void {
   if (!listener) return silent;
   return (event) => {
-    const stamped = { ...event, runId, time: Date.now() } as AgentEvent;
+    // Stamped in place, not copied: every init is a fresh literal of the emitting code, and the
+    // keys land in the same order a copy would give them.
+    const stamped = event as EventInit & { runId: string; time: number };
+    stamped.runId = runId;
+    stamped.time = Date.now();
     try {
-      listener(stamped);
+      listener(stamped as AgentEvent);
     } catch (error) {
       // A broken listener must not break invariants mid-turn; it is reported, not fatal.
       process.emitWarning(`glassloop: an event listener threw: ${String(error)}`);
@@ -82,6 +86,7 @@ export function abortError(state: RunState<unknown>): BudgetExceededError | RunA
 
 /** Emits the `tool_call` event that comes before every call's `tool_result`, run or not. */
 export function announceCall(state: RunState<unknown>, step: number, call: ToolCall): void {
+  if (state.emit === silent) return;
   state.emit({
     type: "tool_call",
     step,
@@ -98,13 +103,15 @@ export function recordResult(
   call: ToolCall,
   outcome: { status: ToolOutcomeStatus; content: string; durationMs?: number; errorDetail?: string },
 ): ToolMessage {
+  // Assigned rather than spread in: same keys in the same order, without the slow literal path.
   const message: ToolMessage = {
     role: "tool",
     toolCallId: call.id,
     toolName: call.name,
     content: outcome.content,
-    ...(outcome.status !== "ok" && { isError: true }),
   };
+  if (outcome.status !== "ok") message.isError = true;
+  if (state.emit === silent) return message;
   state.emit({
     type: "tool_result",
     step,

@@ -153,46 +153,28 @@ export class Environment<TContext> {
   async execute(ready: ReadyCall<TContext>, options: ExecuteOptions): Promise<ToolOutcome> {
     const { tool, call } = ready;
     const started = performance.now();
-    const done = (outcome: Omit<ToolOutcome, "durationMs">): ToolOutcome => ({
-      ...outcome,
-      durationMs: performance.now() - started,
-    });
     const timeoutMs = tool.timeoutMs ?? this.options.toolTimeoutMs;
     // A call whose run is already stopped must not start at all.
     if (options.signal.aborted) {
-      return done({ status: "aborted", content: `Tool ${tool.name} was aborted: the run was stopped.` });
+      return timed(
+        { status: "aborted", content: `Tool ${tool.name} was aborted: the run was stopped.` },
+        started,
+      );
     }
-    // The call's own signal is made only when the tool reads it: most tools never do, and an
-    // AbortController per call is a large share of a step's cost (see `npm run bench`).
-    let controller: AbortController | undefined;
-    let stop: { reason: unknown } | undefined;
-    let reject: (reason: unknown) => void = () => {};
-    const stopped = new Promise<never>((_, fail) => {
-      reject = fail;
-    });
-    stopped.catch(() => {});
-    const abort = (reason: unknown) => {
-      if (stop) return;
-      stop = { reason };
-      controller?.abort(reason);
-      reject(reason);
-    };
-    const onParentAbort = () => abort(options.signal.reason);
-    options.signal.addEventListener("abort", onParentAbort, { once: true });
-    const cancelTimer = startTimer(timeoutMs, () => abort(new ToolTimeout()));
+    const stop = new CallStop(options.signal);
+    options.signal.addEventListener("abort", stop, { once: true });
+    const cancelTimer = startTimer(timeoutMs, () => stop.abort(new ToolTimeout()));
     try {
       const runOptions = {
         context: this.context,
+        // Getters: the call's own signal is made only when the tool reads it (most tools never
+        // do, and an AbortController per call is a large share of a step's cost, see `npm run
+        // bench`), and a usage snapshot per call would cost O(steps).
         get signal() {
-          if (!controller) {
-            controller = new AbortController();
-            if (stop) controller.abort(stop.reason);
-          }
-          return controller.signal;
+          return stop.signal;
         },
         toolCallId: call.id,
         messages: options.messages,
-        // A getter: most tools never look, and a snapshot per call would cost O(steps).
         get usage() {
           return options.usage();
         },
@@ -202,30 +184,82 @@ export class Environment<TContext> {
         addUsage: options.addUsage,
         forward: options.forward,
       };
-      const value = await Promise.race([
-        Promise.resolve().then(() => tool.run(ready.args as never, runOptions)),
-        stopped,
-      ]);
+      // The tool runs a microtask later (a synchronous throw becomes a rejection), raced with the
+      // call's stop; one promise for both instead of a stop promise, a race and a then.
+      const value = await new Promise<unknown>((resolve, reject) => {
+        stop.reject = reject;
+        Promise.resolve()
+          .then(() => tool.run(ready.args as never, runOptions))
+          .then(resolve, reject);
+      });
       const maxChars = tool.maxResultChars ?? this.options.maxResultChars;
-      return done({ status: "ok", content: truncate(serializeResult(value), maxChars), value });
+      return timed({ status: "ok", content: truncate(serializeResult(value), maxChars), value }, started);
     } catch (error) {
       if (error instanceof ToolTimeout) {
-        return done({ status: "timeout", content: `Tool ${tool.name} timed out after ${timeoutMs} ms.` });
+        return timed(
+          { status: "timeout", content: `Tool ${tool.name} timed out after ${timeoutMs} ms.` },
+          started,
+        );
       }
-      if (stop && !(error instanceof ToolError)) {
-        return done({ status: "aborted", content: `Tool ${tool.name} was aborted: the run was stopped.` });
+      if (stop.stopped && !(error instanceof ToolError)) {
+        return timed(
+          { status: "aborted", content: `Tool ${tool.name} was aborted: the run was stopped.` },
+          started,
+        );
       }
-      if (error instanceof ToolError) return done({ status: "error", content: error.message });
-      return done({
-        status: "error",
-        content: `Tool ${tool.name} failed with an internal error.`,
-        errorDetail: error instanceof Error ? (error.stack ?? error.message) : String(error),
-      });
+      if (error instanceof ToolError) return timed({ status: "error", content: error.message }, started);
+      return timed(
+        {
+          status: "error",
+          content: `Tool ${tool.name} failed with an internal error.`,
+          errorDetail: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        },
+        started,
+      );
     } finally {
       cancelTimer();
-      options.signal.removeEventListener("abort", onParentAbort);
+      options.signal.removeEventListener("abort", stop);
     }
   }
+}
+
+/**
+ * What stops one call: the run's signal (it is the listener) or the call's timeout. It rejects
+ * the call's race and aborts the call's own signal, which exists only once the tool asked for it.
+ */
+class CallStop {
+  stopped: { reason: unknown } | undefined;
+  reject: ((reason: unknown) => void) | undefined;
+  #controller: AbortController | undefined;
+
+  constructor(private readonly parent: AbortSignal) {}
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.stopped) this.#controller.abort(this.stopped.reason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** The run's signal fired. */
+  handleEvent(): void {
+    this.abort(this.parent.reason);
+  }
+
+  abort(reason: unknown): void {
+    if (this.stopped) return;
+    this.stopped = { reason };
+    this.#controller?.abort(reason);
+    this.reject?.(reason);
+  }
+}
+
+/** `outcome` (a fresh literal, completed in place) with the time since `started`. */
+function timed(outcome: Omit<ToolOutcome, "durationMs">, started: number): ToolOutcome {
+  const done = outcome as ToolOutcome;
+  done.durationMs = performance.now() - started;
+  return done;
 }
 
 function invalid(call: ToolCall, content: string): InvalidCall {
