@@ -165,12 +165,7 @@ export async function callThroughView(
   call: (parts: RequestParts) => Promise<ModelResponse>,
 ): Promise<ModelResponse> {
   const view = state.view;
-  const parts = view
-    ? await view.parts(state, base, step)
-    : {
-        ...(base.instructions !== undefined && { instructions: base.instructions }),
-        messages: state.messages.slice(state.messages[0]?.role === "system" ? 1 : 0),
-      };
+  const parts = view ? await view.parts(state, base, step) : plainParts(state, base.instructions);
   try {
     const response = await call(parts);
     view?.observe(parts, base.tools, response);
@@ -188,4 +183,10 @@ export async function callThroughView(
     compactor.observe(smaller, base.tools, response);
     return response;
   }
+}
+
+/** The request parts without a view: the whole transcript after the system message, a fresh array. */
+function plainParts(state: RunState<unknown>, instructions: string | undefined): RequestParts {
+  const messages = state.messages.slice(state.messages[0]?.role === "system" ? 1 : 0);
+  return instructions === undefined ? { messages } : { instructions, messages };
 }

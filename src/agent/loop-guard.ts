@@ -48,8 +48,11 @@ export class LoopGuard {
 
   /** Ends the turn: only consecutive repeats count. */
   nextTurn(): void {
+    // The two maps swap roles instead of a new map per turn; nothing outside holds either.
+    const spent = this.#previous;
     this.#previous = this.#current;
-    this.#current = new Map();
+    spent.clear();
+    this.#current = spent;
   }
 
   /** The previous turn's calls as plain JSON, for a durable run's checkpoint. */
