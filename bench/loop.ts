@@ -173,7 +173,8 @@ export async function loopBench(): Promise<BenchTable[]> {
       rows: growthRows,
       notes: [
         "first 100 = steps 1-100, last 100 = steps 900-999 of the same run. Medians leave out GC pauses;",
-        "means include them. A ratio near 1 means no per-step cost that grows with the run.",
+        "means include them. A ratio near 1 means no per-step cost that grows with the run; what is left",
+        "(~1 µs at step 1,000) is the copy of the message array each request gets, i.e. the history itself.",
       ],
     },
     {
