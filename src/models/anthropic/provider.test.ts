@@ -258,7 +258,7 @@ describe("AnthropicModel on the wire", () => {
     await expect(generate(stalled, true)).rejects.toThrow(StreamIdleTimeoutError);
   });
 
-  it("a connection reset mid-stream is a NetworkError, not retried once events were delivered", async () => {
+  it("a connection reset mid-stream is a NetworkError, not retried once a delta was delivered", async () => {
     const sse = captureSse("anthropic--anthropic-json-tool.2");
     server.enqueue({ sse, resetAt: Math.floor(Buffer.byteLength(sse) / 2) });
     await expect(generate(model(), true)).rejects.toThrow(NetworkError);
@@ -338,15 +338,43 @@ describe("AnthropicModel errors and retries", () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it("an error event inside the stream becomes the same typed error as over HTTP", async () => {
-    const start = captureSse("anthropic--anthropic-text").split("\n\n")[0];
-    server.enqueue({
-      sse: `${start}\n\nevent: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n`,
-    });
-    const error = await generate(model(), true).catch((e: unknown) => e);
+  const overloadedEvent =
+    'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
+
+  it("an overloaded error event before any delta is retried with the same body, then succeeds", async () => {
+    const events = captureSse("anthropic--anthropic-text").split("\n\n");
+    server.enqueue(
+      // The very first event is the error (HTTP 200, status 529 semantics).
+      { sse: overloadedEvent },
+      // message_start arrived, but no text yet: still nothing reached the caller.
+      { sse: `${events[0]}\n\n${overloadedEvent}` },
+      { sse: captureSse("anthropic--anthropic-text") },
+    );
+    const { response, seen } = await generate(model(), true);
+    expect(response.text).toMatch(/^Hello!/);
+    expect(response.finishReason).toBe("stop");
+    expect(seen.retries.map((r) => r.attempt)).toEqual([2, 3]);
+    expect(seen.retries[0]?.error).toMatch(/Overloaded/);
+    expect(seen.requests.map((r) => r.attempt)).toEqual([1, 2, 3]);
+    expect(new Set(seen.requests.map((r) => r.body)).size).toBe(1);
+    expect(new Set(server.requests.map((r) => r.raw)).size).toBe(1);
+    // The deltas are those of the successful attempt alone, nothing replayed.
+    expect(seen.deltas.map((d) => (d.type === "text" ? d.text : "")).join("")).toBe(response.text);
+  });
+
+  it("an error event after a text delta becomes the same typed error as over HTTP, not retried", async () => {
+    const events = captureSse("anthropic--anthropic-text").split("\n\n");
+    const firstText = events.findIndex((e) => e.includes('"text_delta"'));
+    server.enqueue({ sse: `${events.slice(0, firstText + 1).join("\n\n")}\n\n${overloadedEvent}` });
+    const seen: ModelDelta[] = [];
+    const error = await model()
+      .generate(request(true), { onRequest: () => {}, onDelta: (d) => seen.push(d) })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as ProviderError).status).toBe(529);
     expect((error as Error).message).toMatch(/Overloaded/);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(server.requests).toHaveLength(1);
   });
 
   it("a missing key is a ConfigError that names ANTHROPIC_API_KEY", () => {

@@ -95,25 +95,30 @@ export class AnthropicModel implements Model {
     const http = this.#options.http ?? {};
     if (!request.stream) return fromAnthropicMessage((await postJson(call, http)).body);
 
-    // The transport retries only until the first event arrives, so one assembler serves all attempts.
-    const assembler = new AnthropicStreamAssembler(observer.onDelta?.bind(observer));
+    // The transport may retry until a delta reached the caller; each attempt assembles afresh.
+    // Set by the first attempt, which has run once postEvents resolves.
+    let assembler!: AnthropicStreamAssembler;
     await postEvents(
       call,
-      (event) => {
-        let data: unknown;
-        try {
-          data = JSON.parse(event.data);
-        } catch {
-          throw anthropicProtocolError("an event's data is not JSON", event.data);
-        }
-        try {
-          assembler.push(data);
-        } catch (error) {
-          if (error instanceof AnthropicStreamErrorEvent) throw this.#streamError(error.body);
-          throw error;
-        }
-        // After message_stop nothing more is read, even if the server keeps the connection open.
-        return assembler.done;
+      (deliver) => {
+        const current = new AnthropicStreamAssembler(deliver);
+        assembler = current;
+        return (event) => {
+          let data: unknown;
+          try {
+            data = JSON.parse(event.data);
+          } catch {
+            throw anthropicProtocolError("an event's data is not JSON", event.data);
+          }
+          try {
+            current.push(data);
+          } catch (error) {
+            if (error instanceof AnthropicStreamErrorEvent) throw this.#streamError(error.body);
+            throw error;
+          }
+          // After message_stop nothing more is read, even if the server keeps the connection open.
+          return current.done;
+        };
       },
       http,
     );

@@ -3,6 +3,7 @@ import {
   NetworkError,
   ProviderError,
   ProviderProtocolError,
+  RateLimitError,
   RequestTimeoutError,
   StreamIdleTimeoutError,
 } from "../errors.js";
@@ -13,7 +14,7 @@ import {
   type HttpOptions,
 } from "./call.js";
 import { redact } from "./redact.js";
-import { backoffMs, type RetryPolicy } from "./retry.js";
+import { backoffMs, isRetryableStatus, type RetryPolicy } from "./retry.js";
 
 /** An error plus what the retry decision needs to know about it. */
 export class Failure {
@@ -81,7 +82,7 @@ export class Attempt {
     this.#timer?.refresh();
   }
 
-  /** The first event reached the provider's handler. */
+  /** A delta reached the caller: from now on a failure must not be retried (it would replay it). */
   delivered(): void {
     this.#delivered = true;
   }
@@ -99,6 +100,9 @@ export class Attempt {
     if (this.#timedOut === "stream_idle")
       return new Failure(new StreamIdleTimeoutError(provider, this.#idleMs), true);
     if (error instanceof ProviderError || !(error instanceof Error) || !isNetworkFailure(error)) {
+      // An error a stream reported in an event (Anthropic's `overloaded_error`, 529) carries the
+      // status it would have had over HTTP, and is retried as that status would be.
+      if (isStatusError(error)) return new Failure(error, isRetryableStatus(error.status), waitOf(error));
       if (error instanceof GlassloopError) return new Failure(error, false);
       // A provider's handler threw something untyped: still a typed, redacted error for the caller.
       const detail = redact(error instanceof Error ? error.message : String(error), this.#call.secrets ?? []);
@@ -119,6 +123,18 @@ export class Attempt {
     this.#timedOut = kind;
     this.#controller.abort(new Error(`${kind} timeout`));
   }
+}
+
+function isStatusError(error: unknown): error is ProviderError & { status: number } {
+  return (
+    error instanceof ProviderError &&
+    !(error instanceof ProviderProtocolError) &&
+    typeof error.status === "number"
+  );
+}
+
+function waitOf(error: ProviderError): number | undefined {
+  return error instanceof RateLimitError ? error.retryAfterMs : undefined;
 }
 
 // What undici throws when a connection fails or breaks: TypeError("fetch failed" | "terminated"),

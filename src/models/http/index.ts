@@ -18,4 +18,5 @@ export {
   postEvents,
   postJson,
   type StreamEnd,
+  type StreamHandlerFactory,
 } from "./transport.js";

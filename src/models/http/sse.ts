@@ -19,26 +19,20 @@ export class SseFormatError extends Error {}
 /**
  * Reads `body` as an event stream into `onEvent`. Resolves `true` when the handler declared the
  * stream complete (the rest is cancelled), `false` when the server simply ended it. `onChunk` runs
- * on every chunk that arrives (the transport uses it to reset its idle timer); `onFirstEvent` runs
- * before the first event reaches the handler (from then on, a failure must not be retried).
+ * on every chunk that arrives (the transport uses it to reset its idle timer).
  */
 export async function readEvents(
   body: ReadableStream<Uint8Array>,
   onEvent: SseHandler,
-  hooks: { onChunk?: () => void; onFirstEvent?: () => void } = {},
+  hooks: { onChunk?: () => void } = {},
 ): Promise<boolean> {
   let stopped = false;
-  let first = true;
   let overflow: Error | undefined;
   parserModule ??= import("eventsource-parser");
   const { createParser } = await parserModule;
   const parser = createParser({
     onEvent(event) {
       if (stopped) return;
-      if (first) {
-        first = false;
-        hooks.onFirstEvent?.();
-      }
       if (onEvent(event) === true) stopped = true;
     },
     onError(error) {

@@ -10,7 +10,7 @@ import {
   RequestTimeoutError,
   StreamIdleTimeoutError,
 } from "../errors.js";
-import type { ModelObserver } from "../model.js";
+import type { ModelDelta, ModelObserver } from "../model.js";
 import { type HttpCall, type HttpOptions, postEvents, postJson } from "./transport.js";
 
 const KEY = "sk-test-abcdefghijklmnop1234567890";
@@ -242,10 +242,13 @@ describe("postJson", () => {
 
 describe("postEvents", () => {
   const body = sseData([{ n: 1 }, { n: 2 }, { n: 3 }]);
-  const collect = (out: string[]) => (event: { data: string }) => {
+  // Each event is also reported as a text delta, as a provider's handler would report content.
+  const collect = (out: string[]) => (deliver: (delta: ModelDelta) => void) => (event: { data: string }) => {
     out.push(event.data);
+    deliver({ type: "text", text: event.data });
     return event.data === "[DONE]";
   };
+  const silent = () => () => undefined;
 
   it("feeds events and reports completion at the end marker", async () => {
     server.enqueue({ sse: body, split: [3, 17, 18, 40] });
@@ -263,7 +266,7 @@ describe("postEvents", () => {
     expect(out).toHaveLength(3);
   });
 
-  it("a reset mid-stream is a NetworkError and is not retried after events arrived", async () => {
+  it("a reset mid-stream is a NetworkError and is not retried after a delta was delivered", async () => {
     server.enqueue({ sse: body, resetAt: 20 });
     const out: string[] = [];
     const error = await postEvents(call().call, collect(out), FAST).catch((e: unknown) => e);
@@ -274,7 +277,7 @@ describe("postEvents", () => {
 
   it("a stalled stream ends in a StreamIdleTimeoutError", async () => {
     server.enqueue({ sse: body, stallAt: 20 });
-    const error = await postEvents(call().call, () => undefined, { ...FAST, streamIdleTimeoutMs: 100 }).catch(
+    const error = await postEvents(call().call, collect([]), { ...FAST, streamIdleTimeoutMs: 100 }).catch(
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(StreamIdleTimeoutError);
@@ -293,16 +296,82 @@ describe("postEvents", () => {
   it("the caller's abort ends a stalled stream at once", async () => {
     server.enqueue({ sse: body, stallAt: 20 });
     const controller = new AbortController();
-    const pending = postEvents(call({ signal: controller.signal }).call, () => undefined, FAST);
+    const pending = postEvents(call({ signal: controller.signal }).call, silent, FAST);
     setTimeout(() => controller.abort(new Error("enough")), 50);
     await expect(pending).rejects.toThrow("enough");
+  });
+
+  it("a reset after events but before any delta is retried, with a fresh handler", async () => {
+    server.enqueue({ sse: body, resetAt: 20 }, { sse: body });
+    const { call: c, seen } = call();
+    const handlers: string[][] = [];
+    const end = await postEvents(
+      c,
+      (deliver) => {
+        const events: string[] = [];
+        handlers.push(events);
+        return (event) => {
+          events.push(event.data);
+          // Only the end marker counts as content here: nothing reaches the caller before it.
+          if (event.data === "[DONE]") deliver({ type: "text", text: "done" });
+          return event.data === "[DONE]";
+        };
+      },
+      FAST,
+    );
+    expect(end.complete).toBe(true);
+    expect(handlers).toEqual([['{"n":1}'], ['{"n":1}', '{"n":2}', '{"n":3}', "[DONE]"]]);
+    expect(seen.retries).toHaveLength(1);
+    expect(seen.requests.map((r) => r.attempt)).toEqual([1, 2]);
+    expect(seen.requests[1]?.body).toBe(seen.requests[0]?.body);
+  });
+
+  it("a retryable status error the handler throws before any delta is retried; after one, it is not", async () => {
+    const overloaded = () =>
+      new ProviderError("provider_error", "test reported an error: overloaded", {
+        provider: "test",
+        status: 529,
+      });
+    server.enqueue({ sse: body }, { sse: body });
+    const { call: c, seen } = call();
+    let attempts = 0;
+    const end = await postEvents(
+      c,
+      () => {
+        attempts++;
+        const first = attempts === 1;
+        return (event) => {
+          if (first) throw overloaded();
+          return event.data === "[DONE]";
+        };
+      },
+      FAST,
+    );
+    expect(end.complete).toBe(true);
+    expect(seen.retries).toEqual([
+      expect.objectContaining({ attempt: 2, error: expect.stringMatching(/overloaded/) }),
+    ]);
+
+    server.reset();
+    server.enqueue({ sse: body }, { sse: body });
+    const late = await postEvents(
+      call().call,
+      (deliver) => (event) => {
+        if (event.data === '{"n":2}') throw overloaded();
+        deliver({ type: "text", text: event.data });
+        return false;
+      },
+      FAST,
+    ).catch((e: unknown) => e);
+    expect(late).toMatchObject({ status: 529 });
+    expect(server.requests).toHaveLength(1);
   });
 
   it("an error the handler throws ends the stream, typed and unretried", async () => {
     server.enqueue({ sse: body });
     const error = await postEvents(
       call().call,
-      () => {
+      () => () => {
         throw new Error(`bad chunk near ${KEY}`);
       },
       FAST,
@@ -314,11 +383,11 @@ describe("postEvents", () => {
 
   it("an error status on a streaming request is classified like any other", async () => {
     server.enqueue({ status: 401, json: { error: { message: "bad key" } } });
-    await expect(postEvents(call().call, () => undefined, FAST)).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(postEvents(call().call, silent, FAST)).rejects.toBeInstanceOf(AuthenticationError);
   });
 
   it("a JSON error body with status 200 on a streaming request is an error, not silence", async () => {
     server.enqueue({ json: { error: { message: "model not loaded" } } });
-    await expect(postEvents(call().call, () => undefined, FAST)).rejects.toThrow("model not loaded");
+    await expect(postEvents(call().call, silent, FAST)).rejects.toThrow("model not loaded");
   });
 });

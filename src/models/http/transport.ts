@@ -1,5 +1,6 @@
 import type { GlassloopError } from "../../errors.js";
 import { errorFields, errorForStatus, ProviderError, ProviderProtocolError } from "../errors.js";
+import type { ModelDelta } from "../model.js";
 import { Attempt, Failure } from "./attempt.js";
 import type { HttpCall, HttpOptions, JsonReply, StreamEnd } from "./call.js";
 import { redact } from "./redact.js";
@@ -33,13 +34,21 @@ export function postJson(call: HttpCall, options: HttpOptions = {}): Promise<Jso
 }
 
 /**
- * POSTs `call.body` and feeds the server-sent events of the answer to `onEvent`. Until the first
- * event has been handled a failure is retried like any other; after it, never (the caller has
- * already shown part of the answer), and a break ends in a typed error.
+ * Makes the event handler for one attempt. Each attempt gets a fresh one, so state a failed
+ * attempt built up is dropped. The handler passes its text and tool-call deltas to `deliver`, which
+ * forwards them to `call.observer.onDelta`.
+ */
+export type StreamHandlerFactory = (deliver: (delta: ModelDelta) => void) => SseHandler;
+
+/**
+ * POSTs `call.body` and feeds the server-sent events of the answer to a handler from `open`. Until
+ * the first delta has been delivered a failure is retried like any other (a retryable error event
+ * included); after it, never (the caller has already shown part of the answer), and a break ends
+ * in a typed error.
  */
 export function postEvents(
   call: HttpCall,
-  onEvent: SseHandler,
+  open: StreamHandlerFactory,
   options: HttpOptions = {},
 ): Promise<StreamEnd> {
   return send(call, options, "text/event-stream", async (response, attempt) => {
@@ -56,11 +65,12 @@ export function postEvents(
     if (!response.body)
       throw new ProviderProtocolError(`${call.provider} sent an empty stream`, { provider: call.provider });
     attempt.streaming();
+    const onEvent = open((delta) => {
+      attempt.delivered();
+      call.observer.onDelta?.(delta);
+    });
     try {
-      const complete = await readEvents(response.body, onEvent, {
-        onChunk: () => attempt.alive(),
-        onFirstEvent: () => attempt.delivered(),
-      });
+      const complete = await readEvents(response.body, onEvent, { onChunk: () => attempt.alive() });
       return { complete, headers: response.headers };
     } catch (error) {
       if (error instanceof SseFormatError)

@@ -96,8 +96,21 @@ export class OpenAIChatModel implements Model {
         const reply = await postJson(call, this.#options.http);
         return parseChatCompletion(reply.body, provider, quirks);
       }
-      const assembler = new ChatStreamAssembler(provider, quirks, observer);
-      await postEvents(call, (event) => assembler.push(event.data, event.event), this.#options.http);
+      // The transport may retry until a delta reached the caller; each attempt assembles afresh.
+      // Set by the first attempt, which has run once postEvents resolves.
+      let assembler!: ChatStreamAssembler;
+      await postEvents(
+        call,
+        (deliver) => {
+          const current = new ChatStreamAssembler(provider, quirks, {
+            onRequest: (wire) => observer.onRequest(wire),
+            onDelta: deliver,
+          });
+          assembler = current;
+          return (event) => current.push(event.data, event.event);
+        },
+        this.#options.http,
+      );
       return assembler.finish();
     } catch (error) {
       // The server refused the model's own malformed tool call: hand the call to the loop, whose
