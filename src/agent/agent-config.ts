@@ -98,7 +98,10 @@ export interface ResumeOptions<TContext>
   extends Pick<RunOptions<TContext>, "signal" | "onEvent" | "context" | "limits" | "onApproval"> {
   /** Ask the provider to stream (text deltas become events), as `stream()` does. */
   stream?: boolean;
-  /** For a run paused for approval: ids of the waiting calls to run. Every waiting call must be decided. */
+  /**
+   * For a run paused for approval: ids of the waiting calls to run. Every waiting call must be
+   * decided here or in `reject`, unless `onApproval` is given: it decides the calls left out.
+   */
   approve?: readonly string[];
   /** For a run paused for approval: ids of the waiting calls to refuse; the model is told "Not approved by the user." */
   reject?: readonly string[];

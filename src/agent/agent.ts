@@ -103,7 +103,12 @@ export class Agent<TContext = undefined, TOutput = string> {
   async resume(runId: string, options: ResumeOptions<TContext> = {}): Promise<RunResult<TOutput>> {
     const { stored, release } = await this.#persistence.claim(runId);
     try {
-      const decisions = decisionsFor(stored.progress.pending, options.approve, options.reject);
+      const decisions = decisionsFor(
+        stored.progress.pending,
+        options.approve,
+        options.reject,
+        options.onApproval !== undefined,
+      );
       return await this.#start(
         stored.input,
         options,

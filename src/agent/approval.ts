@@ -21,7 +21,8 @@ export const NOT_APPROVED = "Not approved by the user.";
 
 /**
  * The run paused before running calls that need approval (`needsApproval`). Its state is stored
- * with status `awaiting_approval`; continue with `agent.resume(runId, { approve, reject })`.
+ * with status `awaiting_approval`; continue with `agent.resume(runId, { approve, reject })`, or
+ * with `onApproval` to decide the calls those lists leave out.
  */
 export class ApprovalRequiredError extends RunError {
   readonly pending: PendingApproval[];
@@ -86,11 +87,15 @@ export class ApprovalGate {
   }
 }
 
-/** Decisions for `resume`, checked against the calls that wait for one. */
+/**
+ * Decisions for `resume`, checked against the calls that wait for one. With `handled` (resume got
+ * `onApproval`) a waiting call left out is decided by that handler; without it, every one must be.
+ */
 export function decisionsFor(
   pending: readonly PendingCall[],
   approve: readonly string[] = [],
   reject: readonly string[] = [],
+  handled = false,
 ): Map<string, boolean> {
   const waiting = pending.filter((p) => p.state === "awaiting_approval").map((p) => p.call.id);
   const decisions = new Map<string, boolean>();
@@ -104,9 +109,11 @@ export function decisionsFor(
     throw new ConfigError(
       `No call awaits approval with id ${unknown.join(", ")}; waiting: ${waiting.join(", ") || "none"}`,
     );
-  const missing = waiting.filter((id) => !decisions.has(id));
+  const missing = handled ? [] : waiting.filter((id) => !decisions.has(id));
   if (missing.length > 0)
-    throw new ConfigError(`Decide every waiting call: ${missing.join(", ")} need approve or reject`);
+    throw new ConfigError(
+      `Decide every waiting call: ${missing.join(", ")} need approve or reject (or pass onApproval to decide the rest)`,
+    );
   return decisions;
 }
 

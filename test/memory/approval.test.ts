@@ -109,6 +109,59 @@ describe("human approval", () => {
     await expect(again.resume(error.runId)).rejects.toBeInstanceOf(RunNotResumableError);
   });
 
+  it("resume with onApproval asks it about the waiting calls approve and reject leave out", async () => {
+    const ran: string[] = [];
+    const model = script();
+    const agent = new Agent({ model, tools: tools(ran), store });
+    const error = (await agent.run("Pay and clean up").catch((e) => e)) as ApprovalRequiredError;
+    expect(error).toBeInstanceOf(ApprovalRequiredError);
+
+    // Without a list entry or a handler the waiting call is still refused, and nothing ran.
+    await expect(agent.resume(error.runId, { reject: ["big"] })).rejects.toThrow(
+      /wipe need approve or reject \(or pass onApproval/,
+    );
+    expect(ran).toEqual([]);
+
+    const asked: string[] = [];
+    const result = await agent.resume(error.runId, {
+      // The list wins for the call it names; the handler would have approved it.
+      reject: ["big"],
+      onApproval: (call) => {
+        asked.push(call.toolCallId);
+        return true;
+      },
+    });
+    expect(asked).toEqual(["wipe"]);
+    expect(ran).toEqual(["transfer 5", "wipe"]);
+    expect(result.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual([
+      "moved 5",
+      NOT_APPROVED,
+      "wiped",
+    ]);
+    expect((await store.loadRun(error.runId)).status).not.toBe("awaiting_approval");
+  });
+
+  it("resume with only onApproval decides every waiting call by it", async () => {
+    const ran: string[] = [];
+    const agent = new Agent({ model: script(), tools: tools(ran), store });
+    const error = (await agent.run("Pay").catch((e) => e)) as ApprovalRequiredError;
+    const asked: string[] = [];
+    const result = await agent.resume(error.runId, {
+      onApproval: (call) => {
+        asked.push(call.toolCallId);
+        return call.toolName === "transfer";
+      },
+    });
+    expect(asked).toEqual(["big", "wipe"]);
+    expect(ran).toEqual(["transfer 5", "transfer 500"]);
+    expect(result.output).toBe("done");
+    expect(result.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual([
+      "moved 5",
+      "moved 500",
+      NOT_APPROVED,
+    ]);
+  });
+
   it("decides in-process with onApproval, without pausing or a store", async () => {
     const ran: string[] = [];
     const agent = new Agent({ model: script(), tools: tools(ran) });
