@@ -127,10 +127,21 @@ describe("fault matrix", () => {
     expect(performance.now() - started).toBeLessThan(2_500);
   });
 
-  it("a stream that goes quiet is a stream_idle_timeout", async () => {
-    server.enqueue({ sse: textStream, stallAt: textStream.indexOf("data: {", 10) });
-    const { error } = await run(true, { streamIdleTimeoutMs: 150 });
+  it("a stream that goes quiet after a delta is a stream_idle_timeout, not retried", async () => {
+    // Quiet after "Hel" reached the caller (a stall before any delta would be retried).
+    server.enqueue({ sse: textStream, stallAt: textStream.indexOf("data: {", textStream.indexOf('"Hel"')) });
+    const { error, events } = await run(true, { streamIdleTimeoutMs: 150 });
     expect(error).toMatchObject({ code: "stream_idle_timeout" });
+    expect(ofType(events, "text_delta").map((e) => e.text)).toEqual(["Hel"]);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("a stream that goes quiet before any delta is retried and then answers", async () => {
+    server.enqueue({ sse: textStream, stallAt: textStream.indexOf("data: {", 10) }, { sse: textStream });
+    const { error, events } = await run(true, { streamIdleTimeoutMs: 150 });
+    expect(error).toBeUndefined();
+    expect(ofType(events, "model_retry")).toHaveLength(1);
+    expect(ofType(events, "text_delta").map((e) => e.text)).toEqual(["Hel", "lo"]);
   });
 
   it("401 is an AuthenticationError and the key is redacted everywhere", async () => {
