@@ -1,20 +1,7 @@
-import { Agent, tool } from "glassloop";
+import { Agent } from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-
-const add = tool({
-  name: "add",
-  description: "Adds two numbers.",
-  input: z.object({ a: z.number(), b: z.number() }),
-  run: ({ a, b }) => a + b,
-});
-const multiply = tool({
-  name: "multiply",
-  description: "Multiplies two numbers.",
-  input: z.object({ a: z.number(), b: z.number() }),
-  run: ({ a, b }) => a * b,
-});
+import { add, multiply } from "../../test/helpers/calculator-tools.js";
 
 describe("seed 000's calculator", () => {
   it("adds, multiplies and answers 420 with the exact transcript", async () => {

@@ -1,21 +1,9 @@
-import { Agent, type AgentEvent, ConfigError, type Message, tool } from "glassloop";
+import { Agent, type AgentEvent, ConfigError, type Message } from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
 import { describe, expect, it, vi } from "vitest";
-import { z } from "zod";
+import { add, multiply } from "../../test/helpers/calculator-tools.js";
 import { ofType } from "../../test/helpers/core.js";
 
-const add = tool({
-  name: "add",
-  description: "Adds two numbers.",
-  input: z.object({ a: z.number(), b: z.number() }),
-  run: ({ a, b }) => a + b,
-});
-const multiply = tool({
-  name: "multiply",
-  description: "Multiplies two numbers.",
-  input: z.object({ a: z.number(), b: z.number() }),
-  run: ({ a, b }) => a * b,
-});
 const calculatorModel = () =>
   new ScriptedModel([
     { toolCalls: [{ name: "add", args: { a: 200, b: 10 } }] },

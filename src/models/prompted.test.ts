@@ -10,20 +10,8 @@ import {
 import { ScriptedModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { add, multiply } from "../../test/helpers/calculator-tools.js";
 import { startWireServer } from "../../test/helpers/wire-server.js";
-
-const add = tool({
-  name: "add",
-  description: "Adds two numbers.",
-  input: z.object({ a: z.number(), b: z.number() }),
-  run: ({ a, b }) => a + b,
-});
-const multiply = tool({
-  name: "multiply",
-  description: "Multiplies two numbers.",
-  input: z.object({ a: z.number(), b: z.number() }),
-  run: ({ a, b }) => a * b,
-});
 
 const fence = (name: string, args: unknown) =>
   `\`\`\`json\n${JSON.stringify({ tool: name, arguments: args })}\n\`\`\``;

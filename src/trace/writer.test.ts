@@ -1,10 +1,14 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { Agent, readTraceFile, TRACE_FORMAT, TraceWriter, tool } from "glassloop";
+import { Agent, readTraceFile, TRACE_FORMAT, TraceWriter } from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { calculatorScript, tempDir, tracedCalculatorRun } from "../../test/helpers/traced-run.js";
+import {
+  calculatorScript,
+  calculatorTools,
+  tempDir,
+  tracedCalculatorRun,
+} from "../../test/helpers/traced-run.js";
 
 function lines(file: string): Record<string, unknown>[] {
   return readFileSync(file, "utf8")
@@ -55,20 +59,7 @@ describe("TraceWriter", () => {
     const agent = new Agent({
       instructions: "Perform arithmetic with the tools.",
       model: new ScriptedModel(calculatorScript, { price: { inputPerMTok: 1, outputPerMTok: 2 } }),
-      tools: [
-        tool({
-          name: "add",
-          description: "Adds two numbers.",
-          input: z.object({ a: z.number(), b: z.number() }),
-          run: ({ a, b }) => a + b,
-        }),
-        tool({
-          name: "multiply",
-          description: "Multiplies two numbers.",
-          input: z.object({ a: z.number(), b: z.number() }),
-          run: ({ a, b }) => a * b,
-        }),
-      ],
+      tools: calculatorTools(),
       limits: { maxTokens: 9_999 },
     });
     const result = await agent.run("go", {

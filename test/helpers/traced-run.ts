@@ -1,30 +1,16 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, type RunResult, TraceWriter, tool } from "glassloop";
+import { Agent, type RunResult, TraceWriter } from "glassloop";
 import { ScriptedModel, type ScriptStep } from "glassloop/testing";
-import { z } from "zod";
+import { calculatorTools } from "./calculator-tools.js";
+
+export { calculatorTools };
 
 /** A fresh temporary directory for one test's traces. */
 export function tempDir(prefix = "glassloop-trace-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
-
-/** The seed calculator's tools. */
-export const calculatorTools = (multiplyBy = 1) => [
-  tool({
-    name: "add",
-    description: "Adds two numbers.",
-    input: z.object({ a: z.number(), b: z.number() }),
-    run: ({ a, b }) => a + b,
-  }),
-  tool({
-    name: "multiply",
-    description: "Multiplies two numbers.",
-    input: z.object({ a: z.number(), b: z.number() }),
-    run: ({ a, b }) => a * b * multiplyBy,
-  }),
-];
 
 /** The script of the calculator run: add, multiply, answer. */
 export const calculatorScript: ScriptStep[] = [
