@@ -63,6 +63,8 @@ describe("calculator: what it refuses", () => {
     ["ln(0)", /not positive/],
     ["log(8, 1)", /log base/],
     ["10 ^ 400", /too large/],
+    ["1e999", /The number 1e999 at position 0 is too large/],
+    ["-1e999 + 1", /The number 1e999 at position 1 is too large/],
     ["(-8) ^ (1/3)", /not a real number/],
     ["round(1.5, 0.5)", /whole number/],
     ["sqrt 4", /needs parentheses/],

@@ -13,7 +13,8 @@ import {
 
 /** Evaluates an arithmetic expression (see `GRAMMAR_SUMMARY`); throws `ExpressionError` for anything else. */
 export function calculate(expression: string): number {
-  return evaluate(parseExpression(expression));
+  // Every step is checked already; this is the last line of defence for the value the model gets.
+  return finite(evaluate(parseExpression(expression)), "the expression");
 }
 
 /** The value of a parsed expression; every step must stay a finite real number. */

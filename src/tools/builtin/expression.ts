@@ -106,7 +106,11 @@ function tokenize(source: string): Token[] {
     NUMBER.lastIndex = i;
     const number = NUMBER.exec(source);
     if (number) {
-      tokens.push({ type: "number", value: Number(number[0]), pos: i });
+      const value = Number(number[0]);
+      // 1e999 reads as Infinity, which JSON (and so the model) would see as null.
+      if (!Number.isFinite(value))
+        throw new ExpressionError(`The number ${number[0]} at position ${i} is too large`, i);
+      tokens.push({ type: "number", value, pos: i });
       i += number[0].length;
       continue;
     }
