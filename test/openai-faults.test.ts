@@ -118,6 +118,31 @@ describe("fault matrix", () => {
     expect(error).toMatchObject({ code: "provider_protocol" });
   });
 
+  it("a stream chunk with tool_calls: [null] is a provider_protocol error, sent once, not retried", async () => {
+    server.enqueue(
+      ...[1, 2, 3].map(() => ({
+        sse: sseData([{ choices: [{ index: 0, delta: { tool_calls: [null] } }] }]),
+      })),
+    );
+    const { error, events } = await run(true);
+    expect(error).toMatchObject({ code: "provider_protocol" });
+    expect(error?.message).toContain("tool_calls");
+    expect(ofType(events, "model_retry")).toEqual([]);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("a completion with tool_calls: [null] is a provider_protocol error, sent once, not retried", async () => {
+    const bad = {
+      choices: [
+        { index: 0, message: { role: "assistant", tool_calls: [null] }, finish_reason: "tool_calls" },
+      ],
+    };
+    server.enqueue(...[1, 2, 3].map(() => ({ json: bad })));
+    const { error } = await run(false);
+    expect(error).toMatchObject({ code: "provider_protocol" });
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("a first byte slower than the timeout is a request_timeout, after the retries", async () => {
     server.enqueue(...[1, 2, 3].map(() => ({ json: completion("late"), delayMs: 3_000 })));
     const started = performance.now();

@@ -185,8 +185,9 @@ describe("AnthropicModel on the wire", () => {
       model: "claude-sonnet-4-5",
       max_tokens: 4096,
       system: "Be brief.",
-      stream: false,
     });
+    // Issue 11 item 14: no `"stream": false` on a non-streamed call, as the official SDKs send.
+    expect(sent?.body).not.toHaveProperty("stream");
   });
 
   for (const name of anthropicJsonCaptures()) {

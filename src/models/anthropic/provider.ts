@@ -1,6 +1,13 @@
 import { ConfigError } from "../../errors.js";
 import { errorForStatus, type ProviderError } from "../errors.js";
-import { type HttpCall, type HttpOptions, postEvents, postJson, redact } from "../http/index.js";
+import {
+  type HttpCall,
+  type HttpOptions,
+  mergeHeaders,
+  postEvents,
+  postJson,
+  redact,
+} from "../http/index.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../model.js";
 import { priceOf } from "../prices.js";
 import { anthropicProtocolError } from "./protocol-error.js";
@@ -18,13 +25,16 @@ export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
 /** Options of an Anthropic model. */
 export interface AnthropicOptions {
-  /** The API key; `ANTHROPIC_API_KEY` from the environment when unset. */
+  /**
+   * The API key; `ANTHROPIC_API_KEY` from the environment when unset. Required for Anthropic's own
+   * API; optional when the base URL points at a compatible server elsewhere.
+   */
   apiKey?: string;
   /** The API root without `/v1` (a trailing `/v1` is accepted too); `ANTHROPIC_BASE_URL` when unset. */
   baseURL?: string;
   /** `max_tokens` for requests that set no `maxOutputTokens` (default 4096). */
   maxTokens?: number;
-  /** Extra headers, e.g. `anthropic-beta`. */
+  /** Extra headers, e.g. `anthropic-beta`; they replace ours of the same name in any letter case (`anthropic-version` too). */
   headers?: Record<string, string>;
   /** Price per million tokens, for `usage.costUsd` and `limits.maxCostUsd`; the price table's by default. */
   price?: ModelPrice;
@@ -44,7 +54,7 @@ export class AnthropicModel implements Model {
   readonly price?: ModelPrice;
   /** The URL requests go to. */
   readonly url: string;
-  readonly #apiKey: string;
+  readonly #apiKey: string | undefined;
   readonly #options: AnthropicOptions;
 
   constructor(
@@ -52,8 +62,11 @@ export class AnthropicModel implements Model {
     options: AnthropicOptions = {},
   ) {
     const env = options.env ?? process.env;
-    const apiKey = options.apiKey ?? env.ANTHROPIC_API_KEY;
-    if (!apiKey) {
+    const apiKey = options.apiKey || env.ANTHROPIC_API_KEY?.trim() || undefined;
+    const baseURL = options.baseURL ?? (env.ANTHROPIC_BASE_URL?.trim() || ANTHROPIC_DEFAULT_BASE_URL);
+    // The rule of the OpenAI presets: a key is required only for Anthropic's own API; a compatible
+    // server elsewhere (a proxy, a local server) may need none.
+    if (!apiKey && messagesUrl(baseURL) === messagesUrl(ANTHROPIC_DEFAULT_BASE_URL)) {
       throw new ConfigError(
         `Model "anthropic:${modelName}" needs an API key: set ANTHROPIC_API_KEY (or pass apiKey)`,
       );
@@ -71,7 +84,7 @@ export class AnthropicModel implements Model {
     this.#options = { ...options, maxTokens };
     const price = options.price ?? priceOf("anthropic", modelName);
     if (price) this.price = price;
-    this.url = messagesUrl(options.baseURL ?? env.ANTHROPIC_BASE_URL ?? ANTHROPIC_DEFAULT_BASE_URL);
+    this.url = messagesUrl(baseURL);
   }
 
   async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
@@ -82,15 +95,17 @@ export class AnthropicModel implements Model {
     const call: HttpCall = {
       provider: "anthropic",
       url: this.url,
-      headers: {
-        "x-api-key": this.#apiKey,
-        "anthropic-version": ANTHROPIC_VERSION,
-        ...this.#options.headers,
-      },
+      // The user's headers win, whatever their letter case (docs/providers.md): a gateway's key,
+      // a newer anthropic-version.
+      headers: mergeHeaders(
+        { "anthropic-version": ANTHROPIC_VERSION },
+        this.#apiKey !== undefined && { "x-api-key": this.#apiKey },
+        this.#options.headers,
+      ),
       body,
       signal: request.signal,
       observer,
-      secrets: [this.#apiKey],
+      secrets: this.#secrets,
     };
     const http = this.#options.http ?? {};
     if (!request.stream) return fromAnthropicMessage((await postJson(call, http)).body);
@@ -126,9 +141,13 @@ export class AnthropicModel implements Model {
     return assembler.finish();
   }
 
+  get #secrets(): string[] {
+    return this.#apiKey === undefined ? [] : [this.#apiKey];
+  }
+
   /** A stream's `error` event as the typed error the same error would be over HTTP. */
   #streamError(body: AnthropicErrorBody): ProviderError {
-    const clean = redact(JSON.stringify(body), [this.#apiKey]);
+    const clean = redact(JSON.stringify(body), this.#secrets);
     const parsed = JSON.parse(clean) as AnthropicErrorBody;
     const type = parsed.error?.type ?? "";
     return errorForStatus({

@@ -31,7 +31,6 @@ describe("toAnthropicBody", () => {
       system: "Be brief.",
       messages: [{ role: "user", content: "Weather in Paris?" }],
       tools: [{ name: "get_weather", description: "Weather of a city.", input_schema: weather.parameters }],
-      stream: false,
     });
   });
 

@@ -55,7 +55,8 @@ export function toAnthropicBody(request: ModelRequest, options: AnthropicBodyOpt
     if (request.toolChoice !== undefined) body.tool_choice = toToolChoice(request.toolChoice);
   }
   if (request.temperature !== undefined) body.temperature = request.temperature;
-  body.stream = request.stream === true;
+  // As the official SDKs do: `stream` only when streaming (some compatible servers reject `false`).
+  if (request.stream === true) body.stream = true;
   return body;
 }
 

@@ -23,7 +23,10 @@ export interface HttpCall {
   /** Label used in error messages, e.g. `openai`. */
   provider: string;
   url: string;
-  /** Request headers, secrets included; `content-type: application/json` is added. */
+  /**
+   * Request headers, secrets included; `accept` and `content-type: application/json` are added
+   * unless present in any letter case (see `mergeHeaders`).
+   */
   headers: Record<string, string>;
   /**
    * The JSON body. It is serialized once, and this same object is what `observer.onRequest`

@@ -1,4 +1,5 @@
 /** The shared HTTP layer of model providers: JSON and SSE over Node's fetch, retries, timeouts, redaction. */
+export { mergeHeaders } from "./headers.js";
 export { REDACTED, redact } from "./redact.js";
 export {
   backoffMs,

@@ -3,6 +3,7 @@ import { errorFields, errorForStatus, ProviderError, ProviderProtocolError } fro
 import type { ModelDelta } from "../model.js";
 import { Attempt, Failure } from "./attempt.js";
 import type { HttpCall, HttpOptions, JsonReply, StreamEnd } from "./call.js";
+import { mergeHeaders } from "./headers.js";
 import { redact } from "./redact.js";
 import { DEFAULT_RETRY, isRetryableStatus, type RetryPolicy, retryAfterMs, sleep } from "./retry.js";
 import { readEvents, SseFormatError, type SseHandler } from "./sse.js";
@@ -88,7 +89,8 @@ async function send<T>(call: HttpCall, options: HttpOptions, accept: string, rea
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
   const doFetch = options.fetch ?? globalThis.fetch;
   const text = JSON.stringify(call.body);
-  const headers = { accept, ...call.headers, "content-type": "application/json" };
+  // The caller's headers win over these defaults; see mergeHeaders.
+  const headers = mergeHeaders({ accept, "content-type": "application/json" }, call.headers);
   const secrets = call.secrets ?? [];
   const shownUrl = redact(call.url, secrets);
   for (let n = 1; ; n++) {

@@ -1,5 +1,6 @@
 import { ConfigError } from "../../errors.js";
 import { ProviderError } from "../errors.js";
+import { mergeHeaders } from "../http/headers.js";
 import { redact } from "../http/redact.js";
 import { type HttpCall, type HttpOptions, postEvents, postJson } from "../http/transport.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../model.js";
@@ -19,7 +20,7 @@ export interface OpenAIChatOptions {
   apiKey?: string;
   /** Label for `Model.id` (`<provider>:<model>`) and error messages; `openai` by default. */
   provider?: string;
-  /** Extra headers (organization, project, referer). */
+  /** Extra headers (organization, project, referer); they replace ours of the same name, in any case. */
   headers?: Record<string, string>;
   /** Differences from OpenAI's behaviour; unset fields keep OpenAI's. */
   quirks?: Partial<OpenAIQuirks>;
@@ -58,10 +59,12 @@ export class OpenAIChatModel implements Model {
         `Model "${this.id}": baseURL "${redact(options.baseURL, this.#secretsOf(options))}" is not an http(s) URL, e.g. "http://127.0.0.1:8080/v1"`,
       );
     }
-    this.#headers = {
-      ...options.headers,
-      ...(options.apiKey && { authorization: `Bearer ${options.apiKey}` }),
-    };
+    // The user's headers win, whatever their letter case: a gateway's own Authorization replaces
+    // the key's (one documented precedence for every provider, docs/providers.md).
+    this.#headers = mergeHeaders(
+      options.apiKey !== undefined && options.apiKey !== "" && { authorization: `Bearer ${options.apiKey}` },
+      options.headers,
+    );
     this.#secrets = this.#secretsOf(options);
   }
 

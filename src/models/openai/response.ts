@@ -15,7 +15,7 @@ export function parseChatCompletion(body: unknown, provider: string, quirks: Ope
   if (!choice || typeof choice.message !== "object" || choice.message === null)
     throw new ProviderProtocolError(`${provider} response has no choices[0].message`, { provider, body });
   const message = choice.message;
-  const toolCalls = (message.tool_calls ?? []).map(
+  const toolCalls = toolCallEntries(message.tool_calls, provider).map(
     (call): ToolCall => ({
       id: typeof call.id === "string" ? call.id : "",
       name: call.function?.name ?? "",
@@ -30,6 +30,24 @@ export function parseChatCompletion(body: unknown, provider: string, quirks: Ope
     ...(typeof completion.model === "string" && { modelName: completion.model }),
     raw: body,
   };
+}
+
+/**
+ * The entries of a `tool_calls` array, each checked to be an object: a `null` or a string there is
+ * the server breaking the protocol, reported once as such (a crash on it would be retried as if
+ * the network had failed).
+ */
+export function toolCallEntries<T extends object>(
+  value: readonly T[] | null | undefined,
+  provider: string,
+): T[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.some((c) => typeof c !== "object" || c === null || Array.isArray(c)))
+    throw new ProviderProtocolError(`${provider} sent tool_calls that are not a list of objects`, {
+      provider,
+      excerpt: JSON.stringify(value).slice(0, 500),
+    });
+  return [...value];
 }
 
 /** The answer's text; a refusal (the model declined) is text the user must see too. */

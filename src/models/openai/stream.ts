@@ -9,6 +9,7 @@ import {
   finishReasonOf,
   recoveredResponse,
   textOf,
+  toolCallEntries,
   usageOf,
 } from "./response.js";
 import type { ChatCompletionChunk, ChatUsage } from "./wire.js";
@@ -80,7 +81,7 @@ export class ChatStreamAssembler {
         this.#observer.onDelta?.({ type: "text", text: delta.content });
       }
       if (typeof delta.refusal === "string") this.#refusal += delta.refusal;
-      for (const call of delta.tool_calls ?? []) this.#addCallDelta(call);
+      for (const call of toolCallEntries(delta.tool_calls, this.#provider)) this.#addCallDelta(call);
     }
     if (choice.finish_reason) this.#finish = choice.finish_reason;
     return false;
