@@ -165,6 +165,51 @@ describe("aborting a run", () => {
     expect(types.at(-1)).toBe("run_end");
   });
 
+  it("leaving a stream (break out of for await) aborts the run: no more model or tool calls", async () => {
+    const runs: string[] = [];
+    const slow = tool({
+      name: "slow",
+      description: "d",
+      input: z.object({ n: z.number() }),
+      run: ({ n }, { signal }) =>
+        new Promise((resolve, reject) => {
+          runs.push(`start ${n}`);
+          const timer = setTimeout(() => resolve(`done ${n}`), 50);
+          signal.addEventListener("abort", () => {
+            clearTimeout(timer);
+            reject(signal.reason);
+          });
+        }),
+    });
+    const model = new FunctionModel((_req, i) => ({ toolCalls: [{ name: "slow", args: { n: i } }] }));
+    const stream = new Agent({ model, tools: [slow], limits: { maxSteps: 50 } }).stream("go");
+    for await (const event of stream) {
+      if (event.type === "tool_call") break;
+    }
+    const error = await stream.result.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RunAbortedError);
+    const aborted = error as RunAbortedError;
+    expect(String(aborted.cause)).toContain("stopped reading the stream");
+    // Invariant 1: the call in flight got its "aborted" result.
+    expectEveryCallAnswered(aborted.messages);
+    expect(aborted.messages.at(-1)).toMatchObject({
+      role: "tool",
+      content: "Tool slow was aborted: the run was stopped.",
+      isError: true,
+    });
+    const requests = model.requests.length;
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(model.requests).toHaveLength(requests);
+    expect(requests).toBe(1);
+    expect(runs).toEqual(["start 0"]);
+  });
+
+  it("leaving a stream after its run ended changes nothing", async () => {
+    const stream = new Agent({ model: new ScriptedModel([{ text: "done" }]) }).stream("go");
+    for await (const event of stream) if (event.type === "run_end") break;
+    await expect(stream.result).resolves.toMatchObject({ output: "done" });
+  });
+
   it("after the run ended changes nothing", async () => {
     const controller = new AbortController();
     const result = await new Agent({ model: new ScriptedModel([{ text: "done" }]) }).run("go", {

@@ -27,6 +27,7 @@ import { type LoopOutcome, type LoopSettings, runLoop } from "./loop.js";
 import { checkLoopGuard } from "./loop-guard.js";
 import { textNotAllowed } from "./output.js";
 import { type AttachedRun, Persistence } from "./persistence.js";
+import { checkReflect } from "./reflect.js";
 import { initialMessages, startRun } from "./run-start.js";
 import type { RunState } from "./run-state.js";
 import { UsageMeter } from "./usage.js";
@@ -71,6 +72,7 @@ export class Agent<TContext = undefined, TOutput = string> {
     checkCostLimit(config.limits ?? {}, this.model);
     checkEnvironmentOptions({ ...config.environment }, "environment");
     if (config.loopGuard) checkLoopGuard(config.loopGuard);
+    if (config.reflect) checkReflect(config.reflect);
     const registry = agentRegistry(this.name, config);
     this.registry = registry;
     this.#endTools = registry.terminalTools().map((t) => t.name);
@@ -127,11 +129,18 @@ export class Agent<TContext = undefined, TOutput = string> {
     return this.#start(input, options, false, options.onEvent);
   }
 
-  /** Runs the agent with streaming; yields every event, then `result` settles. */
+  /**
+   * Runs the agent with streaming; yields every event, then `result` settles. Leaving the
+   * iteration early (`break`, a throw in the loop body) aborts the run.
+   */
   stream(input: string, options: RunOptions<TContext> = {}): AgentStream<TOutput> {
-    const channel = new EventChannel<AgentEvent>();
+    const leave = new AbortController();
+    const channel = new EventChannel<AgentEvent>(() =>
+      leave.abort(new Error("the caller stopped reading the stream")),
+    );
+    const signal = options.signal ? AbortSignal.any([options.signal, leave.signal]) : leave.signal;
     let started = false;
-    const result = this.#start(input, options, true, (event) => {
+    const result = this.#start(input, { ...options, signal }, true, (event) => {
       started = true;
       options.onEvent?.(event);
       channel.push(event);
@@ -223,6 +232,7 @@ export class Agent<TContext = undefined, TOutput = string> {
   #settings(input: string, stream: boolean): LoopSettings {
     const { instructions, modelSettings = {}, plan, reflect } = this.#config;
     return {
+      agent: this.name,
       ...(instructions !== undefined && { instructions }),
       input,
       tools: () => this.registry.specs(),

@@ -1,13 +1,19 @@
 /**
  * A one-consumer async queue: the loop pushes events synchronously, the consumer pulls them with
- * `for await`. Nothing is dropped; a consumer that stops early (`break`) just stops reading, and
- * from then on nothing is kept for it, so a long run cannot pile up events nobody will read.
+ * `for await`. Nothing is dropped; a consumer that stops early (`break`) stops reading, `onLeave`
+ * is told (the agent stops the run: nobody is watching it any more), and from then on nothing is
+ * kept for it, so a long run cannot pile up events nobody will read.
  */
 export class EventChannel<T> implements AsyncIterable<T> {
+  readonly #onLeave: (() => void) | undefined;
   #buffer: T[] = [];
   #waiting: { resolve: (result: IteratorResult<T>) => void; reject: (error: unknown) => void } | undefined;
   #closed = false;
   #failure: { error: unknown } | undefined;
+
+  constructor(onLeave?: () => void) {
+    this.#onLeave = onLeave;
+  }
 
   push(item: T): void {
     if (this.#closed) return;
@@ -53,6 +59,8 @@ export class EventChannel<T> implements AsyncIterable<T> {
         });
       },
       return: () => {
+        // Only a consumer that leaves before the end stops the run; after the end it is a no-op.
+        if (!this.#closed) this.#onLeave?.();
         this.#closed = true;
         this.#buffer = [];
         this.#failure = undefined;

@@ -16,6 +16,8 @@ export type RunStatus = "ok" | "failed" | "budget_exceeded" | "aborted" | "await
 /** The run began. */
 export interface RunStartEvent extends EventBase {
   type: "run_start";
+  /** The agent's `name` (default `agent`), so traces and spans can label nested runs. */
+  agent?: string;
   model: string;
   input: string;
   /** The run's limits, so traces can show budget consumption against them. */

@@ -13,6 +13,8 @@ import { runTurn } from "./turn.js";
 
 /** Settings of one loop run that are not part of the shared state. */
 export interface LoopSettings {
+  /** The agent's name, for `run_start`. */
+  agent: string;
   instructions?: string;
   input: string;
   /** Read before every model call: tool sources (MCP servers) may change the list mid-run. */
@@ -70,6 +72,7 @@ export async function runLoop(state: RunState<unknown>, settings: LoopSettings):
   const nextRevision = () => revision++;
   emit({
     type: "run_start",
+    agent: settings.agent,
     model: state.model.id,
     input: settings.input,
     limits: { ...budget.limits },

@@ -1,4 +1,11 @@
-import { Agent, type AgentEvent, modelEvaluator, type ReflectionEvent, RunError } from "glassloop";
+import {
+  Agent,
+  type AgentEvent,
+  ConfigError,
+  modelEvaluator,
+  type ReflectionEvent,
+  RunError,
+} from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
 
@@ -44,6 +51,21 @@ describe("reflection", () => {
     const error = await agent.run("x").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RunError);
     expect((error as RunError).code).toBe("rejected");
+  });
+
+  it("refuses a reflect.maxRounds that is not a whole number >= 0", () => {
+    const evaluator = () => ({ accept: true }) as const;
+    for (const maxRounds of [-1, 0.5, Number.NaN]) {
+      expect(
+        () => new Agent({ model: new ScriptedModel([]), reflect: { evaluator, maxRounds } }),
+      ).toThrowError(ConfigError);
+    }
+    expect(
+      () => new Agent({ model: new ScriptedModel([]), reflect: { evaluator, maxRounds: -1 } }),
+    ).toThrowError("reflect.maxRounds must be a whole number >= 0 (or Infinity for no limit), got -1");
+    expect(
+      () => new Agent({ model: new ScriptedModel([]), reflect: { evaluator, maxRounds: 0 } }),
+    ).not.toThrow();
   });
 
   it("runs a model evaluator whose call is visible and whose usage is counted", async () => {

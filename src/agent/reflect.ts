@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { RunError } from "../errors.js";
+import { ConfigError, RunError } from "../errors.js";
 import type { Message } from "../memory/messages.js";
 import type { Model } from "../models/model.js";
 import type { AgentEvent } from "./events.js";
@@ -31,6 +31,16 @@ export interface ReflectOptions {
   evaluator: Evaluator;
   /** Rejections allowed before the run fails (default 2). */
   maxRounds?: number;
+}
+
+/** Throws a ConfigError for a `maxRounds` that is not a whole number >= 0 (`Infinity`: no limit). */
+export function checkReflect(reflect: ReflectOptions): void {
+  const { maxRounds } = reflect;
+  if (maxRounds === undefined) return;
+  if (!(maxRounds >= 0 && (Number.isInteger(maxRounds) || maxRounds === Number.POSITIVE_INFINITY)))
+    throw new ConfigError(
+      `reflect.maxRounds must be a whole number >= 0 (or Infinity for no limit), got ${String(maxRounds)}`,
+    );
 }
 
 /** The message that sends the agent back after a rejection. */

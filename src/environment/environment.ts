@@ -154,6 +154,7 @@ export class Environment<TContext> {
     const { tool, call } = ready;
     const started = performance.now();
     const timeoutMs = tool.timeoutMs ?? this.options.toolTimeoutMs;
+    const maxResultChars = tool.maxResultChars ?? this.options.maxResultChars;
     // A call whose run is already stopped must not start at all.
     if (options.signal.aborted) {
       return timed(
@@ -192,8 +193,10 @@ export class Environment<TContext> {
           .then(() => tool.run(ready.args as never, runOptions))
           .then(resolve, reject);
       });
-      const maxChars = tool.maxResultChars ?? this.options.maxResultChars;
-      return timed({ status: "ok", content: truncate(serializeResult(value), maxChars), value }, started);
+      return timed(
+        { status: "ok", content: truncate(serializeResult(value), maxResultChars), value },
+        started,
+      );
     } catch (error) {
       if (error instanceof ToolTimeout) {
         return timed(
@@ -207,7 +210,9 @@ export class Environment<TContext> {
           started,
         );
       }
-      if (error instanceof ToolError) return timed({ status: "error", content: error.message }, started);
+      // The model's words come back verbatim, but no larger than any other result may be.
+      if (error instanceof ToolError)
+        return timed({ status: "error", content: truncate(error.message, maxResultChars) }, started);
       return timed(
         {
           status: "error",

@@ -100,6 +100,9 @@ export class SqliteSessions {
   }
 
   fork(from: string, to: string, count: number | undefined): void {
+    // A negative count would slice from the end and copy a different cut than was asked for.
+    if (count !== undefined && !(Number.isInteger(count) && count >= 0))
+      throw new ConfigError(`forkSession: messages must be a whole number >= 0, got ${String(count)}`);
     checkSessionId(to);
     const messages = this.read(from);
     if (this.#row.get(to)) {

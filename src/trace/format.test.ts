@@ -1,6 +1,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  Agent,
+  type AgentEvent,
+  buildRunView,
   findRun,
   formatRun,
   formatRunList,
@@ -10,10 +13,27 @@ import {
   TraceNotFoundError,
   traceFiles,
 } from "glassloop";
+import { ScriptedModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
 import { tempDir, tracedCalculatorRun } from "../../test/helpers/traced-run.js";
 
 describe("trace show and list", () => {
+  it("labels a nested run with its agent's name", async () => {
+    const researcher = new Agent({ name: "researcher", model: new ScriptedModel([{ text: "facts" }]) });
+    const writer = new Agent({
+      name: "writer",
+      model: new ScriptedModel([{ toolCalls: [{ name: "research", args: { input: "q" } }] }, { text: "ok" }]),
+      tools: [researcher.asTool({ name: "research", description: "Finds facts." })],
+    });
+    const events: AgentEvent[] = [];
+    await writer.run("go", { onEvent: (e) => events.push(e) });
+    const view = buildRunView(events);
+    expect(view.agent).toBe("writer");
+    const sub = view.steps[0]?.tools[0]?.subRuns[0];
+    expect(sub?.agent).toBe("researcher");
+    expect(formatRun(view)).toContain(`sub-run researcher ${sub?.runId} scripted:test ok`);
+  });
+
   it("shows a run step by step: timings, tokens, prompt changes, tool calls, output, budget", async () => {
     const dir = tempDir();
     const { result, file } = await tracedCalculatorRun(dir);

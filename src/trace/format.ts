@@ -97,7 +97,8 @@ function formatTool(tool: ToolCallView): string[] {
   if (tool.content !== undefined) lines.push(`      ${oneLine(tool.content, 160)}`);
   if (tool.errorDetail) lines.push(`      detail: ${oneLine(tool.errorDetail, 200)}`);
   for (const sub of tool.subRuns) {
-    lines.push(`      sub-run ${sub.runId} ${sub.model} ${sub.status} (${sub.steps.length} steps)`);
+    const agent = sub.agent === undefined ? "" : `${sub.agent} `;
+    lines.push(`      sub-run ${agent}${sub.runId} ${sub.model} ${sub.status} (${sub.steps.length} steps)`);
   }
   return lines;
 }

@@ -4,7 +4,7 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import { Agent, ToolError, tool } from "glassloop";
+import { Agent, type AgentEvent, ToolError, tool } from "glassloop";
 import { otelListener } from "glassloop/otel";
 import { ScriptedModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
@@ -143,7 +143,8 @@ describe("OpenTelemetry spans", () => {
     const failTool = byName(spans, "execute_tool fail")[0]!;
     expect(failTool.status.code).toBe(2);
     expect(failTool.attributes["error.type"]).toBe("error");
-    const run = byName(spans, "invoke_agent")[0]!;
+    // An agent without a name is called "agent".
+    const run = byName(spans, "invoke_agent agent")[0]!;
     expect(run.status.code).toBe(2);
     expect(run.attributes["error.type"]).toBe("model_error");
     expect(run.attributes["glassloop.run.status"]).toBe("failed");
@@ -171,9 +172,55 @@ describe("OpenTelemetry spans", () => {
     const spans = exporter.getFinishedSpans();
     const toolSpan = byName(spans, "execute_tool ask_inner")[0]!;
     const innerRun = spans.find(
-      (s) => s.name === "invoke_agent" && s.attributes["gen_ai.request.model"] === "inner",
+      (s) => s.name === "invoke_agent inner" && s.attributes["gen_ai.request.model"] === "inner",
     );
     expect(innerRun).toBeDefined();
     expect(parentOf(innerRun!)).toBe(toolSpan.spanContext().spanId);
+  });
+
+  it("names each run's span after its own agent's name, nested runs included", async () => {
+    const { exporter, tracer } = setup();
+    const makeWriter = () => {
+      const researcher = new Agent({
+        name: "researcher",
+        model: new ScriptedModel([{ text: "facts" }], { id: "scripted:inner" }),
+      });
+      return new Agent({
+        name: "writer",
+        model: new ScriptedModel([
+          { toolCalls: [{ name: "research", args: { input: "q" } }] },
+          { text: "ok" },
+        ]),
+        tools: [researcher.asTool({ name: "research", description: "Finds facts." })],
+      });
+    };
+    const writer = makeWriter();
+    const events: AgentEvent[] = [];
+    // The listener's agentName names the top-level run only; a nested run keeps its own name.
+    const listener = otelListener({ tracer, agentName: "writer-service" });
+    await writer.run("go", {
+      onEvent: (e) => {
+        events.push(e);
+        listener(e);
+      },
+    });
+    expect(events[0]).toMatchObject({ type: "run_start", agent: "writer" });
+    const nestedStart = events.find((e) => e.type === "nested" && e.event.type === "run_start");
+    expect(nestedStart).toMatchObject({ event: { type: "run_start", agent: "researcher" } });
+    const spans = exporter.getFinishedSpans();
+    expect(byName(spans, "invoke_agent writer-service")[0]?.attributes["gen_ai.agent.name"]).toBe(
+      "writer-service",
+    );
+    expect(byName(spans, "invoke_agent researcher")[0]?.attributes["gen_ai.agent.name"]).toBe("researcher");
+    expect(spans.filter((s) => s.name === "invoke_agent writer-service")).toHaveLength(1);
+
+    // Without agentName, the top-level span is named after the agent too.
+    const second = setup();
+    await makeWriter().run("go", { onEvent: otelListener({ tracer: second.tracer }) });
+    const names = second.exporter.getFinishedSpans().filter((s) => s.name.startsWith("invoke_agent"));
+    expect(names.map((s) => [s.name, s.attributes["gen_ai.agent.name"]]).sort()).toEqual([
+      ["invoke_agent researcher", "researcher"],
+      ["invoke_agent writer", "writer"],
+    ]);
   });
 });

@@ -16,7 +16,10 @@ export interface OtelOptions {
   tracer?: Tracer;
   /** Record prompts, responses, tool arguments and results on spans (default false: they may be sensitive). */
   recordContent?: boolean;
-  /** Shown as `gen_ai.agent.name` and in the run span's name. */
+  /**
+   * Names the top-level run (`gen_ai.agent.name`, the run span's name) instead of the agent's own
+   * `name`; nested runs (sub-agents, evaluators) always carry their own agent's name.
+   */
   agentName?: string;
   /** Scrubbed from recorded content, on top of API keys and credential headers. */
   redaction?: RedactionOptions;
@@ -51,7 +54,7 @@ export function otelListener(options: OtelOptions = {}): (event: AgentEvent) => 
   const handle = (event: AgentEvent, parentSpan?: Span): void => {
     if (event.type === "run_start") {
       const { provider, model } = splitModel(event.model);
-      const name = options.agentName;
+      const name = parentSpan ? event.agent : (options.agentName ?? event.agent);
       const attributes: Attributes = {
         "gen_ai.operation.name": "invoke_agent",
         "gen_ai.provider.name": provider,

@@ -72,6 +72,8 @@ export interface StepView {
 /** A run reconstructed from its events, ready to print or to show in the viewer. */
 export interface RunView {
   runId: string;
+  /** The agent's name from `run_start` (absent in traces written before it was recorded). */
+  agent?: string;
   model: string;
   input: string;
   status: TraceRunStatus;
@@ -144,6 +146,7 @@ export function buildRunView(events: readonly AgentEvent[], problems: TraceProbl
     switch (e.type) {
       case "run_start":
         Object.assign(view, { model: e.model, input: e.input, startedAt: e.time });
+        if (e.agent !== undefined) view.agent = e.agent;
         if (e.limits) view.limits = e.limits;
         break;
       case "step_start": {

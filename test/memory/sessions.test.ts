@@ -103,6 +103,21 @@ describe("sessions", () => {
     expect((await agent.store.listSessions()).map((x) => x.sessionId)).toEqual(["s2"]);
   });
 
+  it("forkSession refuses a message count that is not a whole number >= 0", async () => {
+    const agent = new Agent({ model: new ScriptedModel([{ text: "a" }]), store: store() });
+    await agent.run("one", { session: "s1" });
+    for (const messages of [-1, 1.5, Number.NaN]) {
+      await expect(agent.store.forkSession("s1", "s2", { messages })).rejects.toBeInstanceOf(ConfigError);
+    }
+    await expect(agent.store.forkSession("s1", "s2", { messages: -1 })).rejects.toThrowError(
+      "forkSession: messages must be a whole number >= 0, got -1",
+    );
+    // Nothing was created by the refusals.
+    expect((await agent.store.listSessions()).map((x) => x.sessionId)).toEqual(["s1"]);
+    await agent.store.forkSession("s1", "s2", { messages: 0 });
+    expect(await agent.store.readSession("s2")).toEqual([]);
+  });
+
   it("refuses session and history together", async () => {
     const agent = new Agent({ model: new ScriptedModel([]), store: store() });
     await expect(agent.run("x", { session: "s", history: [] })).rejects.toBeInstanceOf(ConfigError);

@@ -153,7 +153,8 @@ function ToolCall({ call }: { call: ToolCallView }) {
       </div>
       {call.subRuns.map((sub) => (
         <p key={sub.runId} class="muted">
-          sub-run <span class="mono">{sub.runId}</span> · {sub.model} · <StatusBadge status={sub.status} /> ·{" "}
+          sub-run {sub.agent !== undefined && <strong>{sub.agent}</strong>}{" "}
+          <span class="mono">{sub.runId}</span> · {sub.model} · <StatusBadge status={sub.status} /> ·{" "}
           {sub.steps.length} steps ·{" "}
           {sub.steps.flatMap((s) => s.tools.map((t) => t.toolName)).join(", ") || "no tools"}
         </p>
