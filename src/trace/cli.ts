@@ -68,7 +68,7 @@ async function list(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parse(args, { dir: { type: "string" } });
   if (positionals.length > 0)
     throw new UsageError(`trace list takes no arguments (got ${positionals[0]})`, "trace");
-  const { runs, skipped } = listRuns(traceFiles(dirOf(values, io)));
+  const { runs, skipped } = listRuns(traceFiles(dirOf(values, io)), () => ({ noFollow: true }));
   io.stdout.write(`${scrub(formatRunList(runs), io)}\n`);
   for (const s of skipped) io.stderr.write(`skipped ${s}\n`);
   return EXIT.ok;

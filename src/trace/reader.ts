@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { AgentEvent } from "../agent/events.js";
 import { GlassloopError } from "../errors.js";
@@ -26,9 +26,15 @@ export interface TraceFile {
   runs: RunView[];
 }
 
+/** How a trace file is opened. */
+export interface ReadTraceOptions {
+  /** Refuse a symlink (for files found in a directory, whose names anyone with access chose). */
+  noFollow?: boolean;
+}
+
 /** Reads a JSONL trace; a file may hold several runs (a shared `--trace` file). */
-export function readTraceFile(path: string): TraceFile {
-  const { path: full, events, problems } = readEvents(path);
+export function readTraceFile(path: string, options: ReadTraceOptions = {}): TraceFile {
+  const { path: full, events, problems } = readEvents(path, options);
   const runs = groupByRun(events).map((run) => buildRunView(run, problems));
   return { path: full, runs };
 }
@@ -38,16 +44,12 @@ export function readTraceEvents(path: string): AgentEvent[] {
   return readEvents(path).events;
 }
 
-function readEvents(path: string): { path: string; events: AgentEvent[]; problems: TraceProblem[] } {
+function readEvents(
+  path: string,
+  options: ReadTraceOptions = {},
+): { path: string; events: AgentEvent[]; problems: TraceProblem[] } {
   const full = resolve(path);
-  let text: string;
-  try {
-    text = readFileSync(full, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new TraceNotFoundError(`No trace file at ${full}`);
-    throw new TraceFormatError(`Cannot read trace ${full}: ${(error as Error).message}`);
-  }
+  const text = readRegular(full, options.noFollow === true);
   const { events, problems } = parseTraceText(text);
   if (events.length === 0) {
     const why = problems[0] ? ` (line ${problems[0].line}: ${problems[0].message})` : " (it is empty)";
@@ -56,27 +58,59 @@ function readEvents(path: string): { path: string; events: AgentEvent[]; problem
   return { path: full, events, problems };
 }
 
-/** Trace files in a directory, newest first. */
+/**
+ * The text of a trace file, which must be a regular file: a FIFO would block the (synchronous)
+ * read forever, so the file is opened without blocking and checked on the open descriptor.
+ */
+function readRegular(full: string, noFollow: boolean): string {
+  let fd: number;
+  try {
+    fd = openSync(full, constants.O_RDONLY | constants.O_NONBLOCK | (noFollow ? constants.O_NOFOLLOW : 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new TraceNotFoundError(`No trace file at ${full}`);
+    if (code === "ELOOP") throw new TraceFormatError(`Refused trace ${full}: it is a symlink`);
+    throw new TraceFormatError(`Cannot read trace ${full}: ${code ?? (error as Error).message}`);
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw new TraceFormatError(`Refused trace ${full}: not a regular file`);
+    return readFileSync(fd, "utf8");
+  } catch (error) {
+    if (error instanceof TraceFormatError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new TraceFormatError(`Cannot read trace ${full}: ${code ?? (error as Error).message}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Trace files in a directory, newest first: regular `*.jsonl` files only. A symlink (it could
+ * point anywhere) or a FIFO (reading it blocks) with a trace's name is not a trace file.
+ */
 export function traceFiles(dir: string = DEFAULT_TRACE_DIR): string[] {
   const full = resolve(dir);
   if (!existsSync(full)) return [];
-  return readdirSync(full)
-    .filter((name) => name.endsWith(".jsonl"))
-    .map((name) => {
-      const path = join(full, name);
-      return { path, mtime: statSync(path).mtimeMs };
-    })
-    .sort((a, b) => b.mtime - a.mtime)
-    .map((f) => f.path);
+  const files: { path: string; mtime: number }[] = [];
+  for (const name of readdirSync(full)) {
+    if (!name.endsWith(".jsonl")) continue;
+    const path = join(full, name);
+    const info = lstatSync(path, { throwIfNoEntry: false });
+    if (info?.isFile()) files.push({ path, mtime: info.mtimeMs });
+  }
+  return files.sort((a, b) => b.mtime - a.mtime).map((f) => f.path);
 }
 
 /** One line per run in the given files; unreadable files are reported, not fatal. */
-export function listRuns(files: readonly string[]): { runs: RunSummary[]; skipped: string[] } {
+export function listRuns(
+  files: readonly string[],
+  optionsFor: (file: string) => ReadTraceOptions = () => ({}),
+): { runs: RunSummary[]; skipped: string[] } {
   const runs: RunSummary[] = [];
   const skipped: string[] = [];
   for (const file of files) {
     try {
-      for (const view of readTraceFile(file).runs) runs.push(summarize(view, file));
+      for (const view of readTraceFile(file, optionsFor(file)).runs) runs.push(summarize(view, file));
     } catch (error) {
       skipped.push(`${file}: ${(error as Error).message}`);
     }
@@ -104,7 +138,7 @@ export function findRun(ref: string, dir: string = DEFAULT_TRACE_DIR): { file: s
   for (const file of files) {
     let trace: TraceFile;
     try {
-      trace = readTraceFile(file);
+      trace = readTraceFile(file, { noFollow: true });
     } catch {
       continue;
     }

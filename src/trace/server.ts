@@ -78,19 +78,18 @@ export async function startViewer(options: ViewerOptions = {}): Promise<ViewerSe
   const assets = resolve(options.assetsDir ?? findViewerAssets());
   if (!existsSync(join(assets, "index.html"))) throw new ViewerNotBuiltError([assets]);
   const redactor = new Redactor(options.redaction);
-  const files = () => {
-    const all = [
-      ...(options.files ?? []).map((f) => resolve(f)),
-      ...traceFiles(options.dir ?? DEFAULT_TRACE_DIR),
-    ];
-    return [...new Set(all)];
-  };
+  // Files the user named are trusted as named; files found in the folder are regular files
+  // (traceFiles) opened without following a symlink planted since (readOptions).
+  const named = new Set((options.files ?? []).map((f) => resolve(f)));
+  const files = () => [...new Set([...named, ...traceFiles(options.dir ?? DEFAULT_TRACE_DIR)])];
+  const readOptions = (file: string) => ({ noFollow: !named.has(file) });
   let port = 0;
   const server = createServer((req, res) => {
     try {
       handle(req, res);
-    } catch (error) {
-      send(res, 500, { error: (error as Error).message });
+    } catch {
+      // A message could carry a path or bytes of a file; the details stay on this side.
+      send(res, 500, { error: "internal error" });
     }
   });
 
@@ -105,9 +104,15 @@ export async function startViewer(options: ViewerOptions = {}): Promise<ViewerSe
       send(res, 405, { error: "read-only" });
       return;
     }
-    const path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+    let path: string;
+    try {
+      path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+    } catch {
+      send(res, 400, { error: "bad percent-encoding in the path" });
+      return;
+    }
     if (path === "/api/runs") {
-      const { runs, skipped } = listRuns(files());
+      const { runs, skipped } = listRuns(files(), readOptions);
       send(res, 200, redactor.value({ runs, skipped }));
       return;
     }
@@ -123,7 +128,7 @@ export async function startViewer(options: ViewerOptions = {}): Promise<ViewerSe
   function findById(runId: string): (RunView & { file: string }) | undefined {
     for (const file of files()) {
       try {
-        const run = readTraceFile(file).runs.find((r) => r.runId === runId);
+        const run = readTraceFile(file, readOptions(file)).runs.find((r) => r.runId === runId);
         if (run) return { ...run, file };
       } catch {
         // An unreadable file is listed under "skipped" by /api/runs; here it just has no run.

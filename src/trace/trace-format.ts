@@ -43,9 +43,11 @@ export function parseTraceText(text: string): ParsedTrace {
     let record: unknown;
     try {
       record = JSON.parse(line);
-    } catch (error) {
+    } catch {
+      // JSON.parse's message quotes the line; a file that is not a trace (say /etc/passwd behind
+      // a symlink) must not have its bytes echoed into an error, a listing or the viewer.
       const torn = i >= lines.length - 2 ? " (the trace was cut off while writing)" : "";
-      problems.push({ line: i + 1, message: `not JSON${torn}: ${(error as Error).message}` });
+      problems.push({ line: i + 1, message: `not JSON${torn}` });
       continue;
     }
     const invalid = checkRecord(record);
@@ -55,10 +57,12 @@ export function parseTraceText(text: string): ParsedTrace {
     }
     const r = record as TraceRecord;
     if (r.type === "trace_header") {
-      if (r.format !== TRACE_FORMAT || r.version > TRACE_VERSION) {
+      if (r.format !== TRACE_FORMAT) {
+        problems.push({ line: i + 1, message: "a trace header of another format; showing what it can" });
+      } else if (r.version > TRACE_VERSION) {
         problems.push({
           line: i + 1,
-          message: `trace format ${String(r.format)} v${r.version} is newer than this glassloop reads (v${TRACE_VERSION}); showing what it can`,
+          message: `trace format v${Number(r.version)} is newer than this glassloop reads (v${TRACE_VERSION}); showing what it can`,
         });
       }
       continue;
@@ -72,7 +76,8 @@ function checkRecord(record: unknown): string | undefined {
   if (record === null || typeof record !== "object" || Array.isArray(record)) return "not a JSON object";
   const r = record as Record<string, unknown>;
   if (typeof r.type !== "string") return 'no "type" field';
-  if (typeof r.runId !== "string") return `a ${r.type} record without a "runId"`;
-  if (typeof r.time !== "number") return `a ${r.type} record without a numeric "time"`;
+  // The record's own strings (its type included) are never quoted: see parseTraceText.
+  if (typeof r.runId !== "string") return 'a record without a "runId"';
+  if (typeof r.time !== "number") return 'a record without a numeric "time"';
   return undefined;
 }

@@ -1,5 +1,5 @@
 import { constants } from "node:fs";
-import { open, readdir, stat } from "node:fs/promises";
+import { type FileHandle, open, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { ToolError } from "../../errors.js";
@@ -18,7 +18,11 @@ export interface FilesOptions {
   maxEntries?: number;
 }
 
-const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
+// O_NONBLOCK: opening a FIFO planted after the check returns at once (ENXIO for a write without a
+// reader) instead of holding one of libuv's four threads forever; regular files ignore it.
+const WRITE_FLAGS =
+  constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const DEFAULTS = { maxReadBytes: 100_000, maxWriteBytes: 1_000_000, maxEntries: 500 };
 
 const pathField = z.string().describe("A path relative to the root, e.g. notes/todo.md");
@@ -74,9 +78,7 @@ export function filesTools(
         }
         const { real, shown } = await resolveInside(root, path, "create");
         // O_NOFOLLOW: a symlink planted after the check is not followed out of the root.
-        const file = await open(real, WRITE_FLAGS, 0o644).catch((error: NodeJS.ErrnoException) => {
-          throw new ToolError(`Cannot write ${shown}: ${error.code ?? "error"}`);
-        });
+        const file = await openRegular(real, WRITE_FLAGS, shown, "write");
         try {
           await file.writeFile(content, "utf8");
         } finally {
@@ -88,12 +90,32 @@ export function filesTools(
   ];
 }
 
+/**
+ * Opens `real` without blocking and makes sure what was opened is a regular file: the check
+ * before opening can be raced (a FIFO swapped in), the check on the open handle cannot.
+ */
+export async function openRegular(
+  real: string,
+  flags: number,
+  shown: string,
+  verb: "read" | "write",
+): Promise<FileHandle> {
+  const file = await open(real, flags, 0o644).catch((error: NodeJS.ErrnoException) => {
+    throw new ToolError(`Cannot ${verb} ${shown}: ${error.code ?? "error"}`);
+  });
+  const info = await file.stat().catch(() => undefined);
+  if (info?.isFile()) return file;
+  await file.close();
+  throw new ToolError(`Refused: ${shown} is not a regular file`);
+}
+
 async function readText(real: string, path: string, maxBytes: number): Promise<string> {
-  const info = await stat(real);
-  if (info.isDirectory()) throw new ToolError(`${path} is a directory; use list_files`);
-  if (!info.isFile()) throw new ToolError(`${path} is not a regular file`);
-  const file = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const before = await stat(real);
+  if (before.isDirectory()) throw new ToolError(`${path} is a directory; use list_files`);
+  if (!before.isFile()) throw new ToolError(`Refused: ${path} is not a regular file`);
+  const file = await openRegular(real, READ_FLAGS, path, "read");
   try {
+    const info = await file.stat();
     const buffer = Buffer.alloc(Math.min(info.size, maxBytes));
     const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
     const head = buffer.subarray(0, bytesRead);

@@ -1,4 +1,4 @@
-import { lstat, mkdir, realpath } from "node:fs/promises";
+import { lstat, mkdir, realpath, stat } from "node:fs/promises";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { ToolError } from "../../errors.js";
 
@@ -34,6 +34,10 @@ export async function resolveInside(
       throw new ToolError(`Refused: ${path} is a symlink to a file that does not exist`);
     });
     ensureInside(rootReal, real, path);
+    // A FIFO, socket or device is refused before anything opens it (opening a FIFO blocks).
+    const info = await stat(real).catch(() => undefined);
+    if (info?.isDirectory()) throw new ToolError(`${path} is a directory`);
+    if (!info?.isFile()) throw new ToolError(`Refused: ${path} is not a regular file`);
     return { real, shown: shown(rootReal, target) };
   }
   let ancestor = dirname(target);
