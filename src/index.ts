@@ -147,6 +147,7 @@ export {
   UnknownSessionError,
 } from "./store/errors.js";
 export { MIGRATIONS, SCHEMA_VERSION } from "./store/migrations.js";
+export { redactingStore, type StoreScrubber } from "./store/redacting-store.js";
 export { defaultDatabasePath, type SqliteOptions } from "./store/sqlite-open.js";
 export { SqliteStore } from "./store/sqlite-store.js";
 export type * from "./store/store.js";

@@ -27,6 +27,12 @@ const schema = z.strictObject({
       timeoutMs: z.number().positive().optional(),
     })
     .optional(),
+  shell: z
+    .strictObject({
+      /** Environment variables passed to `shell` commands besides PATH, HOME, LANG, LC_*, TERM, TZ, USER, SHELL, TMPDIR. */
+      passEnv: z.array(z.string().min(1)).optional(),
+    })
+    .optional(),
 });
 
 /** The contents of `glassloop.config.json`. */

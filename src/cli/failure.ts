@@ -1,5 +1,5 @@
 import { GlassloopError, RunError } from "../errors.js";
-import { isSecretEnvName } from "../tools/builtin/shell.js";
+import { Redactor } from "../models/http/redact.js";
 import { EXIT } from "./command.js";
 
 /** The exit code for an error that ended a command: 1 for a failed run, 2 for usage or configuration. */
@@ -34,16 +34,20 @@ export function formatError(error: unknown, env: NodeJS.ProcessEnv): string {
   return scrubSecrets(text, env);
 }
 
-/** Values of the environment that must never be printed: API keys, tokens, passwords. */
-export function secretValues(env: NodeJS.ProcessEnv): string[] {
-  return Object.entries(env)
-    .filter(([name, value]) => isSecretEnvName(name) && value !== undefined && value.length >= 6)
-    .map(([, value]) => value as string);
+// One redactor per environment: its secrets are gathered once, not on every line printed.
+const redactors = new WeakMap<NodeJS.ProcessEnv, Redactor>();
+
+/** The redactor of everything the CLI prints: the library's one rule, with `env`'s secrets. */
+export function redactorFor(env: NodeJS.ProcessEnv): Redactor {
+  let redactor = redactors.get(env);
+  if (!redactor) {
+    redactor = new Redactor({ env });
+    redactors.set(env, redactor);
+  }
+  return redactor;
 }
 
-/** `text` with every secret value of `env` replaced by `[redacted]`: the last guard before output. */
+/** `text` with every secret (of `env`, and every credential shape) redacted: the last guard before output. */
 export function scrubSecrets(text: string, env: NodeJS.ProcessEnv): string {
-  let out = text;
-  for (const secret of secretValues(env)) out = out.split(secret).join("[redacted]");
-  return out;
+  return redactorFor(env).text(text);
 }

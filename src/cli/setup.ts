@@ -3,11 +3,13 @@ import { Agent } from "../agent/agent.js";
 import type { Limits } from "../agent/budget.js";
 import type { Model } from "../models/model.js";
 import { resolveModel } from "../models/resolve.js";
+import { redactingStore } from "../store/redacting-store.js";
 import { SqliteStore } from "../store/sqlite-store.js";
 import type { Store } from "../store/store.js";
 import { DEFAULT_TRACE_DIR, TraceWriter } from "../trace/writer.js";
 import { type CliIO, UsageError } from "./command.js";
 import { type CliConfig, loadConfig } from "./config.js";
+import { redactorFor } from "./failure.js";
 import { type ModelChoice, selectModel } from "./model-select.js";
 import "./providers.js";
 import type { Message } from "../memory/messages.js";
@@ -76,7 +78,11 @@ export async function prepareAgent(
   let store: Store | undefined;
   let storeProblem: string | undefined;
   try {
-    store = new SqliteStore({ path: io.env.GLASSLOOP_DB || join(io.cwd, ".glassloop", "glassloop.db") });
+    // The database is an output channel like any other: secrets are scrubbed before they are written.
+    store = redactingStore(
+      new SqliteStore({ path: io.env.GLASSLOOP_DB || join(io.cwd, ".glassloop", "glassloop.db") }),
+      redactorFor(io.env),
+    );
   } catch (error) {
     if (needs.store) throw error;
     storeProblem = (error as Error).message;

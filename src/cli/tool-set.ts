@@ -24,7 +24,11 @@ export function buildTools(
   options: { cwd: string; config: CliConfig; root?: string },
 ): Tool<never, unknown, unknown>[] {
   const root = resolve(options.cwd, options.root ?? options.config.root ?? ".");
-  const shared = { root, ...(options.config.http && { http: options.config.http }) };
+  const shared = {
+    root,
+    ...(options.config.http && { http: options.config.http }),
+    ...(options.config.shell?.passEnv && { shell: { passEnv: options.config.shell.passEnv } }),
+  };
   return names.flatMap((name) => {
     const entry: BuiltinEntry = BUILTIN_TOOLS[name];
     return entry.create(shared);

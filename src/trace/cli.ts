@@ -150,7 +150,7 @@ async function replay(args: string[], io: CliIO): Promise<number> {
     ...(writer && { onEvent: writer.onEvent }),
   });
   writer?.close();
-  io.stdout.write(`${formatReplayReport(report, styleFor(io.stdout, io.env))}\n`);
+  io.stdout.write(`${scrub(formatReplayReport(report, styleFor(io.stdout, io.env)), io)}\n`);
   return report.status === "diverged" ? EXIT.failed : EXIT.ok;
 }
 

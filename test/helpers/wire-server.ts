@@ -66,6 +66,15 @@ export interface SseReply extends ReplyBase {
   stallAt?: number;
 }
 
+/**
+ * A body written piece by piece, for bodies too long to build (they are never held whole) and
+ * streams that never end: `head`, then `piece` `times` times (forever when `times` is unset,
+ * until the client goes away), `everyMs` apart, then `tail`. Set `content-type` in `headers`.
+ */
+export interface DripReply extends ReplyBase {
+  drip: { head?: string; piece: string; times?: number; everyMs?: number; tail?: string };
+}
+
 /** Destroy the connection without answering. */
 export interface ResetReply {
   reset: true;
@@ -74,7 +83,7 @@ export interface ResetReply {
 }
 
 /** What the server answers to one request. */
-export type WireReply = JsonReply | TextReply | SseReply | ResetReply;
+export type WireReply = JsonReply | TextReply | SseReply | DripReply | ResetReply;
 
 /** Computes a reply from the request, e.g. to answer differently per path. */
 export type WireHandler = (request: RecordedRequest, index: number) => WireReply;
@@ -177,6 +186,10 @@ async function answer(res: ServerResponse, reply: WireReply): Promise<void> {
     return;
   }
   const status = reply.status ?? 200;
+  if ("drip" in reply) {
+    await drip(res, status, reply, () => closed);
+    return;
+  }
   if ("json" in reply) {
     const body = typeof reply.json === "string" ? reply.json : JSON.stringify(reply.json);
     res.writeHead(status, { "content-type": "application/json", ...reply.headers });
@@ -207,6 +220,25 @@ async function answer(res: ServerResponse, reply: WireReply): Promise<void> {
   else if (sse.stallAt !== undefined)
     return; // left open until the client gives up or the server closes
   else res.end();
+}
+
+async function drip(res: ServerResponse, status: number, reply: DripReply, closed: () => boolean) {
+  const { head, piece, times, everyMs, tail } = reply.drip;
+  res.writeHead(status, reply.headers);
+  res.flushHeaders();
+  if (head) res.write(head);
+  for (let n = 0; times === undefined || n < times; n++) {
+    if (closed()) return;
+    // Waits for the socket to drain, so a long body is never buffered whole on this side either.
+    if (!res.write(piece))
+      await new Promise((resolve) => {
+        res.once("drain", resolve);
+        res.once("close", resolve);
+      });
+    await (everyMs ? wait(everyMs) : new Promise((resolve) => setImmediate(resolve)));
+  }
+  if (closed()) return;
+  res.end(tail);
 }
 
 /** An OpenAI-style SSE body: one `data:` event per payload, then `data: [DONE]` unless `done` is false. */

@@ -6,7 +6,7 @@ import { RunError } from "../../errors.js";
 import type { Store } from "../../store/store.js";
 import { lazyTerminal, refusingApprover, terminalApprover } from "../approval.js";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
-import { exitCodeFor, formatError } from "../failure.js";
+import { exitCodeFor, formatError, redactorFor } from "../failure.js";
 import { Printer } from "../printer.js";
 import { formatUsage, RunRenderer } from "../render.js";
 import { AGENT_OPTIONS, type Prepared, prepareAgent } from "../setup.js";
@@ -250,8 +250,9 @@ async function decideWaitingCalls(
   return { approve, reject };
 }
 
+/** The one result object, scrubbed by the same rule as human output (a key echoed into the answer included). */
 function printJson(io: CliIO, result: JsonResult): void {
-  io.stdout.write(`${JSON.stringify(result)}\n`);
+  io.stdout.write(`${redactorFor(io.env).stringify(result)}\n`);
 }
 
 /** An output as the line a person reads: text as is, anything else as JSON. */

@@ -8,6 +8,7 @@ import {
   postJson,
   redact,
 } from "../http/index.js";
+import { endpointUrl } from "../http/url.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../model.js";
 import { priceOf } from "../prices.js";
 import { anthropicProtocolError } from "./protocol-error.js";
@@ -174,6 +175,6 @@ const STATUS_OF_ERROR_TYPE: Record<string, number> = {
 };
 
 function messagesUrl(baseURL: string): string {
-  const root = baseURL.replace(/\/+$/, "");
-  return root.endsWith("/v1") ? `${root}/messages` : `${root}/v1/messages`;
+  const path = URL.canParse(baseURL) ? new URL(baseURL).pathname : baseURL;
+  return endpointUrl(baseURL, path.replace(/\/+$/, "").endsWith("/v1") ? "/messages" : "/v1/messages");
 }

@@ -1,23 +1,251 @@
 /**
- * Secrets never leave glassloop in text it produces: every error message, retry event and excerpt
- * of a server's answer goes through `redact` with the request's secrets (its API key).
+ * The one redaction rule of glassloop. Every channel text leaves through (human CLI output,
+ * `--json`, `--show-prompt`, traces and spans, the viewer, error messages, retry events, the
+ * store) scrubs with a `Redactor`, so what counts as a secret is decided here and nowhere else:
+ *
+ * - literal secrets of 6 or more characters: API keys a provider was given, values of environment
+ *   variables whose names say they hold one, every string of the hidden context, `secrets` the
+ *   caller lists;
+ * - credential shapes nobody declared: provider key formats, `Bearer` tokens, the userinfo of a
+ *   URL (`https://user:pass@host`) and credential-named query parameters (`?api-key=…`, `?key=…`);
+ * - in structured values, anything under a credential-named key (`authorization`, `cookie`, …).
  */
 
 /** What a redacted secret is replaced with. */
 export const REDACTED = "[REDACTED]";
 
-/** A token after `Bearer ` (the token alone, so the header stays readable); shared with the trace Redactor. */
+/** Shorter strings are too likely to be ordinary words: redacting them would mangle text. */
+export const MIN_SECRET_LENGTH = 6;
+
+/** A token after `Bearer ` (the token alone, so the header stays readable). */
 export const BEARER_TOKEN = /(?<=\bBearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
 
-// Too short to be a key and too likely to be an ordinary word; redacting them would mangle text.
-const MIN_SECRET_LENGTH = 6;
+/** The userinfo of a URL (`user:pass` in `https://user:pass@host/`), whatever scheme. */
+const URL_USERINFO = /(?<=\b[a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>\\]+(?=@)/gi;
 
-/** `text` with every occurrence of each secret, and of any bearer token, replaced by `[REDACTED]`. */
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= MIN_SECRET_LENGTH && out.includes(secret)) out = out.split(secret).join(REDACTED);
+/** Query parameter names that carry credentials: `key`, `api-key`, `access_token`, `sig`, `password` … */
+const CREDENTIAL_PARAM = String.raw`[\w.-]*?(?:key|token|secret|passw(?:or)?d|pwd|sig|signature|auth|credentials?)s?`;
+
+/** The value of a credential-named query parameter. */
+const URL_CREDENTIAL_PARAM = new RegExp(String.raw`(?<=[?&;]${CREDENTIAL_PARAM}=)[^&\s"'#<>\\]+`, "gi");
+
+/** Credential shapes of the common providers, so a key nobody declared is still caught. */
+const BUILTIN_PATTERNS: readonly RegExp[] = [
+  /\bsk-[A-Za-z0-9_-]{12,}/g,
+  /\bAIza[0-9A-Za-z_-]{30,}/g,
+  /\b(?:gsk|hf|ghp|gho|ghs|github_pat|glpat|xai|pplx|r8)[_-][A-Za-z0-9_]{16,}/g,
+  /\bAKIA[0-9A-Z]{16}\b/g,
+  BEARER_TOKEN,
+  URL_USERINFO,
+  URL_CREDENTIAL_PARAM,
+];
+
+/** Object keys whose values are credentials wherever they appear (headers, config, tool arguments). */
+const SECRET_KEYS = new Set([
+  "authorization",
+  "proxy-authorization",
+  "x-api-key",
+  "api-key",
+  "api_key",
+  "apikey",
+  "x-goog-api-key",
+  "cookie",
+  "set-cookie",
+  "password",
+  "client_secret",
+  "access_token",
+  "refresh_token",
+]);
+
+/** `_`-separated parts of an environment variable's name that say its value is a credential. */
+const SECRET_NAME_PARTS = new Set([
+  "KEY",
+  "APIKEY",
+  "TOKEN",
+  "SECRET",
+  "PASS",
+  "PASSWORD",
+  "PASSWD",
+  "PAT",
+  "AUTH",
+  "CREDENTIAL",
+  "CREDENTIALS",
+  "COOKIE",
+]);
+/** A part that ends in one of these is a credential too: `PGPASSWORD`, `GHTOKEN`, `CLIENTSECRET`. */
+const SECRET_NAME_SUFFIX = /(?:PASSWORD|PASSWD|TOKEN|SECRET|APIKEY)$/;
+
+/**
+ * Whether an environment variable's name says it holds a secret: `OPENAI_API_KEY`, `GITHUB_PAT`,
+ * `PGPASSWORD`, `DB_PASS`, `SESSION_COOKIE`, … (whole parts only: `GIT_AUTHOR_NAME`, `XAUTHORITY`
+ * and `KEYBOARD_LAYOUT` do not).
+ */
+export function isSecretEnvName(name: string): boolean {
+  return name
+    .toUpperCase()
+    .split(/[_-]/)
+    .some((part) => SECRET_NAME_PARTS.has(part) || SECRET_NAME_SUFFIX.test(part));
+}
+
+/**
+ * The credentials inside a URL: the password of its userinfo (the user name when it has none) and the values of its
+ * credential-named query parameters (each decoded and as written). Empty for text that is no URL.
+ */
+export function urlSecrets(text: string): string[] {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text) || !URL.canParse(text)) return [];
+  const url = new URL(text);
+  const found: string[] = [];
+  // `https://TOKEN@host` carries the credential as the user name; with a password, that is the one.
+  const credential = url.password || url.username;
+  if (credential) found.push(credential, safeDecode(credential));
+  const param = new RegExp(`^${CREDENTIAL_PARAM}$`, "i");
+  for (const [name, value] of url.searchParams) {
+    if (param.test(name) && value) found.push(value, encodeURIComponent(value));
   }
-  // A server may echo the Authorization header itself, with a key we were never told about.
-  return out.replace(BEARER_TOKEN, REDACTED);
+  return [...new Set(found)].filter((s) => s.length >= MIN_SECRET_LENGTH);
+}
+
+/**
+ * The secret values of an environment: those of variables whose names say they are credentials,
+ * and the credentials inside any variable that holds a URL (`DATABASE_URL=postgres://u:pw@db/x`).
+ */
+export function envSecrets(env: Record<string, string | undefined>): string[] {
+  const found: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (!value) continue;
+    if (isSecretEnvName(name)) found.push(value);
+    found.push(...urlSecrets(value.trim()));
+  }
+  return found;
+}
+
+/** What a redactor scrubs besides the built-in key patterns and header names. */
+export interface RedactionOptions {
+  /** Environment whose credential-named variables (and URL credentials) are secrets (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** Further literal secrets, e.g. an API key or passwords the hidden context holds. */
+  secrets?: readonly string[];
+  /** The hidden context: every string in it of 6 or more characters is treated as a secret. */
+  context?: unknown;
+  /** Further patterns to scrub; each must have the `g` flag. */
+  patterns?: readonly RegExp[];
+}
+
+const MAX_CONTEXT_NODES = 10_000;
+
+/**
+ * Scrubs secrets from text and values bound for any output. Redaction works on values, not on
+ * serialized text, so a redacted value stays valid JSON of the same shape.
+ */
+export class Redactor {
+  readonly #secrets: string[];
+  readonly #patterns: readonly RegExp[];
+
+  constructor(options: RedactionOptions = {}) {
+    const found = new Set<string>(envSecrets(options.env ?? process.env));
+    for (const secret of options.secrets ?? []) {
+      found.add(secret);
+      for (const inner of urlSecrets(secret)) found.add(inner);
+    }
+    if (options.context !== undefined) collectStrings(options.context, found);
+    // A secret can sit inside JSON text (tool arguments, raw bodies), where it appears escaped.
+    for (const secret of [...found]) {
+      const escaped = JSON.stringify(secret).slice(1, -1);
+      if (escaped !== secret) found.add(escaped);
+    }
+    // Longest first, so a secret that contains another is replaced whole.
+    this.#secrets = [...found]
+      .filter((s) => s.length >= MIN_SECRET_LENGTH)
+      .sort((a, b) => b.length - a.length);
+    this.#patterns = [...BUILTIN_PATTERNS, ...(options.patterns ?? [])];
+  }
+
+  /** Scrubs one string. */
+  text(value: string): string {
+    let out = value;
+    for (const secret of this.#secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    for (const pattern of this.#patterns) out = out.replace(pattern, REDACTED);
+    return out;
+  }
+
+  /** `JSON.stringify(this.value(value))` without the intermediate copy: what trace writers use. */
+  stringify(value: unknown, space?: number): string {
+    return JSON.stringify(
+      value,
+      (key, item: unknown) => {
+        if (key !== "" && SECRET_KEYS.has(key.toLowerCase()) && item != null) return REDACTED;
+        return typeof item === "string" ? this.text(item) : item;
+      },
+      space,
+    );
+  }
+
+  /** A deep copy of `value` with every string scrubbed and credential-named keys blanked. */
+  value<T>(value: T): T {
+    return this.#walk(value, new WeakMap()) as T;
+  }
+
+  #walk(value: unknown, seen: WeakMap<object, unknown>): unknown {
+    if (typeof value === "string") return this.text(value);
+    if (value === null || typeof value !== "object") return value;
+    const done = seen.get(value);
+    if (done !== undefined) return done;
+    if (Array.isArray(value)) {
+      const out: unknown[] = [];
+      seen.set(value, out);
+      for (const item of value) out.push(this.#walk(item, seen));
+      return out;
+    }
+    const out: Record<string, unknown> = {};
+    seen.set(value, out);
+    for (const [key, item] of Object.entries(value)) {
+      out[key] = SECRET_KEYS.has(key.toLowerCase()) && item != null ? REDACTED : this.#walk(item, seen);
+    }
+    return out;
+  }
+}
+
+/**
+ * `text` scrubbed by the one rule with `secrets` as the literal secrets (and no environment): what
+ * the HTTP layer applies to every error message, retry event, excerpt and shown URL.
+ */
+export function redact(text: string, secrets: readonly string[]): string {
+  return new Redactor({ env: {}, secrets }).text(text);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Every string of `root` long enough to be a secret, found through objects, arrays, maps and sets. */
+function collectStrings(root: unknown, into: Set<string>): void {
+  const seen = new Set<object>();
+  const stack: unknown[] = [root];
+  let visited = 0;
+  while (stack.length > 0 && visited++ < MAX_CONTEXT_NODES) {
+    const value = stack.pop();
+    if (typeof value === "string") {
+      if (value.length >= MIN_SECRET_LENGTH) into.add(value);
+      continue;
+    }
+    if (value === null || typeof value !== "object" || seen.has(value)) continue;
+    seen.add(value);
+    if (value instanceof Map) {
+      for (const [k, v] of value) stack.push(k, v);
+    } else if (value instanceof Set || Array.isArray(value)) {
+      for (const v of value) stack.push(v);
+    } else {
+      for (const key of Object.keys(value)) {
+        try {
+          stack.push((value as Record<string, unknown>)[key]);
+        } catch {
+          // A throwing getter is not a secret we can read, so not one we can leak either.
+        }
+      }
+    }
+  }
 }

@@ -4,9 +4,10 @@ import type { ModelDelta } from "../model.js";
 import { Attempt, Failure } from "./attempt.js";
 import type { HttpCall, HttpOptions, JsonReply, StreamEnd } from "./call.js";
 import { mergeHeaders } from "./headers.js";
-import { redact } from "./redact.js";
+import { redact, urlSecrets } from "./redact.js";
 import { DEFAULT_RETRY, isRetryableStatus, type RetryPolicy, retryAfterMs, sleep } from "./retry.js";
 import { readEvents, SseFormatError, type SseHandler } from "./sse.js";
+import { splitUserinfo, withBasicAuth } from "./url.js";
 
 export {
   DEFAULT_STREAM_IDLE_TIMEOUT_MS,
@@ -18,7 +19,8 @@ export {
 } from "./call.js";
 
 /** POSTs `call.body` and returns the parsed JSON answer, with retries, timeouts and typed errors. */
-export function postJson(call: HttpCall, options: HttpOptions = {}): Promise<JsonReply> {
+export function postJson(given: HttpCall, options: HttpOptions = {}): Promise<JsonReply> {
+  const call = withUrlSecrets(given);
   return send(call, options, "application/json", async (response, attempt) => {
     const text = await response.text();
     attempt.requestDone();
@@ -48,10 +50,11 @@ export type StreamHandlerFactory = (deliver: (delta: ModelDelta) => void) => Sse
  * in a typed error.
  */
 export function postEvents(
-  call: HttpCall,
+  given: HttpCall,
   open: StreamHandlerFactory,
   options: HttpOptions = {},
 ): Promise<StreamEnd> {
+  const call = withUrlSecrets(given);
   return send(call, options, "text/event-stream", async (response, attempt) => {
     const type = response.headers.get("content-type") ?? "";
     if (type.includes("application/json")) {
@@ -83,23 +86,35 @@ export function postEvents(
   });
 }
 
+/** Credentials inside the URL are secrets like the key: never shown, never in an error. */
+function withUrlSecrets(call: HttpCall): HttpCall {
+  const inUrl = urlSecrets(call.url);
+  return inUrl.length === 0 ? call : { ...call, secrets: [...(call.secrets ?? []), ...inUrl] };
+}
+
 type Reader<T> = (response: Response, attempt: Attempt) => Promise<T>;
 
 async function send<T>(call: HttpCall, options: HttpOptions, accept: string, read: Reader<T>): Promise<T> {
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
   const doFetch = options.fetch ?? globalThis.fetch;
   const text = JSON.stringify(call.body);
-  // The caller's headers win over these defaults; see mergeHeaders.
-  const headers = mergeHeaders({ accept, "content-type": "application/json" }, call.headers);
   const secrets = call.secrets ?? [];
   const shownUrl = redact(call.url, secrets);
+  const target = splitUserinfo(call.url);
+  // The caller's headers win over these defaults; see mergeHeaders.
+  const headers = withBasicAuth(
+    mergeHeaders({ accept, "content-type": "application/json" }, call.headers),
+    target,
+    call.provider,
+    shownUrl,
+  );
   for (let n = 1; ; n++) {
     if (call.signal.aborted) throw call.signal.reason;
     const attempt = new Attempt(call, options);
     let failure: Failure;
     try {
       call.observer.onRequest({ body: call.body, url: shownUrl, attempt: n });
-      const response = await doFetch(call.url, {
+      const response = await doFetch(target.url, {
         method: "POST",
         headers,
         body: text,

@@ -1,8 +1,9 @@
 import { ConfigError } from "../../errors.js";
 import { ProviderError } from "../errors.js";
 import { mergeHeaders } from "../http/headers.js";
-import { redact } from "../http/redact.js";
+import { redact, urlSecrets } from "../http/redact.js";
 import { type HttpCall, type HttpOptions, postEvents, postJson } from "../http/transport.js";
+import { endpointUrl } from "../http/url.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../model.js";
 import { priceOf } from "../prices.js";
 import { OPENAI_QUIRKS, type OpenAIQuirks } from "./quirks.js";
@@ -52,7 +53,7 @@ export class OpenAIChatModel implements Model {
     const price = options.price ?? priceOf(this.provider, options.model);
     if (price !== undefined) this.price = price;
     this.quirks = { ...OPENAI_QUIRKS, ...options.quirks };
-    this.#url = `${options.baseURL.replace(/\/+$/, "")}/chat/completions`;
+    this.#url = endpointUrl(options.baseURL, "/chat/completions");
     if (!URL.canParse(this.#url) || !/^https?:$/.test(new URL(this.#url).protocol)) {
       // Caught here, a typo is one clear message instead of a network error retried twice.
       throw new ConfigError(
@@ -69,7 +70,7 @@ export class OpenAIChatModel implements Model {
   }
 
   #secretsOf(options: OpenAIChatOptions): string[] {
-    return options.apiKey ? [options.apiKey] : [];
+    return [...(options.apiKey ? [options.apiKey] : []), ...urlSecrets(options.baseURL)];
   }
 
   /** Sends one Chat Completions request (streamed when `request.stream`) and normalizes the answer. */

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runTool } from "../../../test/helpers/run-tool.js";
 import { BUILTIN_TOOLS, type BuiltinEntry } from "./index.js";
-import { isSecretEnvName, shellTool, withoutSecrets } from "./shell.js";
+import { allowedEnv, isSecretEnvName, SHELL_ENV_ALLOWED, shellTool, withoutSecrets } from "./shell.js";
 
 const dir = mkdtempSync(join(tmpdir(), "glassloop-shell-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -62,5 +62,57 @@ describe("shell", () => {
         .map((t) => t.name);
       expect(gated, name).toEqual(entry.needsApproval);
     }
+  });
+
+  it("by default a command sees only allow-listed variables: no PGPASSWORD, DB_PASS, GITHUB_PAT, DATABASE_URL, SESSION_COOKIE", async () => {
+    // Names a deny-list lets through; the attack is a command that prints its environment.
+    const planted = {
+      PGPASSWORD: "pg-planted-1",
+      DB_PASS: "db-planted-2",
+      GITHUB_PAT: "pat-planted-3",
+      DATABASE_URL: "postgres://app:url-planted-4@db.internal/app",
+      SESSION_COOKIE: "cookie-planted-5",
+      MY_SERVICE_CONFIG: "config-planted-6",
+      LC_ALL: "C",
+      TZ: "UTC",
+    };
+    const saved = { ...process.env };
+    Object.assign(process.env, planted);
+    try {
+      const shell = shellTool({ cwd: dir });
+      const { stdout } = await runTool(shell, { command: "env" });
+      for (const value of Object.values(planted).filter((v) => v.includes("planted")))
+        expect(stdout).not.toContain(value);
+      expect(stdout).toContain("LC_ALL=C");
+      expect(stdout).toContain("TZ=UTC");
+      expect(stdout).toContain(`PATH=${process.env.PATH}`);
+      // A variable the user names is passed through, and only that one.
+      const named = shellTool({ cwd: dir, passEnv: ["MY_SERVICE_CONFIG"] });
+      const more = (await runTool(named, { command: "env" })).stdout;
+      expect(more).toContain("MY_SERVICE_CONFIG=config-planted-6");
+      expect(more).not.toContain("pg-planted-1");
+    } finally {
+      for (const name of Object.keys(planted)) if (!(name in saved)) delete process.env[name];
+      Object.assign(process.env, saved);
+    }
+  });
+
+  it("the allow-list is exactly the documented names, LC_* as a prefix", () => {
+    expect(SHELL_ENV_ALLOWED).toEqual([
+      "PATH",
+      "HOME",
+      "LANG",
+      "LC_*",
+      "TERM",
+      "TZ",
+      "USER",
+      "SHELL",
+      "TMPDIR",
+    ]);
+    expect(
+      allowedEnv({ LC_CTYPE: "C", LCX: "no", TERM: "xterm", TERMINAL_TOKEN: "no", EXTRA_ONE: "1" }, [
+        "EXTRA_*",
+      ]),
+    ).toEqual({ LC_CTYPE: "C", TERM: "xterm", EXTRA_ONE: "1" });
   });
 });

@@ -1,7 +1,10 @@
 import { spawn } from "node:child_process";
 import { z } from "zod";
 import { ToolError } from "../../errors.js";
+import { isSecretEnvName } from "../../models/http/redact.js";
 import { type Tool, tool } from "../tool.js";
+
+export { isSecretEnvName };
 
 /** Options of the `shell` tool. */
 export interface ShellOptions {
@@ -11,8 +14,13 @@ export interface ShellOptions {
   timeoutMs?: number;
   /** Characters kept of stdout and of stderr each (default 10,000). */
   maxOutputChars?: number;
-  /** The environment commands see (default: this process's, without keys, tokens and passwords). */
+  /**
+   * The environment commands see. Default: only the allow-listed variables of this process
+   * (`SHELL_ENV_ALLOWED`: PATH, HOME, LANG, LC_*, TERM, TZ, USER, SHELL, TMPDIR) plus `passEnv`.
+   */
   env?: NodeJS.ProcessEnv;
+  /** Further variable names passed through from this process's environment (ignored with `env`). */
+  passEnv?: readonly string[];
 }
 
 /** What `shell` returns to the model. */
@@ -24,24 +32,33 @@ export interface ShellResult {
 }
 
 const input = z.object({ command: z.string().min(1).describe("A command line for /bin/sh, e.g. ls -la") });
-/** Whole `_`-separated parts of a name that say it holds a secret (GIT_AUTHOR_NAME does not). */
-const SECRET_NAME =
-  /(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|ACCESS_KEY|AUTH|CREDENTIALS?)(?:$|_)/i;
 
-/** Whether an environment variable's name says it holds a secret: `OPENAI_API_KEY`, `GITHUB_TOKEN`, ... */
-export function isSecretEnvName(name: string): boolean {
-  return SECRET_NAME.test(name);
-}
+/**
+ * The variables a command sees by default. An allow-list, not a deny-list: no naming rule can
+ * tell `PGPASSWORD`, `DATABASE_URL=postgres://u:pw@db` or `SESSION_COOKIE` from harmless names
+ * for certain, so nothing passes that was not named.
+ */
+export const SHELL_ENV_ALLOWED: readonly string[] = [
+  "PATH",
+  "HOME",
+  "LANG",
+  "LC_*",
+  "TERM",
+  "TZ",
+  "USER",
+  "SHELL",
+  "TMPDIR",
+];
 
 /**
  * The `shell` tool: runs a command with /bin/sh. Dangerous by nature, so it is never on by default
- * and every call needs a human's approval (`needsApproval`); secrets are kept out of its
- * environment so a command cannot print them to the model.
+ * and every call needs a human's approval (`needsApproval`); its environment is an allow-list
+ * (`allowedEnv`) so an approved command does not print the process's secrets to the model.
  */
 export function shellTool(options: ShellOptions): Tool<z.output<typeof input>, unknown, ShellResult> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const maxChars = options.maxOutputChars ?? 10_000;
-  const env = options.env ?? withoutSecrets(process.env);
+  const env = options.env ?? allowedEnv(process.env, options.passEnv);
   return tool({
     name: "shell",
     description: "Runs a shell command (/bin/sh -c) in the working directory after the user approves it.",
@@ -96,7 +113,20 @@ export function shellTool(options: ShellOptions): Tool<z.output<typeof input>, u
   });
 }
 
-/** `env` without variables whose names say they hold a secret. */
+/**
+ * The part of `env` a shell command may see: `SHELL_ENV_ALLOWED` plus `extra` (exact names, or a
+ * prefix ending in `*`). A command can still read its parent's environment through
+ * `/proc/<ppid>/environ`; approval of each command is the real guard, this only keeps secrets
+ * out of what an approved command prints by accident.
+ */
+export function allowedEnv(env: NodeJS.ProcessEnv, extra: readonly string[] = []): NodeJS.ProcessEnv {
+  const names = [...SHELL_ENV_ALLOWED, ...extra];
+  const allowed = (name: string) =>
+    names.some((n) => (n.endsWith("*") ? name.startsWith(n.slice(0, -1)) : name === n));
+  return Object.fromEntries(Object.entries(env).filter(([name]) => allowed(name)));
+}
+
+/** `env` without variables whose names say they hold a secret (a deny-list; the default is `allowedEnv`). */
 export function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !isSecretEnvName(name)));
 }
