@@ -139,6 +139,7 @@ export {
   DatabaseCorruptError,
   DatabaseLockedError,
   DatabaseOpenError,
+  RunBusyError,
   RunNotResumableError,
   SchemaTooNewError,
   SessionBusyError,

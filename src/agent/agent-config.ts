@@ -42,6 +42,12 @@ interface AgentConfigBase<TContext> {
   plan?: boolean | PlanOptions;
   /** Reflection (off by default): an evaluator accepts the final answer or sends the agent back. */
   reflect?: ReflectOptions;
+  /**
+   * How this agent's tools were built, as plain JSON (never a secret): stored with each run beside
+   * the tool names, so whoever resumes the run can rebuild the same tools (the CLI keeps its
+   * `--tools` groups and their options here).
+   */
+  toolSetup?: unknown;
   /** Tools from outside (MCP servers): followed when they change, closed by `agent.close()`. */
   toolSources?: readonly ToolSource[];
   /**
@@ -105,6 +111,11 @@ export interface ResumeOptions<TContext>
   approve?: readonly string[];
   /** For a run paused for approval: ids of the waiting calls to refuse; the model is told "Not approved by the user." */
   reject?: readonly string[];
+  /**
+   * Resume even though this agent offers tools the run was not started with (by default that is
+   * a ConfigError naming them: a resume must not widen what the model may do).
+   */
+  allowNewTools?: boolean;
 }
 
 /** What a successful run returns. */

@@ -19,7 +19,7 @@ import type {
   RunResult,
 } from "./agent-config.js";
 import { agentRegistry, followToolSource } from "./agent-tools.js";
-import { decisionsFor } from "./approval.js";
+import { type ApprovalDecision, decisionsFor } from "./approval.js";
 import { checkCostLimit, checkLimits, tightenLimits } from "./budget.js";
 import { EventChannel } from "./event-channel.js";
 import type { AgentEvent } from "./events.js";
@@ -28,6 +28,7 @@ import { checkLoopGuard } from "./loop-guard.js";
 import { textNotAllowed } from "./output.js";
 import { type AttachedRun, Persistence } from "./persistence.js";
 import { checkReflect } from "./reflect.js";
+import { checkResumedTools } from "./resume.js";
 import { initialMessages, startRun } from "./run-start.js";
 import type { RunState } from "./run-state.js";
 import { UsageMeter } from "./usage.js";
@@ -103,14 +104,26 @@ export class Agent<TContext = undefined, TOutput = string> {
    * message is duplicated and no finished tool call runs again. A run that ended is refused.
    */
   async resume(runId: string, options: ResumeOptions<TContext> = {}): Promise<RunResult<TOutput>> {
-    const { stored, release } = await this.#persistence.claim(runId);
-    try {
-      const decisions = decisionsFor(
-        stored.progress.pending,
+    let decisions: ApprovalDecision[] = [];
+    // Everything that can refuse the resume is checked on the run as read, before it is claimed,
+    // so a refused resume leaves the run exactly as it was.
+    const { stored, release } = await this.#persistence.claim(runId, (read) => {
+      checkResumedTools(
+        read,
+        this.registry.list().map((t) => t.name),
+        options.allowNewTools === true,
+      );
+      if ("context" in options) checkContext(this.registry.list(), options.context);
+      if (options.limits) checkLimits(options.limits, "options.limits");
+      decisions = decisionsFor(
+        read.progress.pending,
         options.approve,
         options.reject,
         options.onApproval !== undefined,
       );
+    });
+    try {
+      // The claim succeeded only if the run was still as read, so the decisions fit the claimed run.
       return await this.#start(
         stored.input,
         options,
@@ -168,7 +181,7 @@ export class Agent<TContext = undefined, TOutput = string> {
     stream: boolean,
     listener: ((event: AgentEvent) => void) | undefined,
     resumed?: StoredRun,
-    decisions?: Map<string, boolean>,
+    decisions?: readonly ApprovalDecision[],
   ): Promise<RunResult<TOutput>> {
     if (typeof input !== "string") throw new ConfigError("The run's input must be a string");
     const config = this.#config;
@@ -205,6 +218,10 @@ export class Agent<TContext = undefined, TOutput = string> {
         ...(decisions && { decisions }),
         ...(options.onApproval && { onApproval: options.onApproval }),
         rebuild: (history) => initialMessages(config.instructions, input, history),
+        tools: {
+          names: this.registry.list().map((t) => t.name),
+          ...(config.toolSetup !== undefined && { setup: config.toolSetup }),
+        },
         loop: { endTools: this.#endTools, textNotAllowed: textNotAllowed(this.#endTools) },
       });
       const settings = { ...this.#settings(input, stream), ...attached.loop };

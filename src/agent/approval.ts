@@ -2,6 +2,7 @@ import type { InvalidCall, ReadyCall } from "../environment/environment.js";
 import { ConfigError, RunError, type RunErrorState } from "../errors.js";
 import type { ToolCall } from "../memory/messages.js";
 import type { PendingCall } from "../store/store.js";
+import { argumentsText, droppedKeys } from "./approval-args.js";
 import type { ToolOutcomeStatus } from "./events.js";
 import { errorState, type RunState } from "./run-state.js";
 
@@ -9,8 +10,22 @@ import { errorState, type RunState } from "./run-state.js";
 export interface PendingApproval {
   toolCallId: string;
   toolName: string;
-  /** The exact arguments the model sent (JSON text), to show the person deciding. */
+  /**
+   * The arguments as validated by the tool's schema (JSON text): exactly what the tool will get if
+   * approved, to show the person deciding.
+   */
   arguments: string;
+}
+
+/**
+ * A decision `resume` was given for one waiting call. It applies to that call only: same id, same
+ * tool, same raw and validated arguments, in the resumed turn; never to a later call that reuses the id.
+ */
+export interface ApprovalDecision {
+  call: ToolCall;
+  /** The validated arguments the decision was made on (absent for runs paused before they were stored). */
+  validated?: string;
+  approved: boolean;
 }
 
 /** Decides a call in the same process (a terminal prompt, a UI): true runs it, false rejects it. */
@@ -41,15 +56,16 @@ type Decided = { status: ToolOutcomeStatus; content: string };
 
 /**
  * Gates the calls of a turn whose tool needs approval: each is approved or rejected by the
- * decisions given to `resume`, else by the run's handler, else the run pauses before any call of
- * the turn runs (so a decision never races a half-run turn).
+ * decisions given to `resume` (only in the resumed turn, only for the exact call decided), else by
+ * the run's handler, else the run pauses before any call of the turn runs (so a decision never
+ * races a half-run turn). Arguments with keys the tool's schema does not know are refused first.
  */
 export class ApprovalGate {
-  readonly #decisions: Map<string, boolean>;
+  #decisions: ApprovalDecision[];
   readonly #handler: ApprovalHandler | undefined;
 
-  constructor(options: { decisions?: Map<string, boolean>; handler?: ApprovalHandler }) {
-    this.#decisions = options.decisions ?? new Map();
+  constructor(options: { decisions?: readonly ApprovalDecision[]; handler?: ApprovalHandler }) {
+    this.#decisions = [...(options.decisions ?? [])];
     this.#handler = options.handler;
   }
 
@@ -58,22 +74,39 @@ export class ApprovalGate {
     state: RunState<unknown>,
     prepared: readonly (ReadyCall<unknown> | InvalidCall)[],
   ): Promise<Map<number, Decided>> {
+    // Resume's decisions are for the paused turn, which is the first one reviewed; later turns ask again.
+    const decisions = this.#decisions;
+    this.#decisions = [];
     const rejected = new Map<number, Decided>();
     const undecided: number[] = [];
+    const shown = new Map<number, string>();
     for (const [i, p] of prepared.entries()) {
       if (p.kind !== "ready" || !(await needsApproval(p))) continue;
-      let decision = this.#decisions.get(p.call.id);
+      const unknown = unknownKeys(p);
+      if (unknown.length > 0) {
+        rejected.set(i, {
+          status: "invalid",
+          content:
+            `Invalid arguments for ${p.call.name}: unknown ${unknown.length === 1 ? "key" : "keys"} ${unknown.join(", ")}. ` +
+            "This tool needs approval, so send exactly the arguments its schema defines and nothing else.",
+        });
+        continue;
+      }
+      const text = argumentsText(p.args);
+      shown.set(i, text);
+      let decision = takeDecision(decisions, p.call, text);
       if (decision === undefined && this.#handler)
-        decision = await this.#handler(describe(p.call), state.signal);
+        decision = await this.#handler(describe(p.call, text), state.signal);
       if (decision === undefined) undecided.push(i);
       else if (!decision) rejected.set(i, { status: "rejected", content: NOT_APPROVED });
     }
     if (undecided.length === 0) return rejected;
     const waiting = new Set(undecided);
-    const pending: PendingCall[] = prepared.map((p, i) => ({
-      call: p.call,
-      state: waiting.has(i) ? "awaiting_approval" : "queued",
-    }));
+    const pending: PendingCall[] = prepared.map((p, i) =>
+      waiting.has(i)
+        ? { call: p.call, state: "awaiting_approval", validated: shown.get(i) as string }
+        : { call: p.call, state: "queued" },
+    );
     if (!state.durable) {
       throw new ConfigError(
         "A tool needs approval but the run has no store to pause in: give the agent a store, or decide in-process with the run option onApproval",
@@ -81,40 +114,71 @@ export class ApprovalGate {
     }
     await state.durable.pause(state, pending);
     throw new ApprovalRequiredError(
-      undecided.map((i) => describe((prepared[i] as ReadyCall<unknown>).call)),
+      undecided.map((i) => describe(prepared[i]?.call as ToolCall, shown.get(i) as string)),
       errorState(state),
     );
   }
 }
 
+/** Removes and returns the decision made on exactly this call, if any. */
+function takeDecision(decisions: ApprovalDecision[], call: ToolCall, validated: string): boolean | undefined {
+  const index = decisions.findIndex(
+    (d) =>
+      d.call.id === call.id &&
+      d.call.name === call.name &&
+      d.call.arguments === call.arguments &&
+      (d.validated === undefined || d.validated === validated),
+  );
+  if (index < 0) return undefined;
+  const [decision] = decisions.splice(index, 1);
+  return decision?.approved;
+}
+
 /**
- * Decisions for `resume`, checked against the calls that wait for one. With `handled` (resume got
- * `onApproval`) a waiting call left out is decided by that handler; without it, every one must be.
+ * Decisions for `resume`, checked against the calls that wait for one and bound to each call's
+ * id, tool and arguments. With `handled` (resume got `onApproval`) a waiting call left out is
+ * decided by that handler; without it, every one must be.
  */
 export function decisionsFor(
   pending: readonly PendingCall[],
   approve: readonly string[] = [],
   reject: readonly string[] = [],
   handled = false,
-): Map<string, boolean> {
-  const waiting = pending.filter((p) => p.state === "awaiting_approval").map((p) => p.call.id);
-  const decisions = new Map<string, boolean>();
-  for (const id of approve) decisions.set(id, true);
+): ApprovalDecision[] {
+  const waiting = pending.filter((p) => p.state === "awaiting_approval");
+  const ids = waiting.map((p) => p.call.id);
+  const chosen = new Map<string, boolean>();
+  for (const id of approve) chosen.set(id, true);
   for (const id of reject) {
-    if (decisions.has(id)) throw new ConfigError(`Call ${id} is both approved and rejected`);
-    decisions.set(id, false);
+    if (chosen.has(id)) throw new ConfigError(`Call ${id} is both approved and rejected`);
+    chosen.set(id, false);
   }
-  const unknown = [...decisions.keys()].filter((id) => !waiting.includes(id));
+  const unknown = [...chosen.keys()].filter((id) => !ids.includes(id));
   if (unknown.length > 0)
     throw new ConfigError(
-      `No call awaits approval with id ${unknown.join(", ")}; waiting: ${waiting.join(", ") || "none"}`,
+      `No call awaits approval with id ${unknown.join(", ")}; waiting: ${ids.join(", ") || "none"}`,
     );
-  const missing = handled ? [] : waiting.filter((id) => !decisions.has(id));
+  const missing = handled ? [] : ids.filter((id) => !chosen.has(id));
   if (missing.length > 0)
     throw new ConfigError(
       `Decide every waiting call: ${missing.join(", ")} need approve or reject (or pass onApproval to decide the rest)`,
     );
-  return decisions;
+  return waiting.flatMap((p) => {
+    const approved = chosen.get(p.call.id);
+    if (approved === undefined) return [];
+    return [{ call: p.call, approved, ...(p.validated !== undefined && { validated: p.validated }) }];
+  });
+}
+
+/** Keys of the model's arguments that validation dropped (the call was valid only without them). */
+function unknownKeys(ready: ReadyCall<unknown>): string[] {
+  let raw: unknown;
+  try {
+    raw = ready.call.arguments.trim() === "" ? {} : JSON.parse(ready.call.arguments);
+  } catch {
+    return [];
+  }
+  return droppedKeys(raw, ready.args);
 }
 
 async function needsApproval(ready: ReadyCall<unknown>): Promise<boolean> {
@@ -128,6 +192,6 @@ async function needsApproval(ready: ReadyCall<unknown>): Promise<boolean> {
   }
 }
 
-function describe(call: ToolCall): PendingApproval {
-  return { toolCallId: call.id, toolName: call.name, arguments: call.arguments };
+function describe(call: ToolCall, validated: string): PendingApproval {
+  return { toolCallId: call.id, toolName: call.name, arguments: validated };
 }

@@ -2,10 +2,15 @@ import { ConfigError, RunError } from "../errors.js";
 import type { Message } from "../memory/messages.js";
 import type { MemoryStrategy } from "../memory/strategy.js";
 import { defaultStore } from "../store/default-store.js";
-import { RunNotResumableError } from "../store/errors.js";
+import { RunBusyError } from "../store/errors.js";
 import { currentOwner, markActive, reserveClaim } from "../store/owner.js";
-import type { Store, StoredRun } from "../store/store.js";
-import { ApprovalGate, type ApprovalHandler, ApprovalRequiredError } from "./approval.js";
+import type { RunTools, Store, StoredRun } from "../store/store.js";
+import {
+  type ApprovalDecision,
+  ApprovalGate,
+  type ApprovalHandler,
+  ApprovalRequiredError,
+} from "./approval.js";
 import { ContextView, type RecallOptions } from "./context-view.js";
 import { DurableRun } from "./durable.js";
 import type { LoopOutcome, LoopSettings } from "./loop.js";
@@ -51,15 +56,27 @@ export class Persistence {
   /**
    * Takes over a stored run so this process can resume it; `release` must be called once the run
    * is over (or failed to start), and a second resume of the same run meanwhile is refused.
+   * `check` sees the run as read before the claim and may refuse it (bad decisions, new tools):
+   * a refused resume claims nothing, so the run stays as it was. The claim itself is one
+   * compare-and-set against what was read: if another process got there first, RunBusyError.
    */
-  async claim(runId: string): Promise<{ stored: StoredRun; release: () => void }> {
+  async claim(
+    runId: string,
+    check: (stored: StoredRun) => void,
+  ): Promise<{ stored: StoredRun; release: () => void }> {
     if (typeof runId !== "string" || runId === "") throw new ConfigError("resume() needs a run id");
     const store = this.store;
     const release = reserveClaim(runId);
     if (!release)
-      throw new RunNotResumableError(store.location, runId, "running", "this process is already running it.");
+      throw new RunBusyError(store.location, runId, "running", "this process is already running it.");
     try {
-      return { stored: await store.claimRun(runId, currentOwner()), release };
+      const read = await store.loadRun(runId);
+      check(read);
+      const stored = await store.claimRun(runId, currentOwner(), {
+        status: read.status,
+        updatedAt: read.updatedAt,
+      });
+      return { stored, release };
     } catch (error) {
       release();
       throw error;
@@ -78,10 +95,12 @@ export class Persistence {
       history?: readonly Message[] | undefined;
       resumed?: StoredRun | undefined;
       /** Decisions on calls a paused run waits for (resume's approve and reject). */
-      decisions?: Map<string, boolean>;
+      decisions?: readonly ApprovalDecision[];
       onApproval?: ApprovalHandler;
       rebuild: (history: readonly Message[]) => Message[];
       loop: Pick<LoopSettings, "endTools" | "textNotAllowed">;
+      /** The tools a new run starts with, recorded so a resume can offer exactly those. */
+      tools: RunTools;
     },
   ): Promise<AttachedRun> {
     const { memory, recall } = this.#config;
@@ -135,6 +154,7 @@ export class Persistence {
             messages: state.messages,
             usage: state.meter.snapshot(),
             progress: { pending: [] },
+            tools: run.tools,
             ...(link && { session: link }),
           });
         } catch (error) {

@@ -1,3 +1,4 @@
+import { ConfigError } from "../errors.js";
 import type { StoredRun } from "../store/store.js";
 import { lastAssistant } from "./assistant-message.js";
 import type { KnownOutcome } from "./durable.js";
@@ -71,4 +72,28 @@ export function resumeHook(
     }
     return { step: lastStep + 1 };
   };
+}
+
+/**
+ * Refuses to resume `stored` with an agent that offers tools the run was not started with (a
+ * resume must never widen what the model may do), unless the caller allows it explicitly. A run
+ * stored without its tool set (by an older glassloop) counts as started with none.
+ */
+export function checkResumedTools(
+  stored: StoredRun,
+  offered: readonly string[],
+  allowNewTools: boolean,
+): void {
+  if (allowNewTools) return;
+  const started = new Set(stored.tools?.names ?? []);
+  const extra = offered.filter((name) => !started.has(name));
+  if (extra.length === 0) return;
+  const had = stored.tools
+    ? `was started with ${stored.tools.names.length > 0 ? `the tools ${stored.tools.names.join(", ")}` : "no tools"}`
+    : "was stored without a record of its tools (by an older glassloop)";
+  throw new ConfigError(
+    `Run ${stored.runId} ${had}, but this agent also offers ${extra.join(", ")}. ` +
+      "Resuming would give the model tools the run never had: resume with an agent that offers only the run's tools, " +
+      "or pass allowNewTools: true to resume({ ... }) if you mean to.",
+  );
 }

@@ -81,6 +81,12 @@ export class RunNotResumableError extends StoreError {
   }
 }
 
+/**
+ * Someone else drives the run right now: its owner is alive, or another process claimed it between
+ * this resume reading it and claiming it. Nothing of it ran here.
+ */
+export class RunBusyError extends RunNotResumableError {}
+
 /** Another run holds the session; `holderRunId` says which and `holderState` how. */
 export class SessionBusyError extends StoreError {
   readonly sessionId: string;

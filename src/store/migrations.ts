@@ -89,6 +89,12 @@ export const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 2,
+    description: "the tools each run was started with (resume offers exactly those)",
+    // Nullable: runs stored before version 2 have no record, and stay readable.
+    sql: "ALTER TABLE runs ADD COLUMN tools TEXT;",
+  },
 ];
 
 /** The newest schema version this code knows. */

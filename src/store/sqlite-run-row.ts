@@ -18,6 +18,8 @@ export interface RunRow {
   progress: string;
   output: string | null;
   error: string | null;
+  /** JSON of RunTools; null for runs stored before schema version 2. */
+  tools: string | null;
   created_at: number;
   updated_at: number;
 }

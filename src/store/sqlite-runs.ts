@@ -1,11 +1,12 @@
 import type Database from "better-sqlite3";
 import type { RunUsage, StepUsage } from "../agent/usage.js";
 import type { Message } from "../memory/messages.js";
-import { RunNotResumableError, StoreError, UnknownRunError } from "./errors.js";
+import { RunBusyError, RunNotResumableError, StoreError, UnknownRunError } from "./errors.js";
 import { ownerAlive } from "./owner.js";
 import { parseStored } from "./sqlite-open.js";
 import { type RunRow, sessionLinkOf, withoutSteps } from "./sqlite-run-row.js";
 import type {
+  ClaimExpectation,
   NewRun,
   RunCheckpoint,
   RunEnd,
@@ -49,8 +50,8 @@ export class SqliteRuns {
     this.#db
       .prepare(
         `INSERT INTO runs (id, agent, model, input, status, owner_pid, owner_host, session_id, session_offset,
-           session_base, session_version, usage, progress, created_at, updated_at)
-         VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           session_base, session_version, usage, progress, tools, created_at, updated_at)
+         VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         run.runId,
@@ -65,6 +66,7 @@ export class SqliteRuns {
         run.session?.version ?? null,
         JSON.stringify(totals),
         JSON.stringify(run.progress),
+        run.tools === undefined ? null : JSON.stringify(run.tools),
         now,
         now,
       );
@@ -109,8 +111,13 @@ export class SqliteRuns {
     return this.#toStored(this.#get(runId));
   }
 
-  /** Takes over a crashed or paused run for `owner`; refuses one that ended or is still alive. */
-  claim(runId: string, owner: RunOwner): RunRow {
+  /**
+   * Takes over a crashed or paused run for `owner`: a compare-and-set that moves it to `running`
+   * under `owner` only if it is still as `expect` says (and as read here), so of two claims at
+   * once exactly one wins. Refuses a run that ended, is driven by a live owner, or moved on.
+   * Called inside the store's write transaction.
+   */
+  claim(runId: string, owner: RunOwner, expect?: ClaimExpectation): RunRow {
     const row = this.#get(runId);
     if (!OPEN.includes(row.status)) {
       throw new RunNotResumableError(
@@ -122,16 +129,40 @@ export class SqliteRuns {
     }
     const current = { pid: row.owner_pid, host: row.owner_host };
     if (row.status === "running" && ownerAlive(runId, current, row.updated_at)) {
-      throw new RunNotResumableError(
+      throw new RunBusyError(
         this.#file,
         runId,
         row.status,
         `it is still running in process ${row.owner_pid} on ${row.owner_host}.`,
       );
     }
-    this.#db
-      .prepare("UPDATE runs SET owner_pid = ?, owner_host = ?, updated_at = ? WHERE id = ?")
-      .run(owner.pid, owner.host, Date.now(), runId);
+    if (expect && (row.status !== expect.status || row.updated_at !== expect.updatedAt)) {
+      throw new RunBusyError(
+        this.#file,
+        runId,
+        row.status,
+        "another process claimed it while this resume was starting.",
+      );
+    }
+    const claimed = this.#db
+      .prepare(
+        `UPDATE runs SET status = 'running', owner_pid = ?, owner_host = ?, updated_at = ?
+         WHERE id = ? AND status = ? AND owner_pid = ? AND owner_host = ? AND updated_at = ?`,
+      )
+      .run(
+        owner.pid,
+        owner.host,
+        Date.now(),
+        runId,
+        row.status,
+        row.owner_pid,
+        row.owner_host,
+        row.updated_at,
+      );
+    // The write transaction already excludes other writers; the guarded update says so in the data too.
+    if (claimed.changes !== 1) {
+      throw new RunBusyError(this.#file, runId, row.status, "another process claimed it at the same moment.");
+    }
     return row;
   }
 
@@ -268,6 +299,7 @@ export class SqliteRuns {
       usage: { ...totals, steps },
       progress: parseStored(row.progress, file, `the progress of run ${row.id}`),
       ...(row.session_id !== null && { session: sessionLinkOf(row) }),
+      ...(row.tools !== null && { tools: parseStored(row.tools, file, `the tools of run ${row.id}`) }),
       ...(row.output !== null && { output: parseStored(row.output, file, `the output of run ${row.id}`) }),
       ...(row.error !== null && { error: parseStored(row.error, file, `the error of run ${row.id}`) }),
       createdAt: row.created_at,

@@ -1,12 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import {
   DatabaseCorruptError,
   DatabaseLockedError,
   type Message,
+  RunBusyError,
   RunNotResumableError,
   SchemaTooNewError,
   SessionBusyError,
@@ -16,6 +17,7 @@ import {
 } from "glassloop";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { emptyUsage } from "../agent/usage.js";
+import { MIGRATIONS, migrate } from "./migrations.js";
 import { currentOwner } from "./owner.js";
 
 const Database = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
@@ -270,3 +272,51 @@ describe("SqliteStore notes", () => {
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
+
+describe("SqliteStore schema version 2 (the tools a run started with)", () => {
+  it("opens a version-1 database, keeps its runs readable (no tool record) and records tools for new runs", async () => {
+    mkdirSync(dirname(file), { recursive: true });
+    const old = new Database(file);
+    migrate(old, file, MIGRATIONS.slice(0, 1));
+    old
+      .prepare(
+        `INSERT INTO runs (id, agent, model, input, status, owner_pid, owner_host, usage, progress, created_at, updated_at)
+         VALUES ('old', 'a', 'm', 'hi', 'awaiting_approval', 1, 'h', ?, '{"pending":[]}', 1, 1)`,
+      )
+      .run(JSON.stringify({ ...emptyUsage(false), steps: undefined }));
+    old.close();
+
+    const store = open();
+    const loaded = await store.loadRun("old");
+    expect(loaded.status).toBe("awaiting_approval");
+    expect(loaded.tools).toBeUndefined();
+    await store.createRun({
+      ...newRun("new", [user("hi")]),
+      tools: { names: ["calculator"], setup: { x: 1 } },
+    });
+    expect((await store.loadRun("new")).tools).toEqual({ names: ["calculator"], setup: { x: 1 } });
+    const raw = new Database(file);
+    expect(raw.pragma("user_version", { simple: true })).toBe(2);
+    raw.close();
+  });
+
+  it("claims a run with a compare-and-set: a claim that read an older state loses with RunBusyError", async () => {
+    const store = open();
+    await store.createRun({
+      ...newRun("r1", [user("hi")]),
+      owner: { pid: 2_147_483_000, host: currentOwner().host },
+    });
+    const read = await store.loadRun("r1");
+    const other = { pid: 2_147_483_001, host: currentOwner().host };
+    await store.claimRun("r1", other, { status: read.status, updatedAt: read.updatedAt - 1 }).then(
+      () => expect.unreachable("a stale claim must lose"),
+      (error: unknown) => expect(error).toBeInstanceOf(RunBusyError),
+    );
+    const claimed = await store.claimRun("r1", currentOwner(), {
+      status: read.status,
+      updatedAt: read.updatedAt,
+    });
+    expect(claimed.owner).toEqual(currentOwner());
+    expect(claimed.status).toBe("running");
+  });
+});

@@ -7,6 +7,7 @@ import { sessionLinkOf } from "./sqlite-run-row.js";
 import { SqliteRuns } from "./sqlite-runs.js";
 import { SqliteSessions } from "./sqlite-sessions.js";
 import type {
+  ClaimExpectation,
   NewNote,
   NewRun,
   Note,
@@ -73,9 +74,9 @@ export class SqliteStore implements Store {
     return this.#read(() => this.#runs.load(runId));
   }
 
-  async claimRun(runId: string, owner: RunOwner): Promise<StoredRun> {
+  async claimRun(runId: string, owner: RunOwner, expect?: ClaimExpectation): Promise<StoredRun> {
     return this.#write(() => {
-      const row = this.#runs.claim(runId, owner);
+      const row = this.#runs.claim(runId, owner, expect);
       const link = sessionLinkOf(row);
       if (link) this.#sessions.lock(link.sessionId, runId);
       return this.#runs.load(runId);

@@ -40,6 +40,11 @@ export interface PendingCall {
   call: ToolCall;
   state: "queued" | "started" | "done" | "awaiting_approval";
   outcome?: StoredOutcome;
+  /**
+   * For `awaiting_approval`: the arguments as validated (JSON text), the ones the person decides
+   * on; a decision applies only if the call still validates to exactly these.
+   */
+  validated?: string;
 }
 
 /** Loop state beyond the transcript that a resumed run needs to continue where it stopped. */
@@ -48,6 +53,16 @@ export interface RunProgress {
   pending: PendingCall[];
   /** The repeated-call guard's memory of the previous turn. */
   guard?: unknown;
+}
+
+/**
+ * The tools a run was started with, stored with it so a resume offers exactly those: the names
+ * the model was offered, and `setup`, how its creator built them (the CLI's tool groups and their
+ * options; plain JSON, never a secret).
+ */
+export interface RunTools {
+  names: string[];
+  setup?: unknown;
 }
 
 /** What a store needs to create a run record. */
@@ -62,6 +77,8 @@ export interface NewRun {
   progress: RunProgress;
   /** Set for runs on a session; the session must have been locked for this run. */
   session?: RunSessionLink;
+  /** The tools the run was started with. */
+  tools?: RunTools;
 }
 
 /** How a run's transcript maps onto its session's messages. */
@@ -99,6 +116,12 @@ export interface RunEnd {
   error?: { code: string; message: string };
 }
 
+/** The state a claimer read the run in; the claim fails if the run moved on since. */
+export interface ClaimExpectation {
+  status: StoredRunStatus;
+  updatedAt: number;
+}
+
 /** A run as stored. */
 export interface StoredRun {
   runId: string;
@@ -111,6 +134,8 @@ export interface StoredRun {
   usage: RunUsage;
   progress: RunProgress;
   session?: RunSessionLink;
+  /** The tools the run was started with; absent for runs stored by a glassloop that did not record them. */
+  tools?: RunTools;
   output?: unknown;
   error?: { code: string; message: string };
   createdAt: number;
@@ -184,10 +209,12 @@ export interface Store {
   /** A run with its transcript; throws UnknownRunError. */
   loadRun(runId: string): Promise<StoredRun>;
   /**
-   * Makes `owner` the run's driver so it can be resumed; throws RunNotResumableError if the run
-   * ended or its current owner is still alive. With a session, re-takes the session's lock.
+   * Makes `owner` the run's driver so it can be resumed, in one compare-and-set transaction that
+   * moves the run to `running`: of two claims at once exactly one wins. Throws RunNotResumableError
+   * if the run ended, and RunBusyError if its owner is still alive or (with `expect`) the run is no
+   * longer as the caller read it. With a session, re-takes the session's lock.
    */
-  claimRun(runId: string, owner: RunOwner): Promise<StoredRun>;
+  claimRun(runId: string, owner: RunOwner, expect?: ClaimExpectation): Promise<StoredRun>;
   /** Ends an interrupted run without resuming it and frees its session. */
   discardRun(runId: string): Promise<void>;
   listRuns(filter?: {
