@@ -4,8 +4,10 @@ import type { AgentTool } from "../tools/tool.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 import type { ToolSource } from "../tools/tool-source.js";
 import type { AgentConfig } from "./agent-config.js";
+import type { OtherModel } from "./budget.js";
 import { FINAL_RESULT_TOOL, finalResultTool } from "./output.js";
 import { PLAN_TOOL, planTool } from "./plan.js";
+import type { ReflectOptions } from "./reflect.js";
 
 /**
  * The tool registry of agent `name`: its own tools, plus `final_result` for `output` and
@@ -71,4 +73,17 @@ export function followToolSource<TContext>(
       process.emitWarning(`glassloop: tools of "${source.name}" not updated: ${String(error)}`);
     }
   });
+}
+
+/** The models a run of this agent calls besides its own: sub-agents' (at any depth) and the evaluator's. */
+export function otherModels(
+  registry: ToolRegistry<never, unknown, boolean> | ToolRegistry<unknown, unknown, boolean>,
+  reflect: ReflectOptions | undefined,
+): OtherModel[] {
+  const found: OtherModel[] = [];
+  for (const t of registry.list())
+    for (const { model, path } of t.models ?? [])
+      found.push({ model, via: `sub-agent tool ${path.map((n) => JSON.stringify(n)).join(" > ")}` });
+  for (const model of reflect?.evaluator.models ?? []) found.push({ model, via: "evaluator" });
+  return found;
 }

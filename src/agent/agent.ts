@@ -18,7 +18,7 @@ import type {
   RunOptions,
   RunResult,
 } from "./agent-config.js";
-import { agentRegistry, followToolSource } from "./agent-tools.js";
+import { agentRegistry, followToolSource, otherModels } from "./agent-tools.js";
 import { type ApprovalDecision, decisionsFor } from "./approval.js";
 import { checkCostLimit, checkLimits, tightenLimits } from "./budget.js";
 import { EventChannel } from "./event-channel.js";
@@ -70,7 +70,6 @@ export class Agent<TContext = undefined, TOutput = string> {
     );
     this.model = resolveModel(config.model);
     checkLimits(config.limits ?? {});
-    checkCostLimit(config.limits ?? {}, this.model);
     checkEnvironmentOptions({ ...config.environment }, "environment");
     if (config.loopGuard) checkLoopGuard(config.loopGuard);
     if (config.reflect) checkReflect(config.reflect);
@@ -78,6 +77,7 @@ export class Agent<TContext = undefined, TOutput = string> {
     this.registry = registry;
     this.#endTools = registry.terminalTools().map((t) => t.name);
     checkContext(registry.list(), config.context);
+    checkCostLimit(config.limits ?? {}, this.model, () => this.#otherModels());
     for (const source of config.toolSources ?? []) this.#unsubscribe.push(followToolSource(registry, source));
   }
 
@@ -194,7 +194,7 @@ export class Agent<TContext = undefined, TOutput = string> {
     const meter = new UsageMeter(this.model.price, resumed?.usage);
     if (options.limits) checkLimits(options.limits, "options.limits");
     const limits = tightenLimits(config.limits ?? {}, options.limits);
-    checkCostLimit(limits, this.model);
+    checkCostLimit(limits, this.model, () => this.#otherModels());
     const { state, stop } = startRun<TContext>({
       runId,
       model: this.model,
@@ -244,6 +244,10 @@ export class Agent<TContext = undefined, TOutput = string> {
       attached?.release();
       stop();
     }
+  }
+
+  #otherModels() {
+    return otherModels(this.registry, this.#config.reflect);
   }
 
   #settings(input: string, stream: boolean): LoopSettings {

@@ -4,7 +4,7 @@ import type { UsageMeter } from "./usage.js";
 
 /** Limits of one run. Every one is checked before each model call and each tool call. */
 export interface Limits {
-  /** Model calls (default 15). */
+  /** Agent turns, i.e. the agent's own model calls (default 15); summary and compaction calls are not turns. */
   maxSteps?: number;
   /** Tool calls, counted across all steps. */
   maxToolCalls?: number;
@@ -43,13 +43,47 @@ export function checkLimits(limits: Limits, where = "limits"): void {
   }
 }
 
-/** A dollar limit needs a price to count against: refuse it up front rather than never enforce it. */
-export function checkCostLimit(limits: Limits, model: Model): void {
-  if (limits.maxCostUsd !== undefined && model.price === undefined) {
+/** A model a run calls besides its own (a sub-agent's, an evaluator's), with where it is used. */
+export interface OtherModel {
+  model: Model;
+  /** For the error message, e.g. `sub-agent tool "research"`. */
+  via: string;
+}
+
+/**
+ * A dollar limit needs a price to count against: refuse it up front rather than never enforce it.
+ * The same rule holds for every model the run would call: a sub-agent or evaluator without a
+ * price would spend uncounted dollars inside the limit.
+ */
+export function checkCostLimit(
+  limits: Limits,
+  model: Model,
+  others: () => readonly OtherModel[] = none,
+): void {
+  if (limits.maxCostUsd === undefined) return;
+  if (model.price === undefined) {
     throw new ConfigError(
       `limits.maxCostUsd is set but model "${model.id}" has no known price; give the model a price or drop the limit`,
     );
   }
+  for (const other of others()) {
+    if (other.model.price !== undefined) continue;
+    throw new ConfigError(
+      `limits.maxCostUsd is set but model "${other.model.id}" (${other.via}) has no known price; give the model a price or drop the limit`,
+    );
+  }
+}
+
+const none = (): readonly OtherModel[] => [];
+
+/** What is left of a run's budget as the limits of a run inside it (a sub-agent, an evaluator). */
+export function limitsWithin(left: RemainingBudget): Limits {
+  const limits: Limits = {};
+  if (left.toolCalls !== undefined) limits.maxToolCalls = left.toolCalls;
+  if (left.tokens !== undefined) limits.maxTokens = left.tokens;
+  if (left.costUsd !== undefined) limits.maxCostUsd = left.costUsd;
+  if (left.timeMs !== undefined) limits.timeoutMs = left.timeMs;
+  return limits;
 }
 
 /** Each limit of `base`, lowered to `extra`'s where `extra` is stricter. */
@@ -93,6 +127,15 @@ export class Budget {
     // Own model calls only: a sub-agent's requests roll up into usage but are bounded by its own limits.
     const steps = this.meter.stepCount;
     if (steps >= maxSteps) return { limit: "maxSteps", used: steps, max: maxSteps };
+    return this.spent(true) ?? this.clock();
+  }
+
+  /**
+   * A breach that forbids a model call the loop makes within a step besides the agent's own (a
+   * summary, the retry after a context overflow), if any. `maxSteps` counts agent turns, and the
+   * step this call serves was counted already; tokens, dollars and time bind it like any call.
+   */
+  beforeSideCall(): Breach | undefined {
     return this.spent(true) ?? this.clock();
   }
 

@@ -5,7 +5,7 @@ import type { MemoryStrategy, SummaryRequest } from "../memory/strategy.js";
 import { TokenCounter } from "../memory/tokens.js";
 import { fitWindow } from "../memory/window-memory.js";
 import type { Model, ModelResponse, ToolSpec } from "../models/model.js";
-import { callError, callObserver, recordResponse } from "./model-call.js";
+import { callError, callObserver, raceAbort, recordResponse } from "./model-call.js";
 import { abortError, budgetError, type RunState } from "./run-state.js";
 
 /** Automatic recall: long-term notes that match the run's input are added to the instructions. */
@@ -127,26 +127,32 @@ export class ContextView {
     return base.instructions ? `${base.instructions}\n\n${this.#recalled}` : this.#recalled;
   }
 
-  /** A summarization call: budget-checked, counted and visible like the agent's own calls. */
+  /**
+   * A summarization call: checked against tokens, dollars and time (not `maxSteps`: it serves the
+   * current step), counted and visible like the agent's own calls, and raced with the run's signal.
+   */
   async #summarize(state: RunState<unknown>, step: number, request: SummaryRequest): Promise<string> {
-    const breach = state.budget.beforeModelCall();
+    const breach = state.budget.beforeSideCall();
     if (breach) throw budgetError(state, breach);
     if (state.signal.aborted) throw abortError(state);
     const model = request.model ?? state.model;
     const started = performance.now();
+    const generation = model.generate(
+      {
+        instructions: request.instructions,
+        messages: [{ role: "user", content: request.prompt }],
+        tools: [],
+        ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
+        signal: state.signal,
+      },
+      callObserver(state, step, model.id, "summary"),
+    );
     let response: ModelResponse;
     try {
-      response = await model.generate(
-        {
-          instructions: request.instructions,
-          messages: [{ role: "user", content: request.prompt }],
-          tools: [],
-          ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
-          signal: state.signal,
-        },
-        callObserver(state, step, model.id, "summary"),
-      );
+      // Like the agent's own call: a summarizer that ignores its signal cannot hold the run.
+      response = await raceAbort(generation, state.signal);
     } catch (error) {
+      generation.catch(() => {});
       throw callError(state, error);
     }
     recordResponse(state, step, response, started, "summary");
@@ -177,7 +183,8 @@ export async function callThroughView(
     const limit = Math.floor((await compactor.count(state.model, parts, base.tools)) * OVERFLOW_SHRINK);
     const smaller = await compactor.parts(state, base, step, limit);
     if (smaller.messages.length >= parts.messages.length) throw error;
-    const breach = state.budget.beforeModelCall();
+    // The retry is the same step's call again: bound by tokens, dollars and time, not maxSteps.
+    const breach = state.budget.beforeSideCall();
     if (breach) throw budgetError(state, breach);
     const response = await call(smaller);
     compactor.observe(smaller, base.tools, response);

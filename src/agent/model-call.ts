@@ -117,7 +117,7 @@ export function recordResponse(
 }
 
 /** `promise`, or a rejection as soon as `signal` fires; the listener never outlives the call. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
   // One promise and one listener object per call (not race + finally + a second promise): this
   // runs every step.

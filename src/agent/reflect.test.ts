@@ -1,6 +1,7 @@
 import {
   Agent,
   type AgentEvent,
+  BudgetExceededError,
   ConfigError,
   modelEvaluator,
   type ReflectionEvent,
@@ -92,5 +93,48 @@ describe("reflection", () => {
     const nestedRequests = events.filter((e) => e.type === "nested" && e.event.type === "model_request");
     expect(nestedRequests).toHaveLength(2);
     expect(JSON.stringify(judge.requests[0]?.messages)).toContain("Candidate answer:\\nHi.");
+  });
+});
+
+describe("a model evaluator inside the run's budget", () => {
+  it("its tokens count toward maxTokens: an accepted verdict past the limit is a budget stop, not success", async () => {
+    const judge = new ScriptedModel([
+      {
+        toolCalls: [{ name: "final_result", args: { accept: true, feedback: "" } }],
+        usage: { inputTokens: 500, outputTokens: 17 },
+      },
+    ]);
+    const model = new ScriptedModel([{ text: "Hi.", usage: { inputTokens: 10, outputTokens: 1 } }]);
+    const agent = new Agent({
+      model,
+      reflect: { evaluator: modelEvaluator(judge) },
+      limits: { maxTokens: 100 },
+    });
+    const error = await agent.run("Greet").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BudgetExceededError);
+    expect(error).toMatchObject({ limit: "maxTokens", used: 528, max: 100 });
+    // The run's transcript and usage, with the judge's usage rolled in.
+    const stopped = error as BudgetExceededError;
+    expect(stopped.messages.at(-1)).toEqual({ role: "assistant", content: "Hi." });
+    expect(stopped.usage.requests).toBe(2);
+  });
+
+  it("the judge runs with the run's remaining budget as its limits", async () => {
+    const limitsSeen: unknown[] = [];
+    const judge = new ScriptedModel([
+      { toolCalls: [{ name: "final_result", args: { accept: true, feedback: "" } }] },
+    ]);
+    const model = new ScriptedModel([{ text: "Hi.", usage: { inputTokens: 10, outputTokens: 1 } }]);
+    const agent = new Agent({
+      model,
+      reflect: { evaluator: modelEvaluator(judge) },
+      limits: { maxTokens: 1_000, maxToolCalls: 5 },
+    });
+    await agent.run("Greet", {
+      onEvent: (e) => {
+        if (e.type === "nested" && e.event.type === "run_start") limitsSeen.push(e.event.limits);
+      },
+    });
+    expect(limitsSeen).toEqual([{ maxTokens: 989, maxToolCalls: 5 }]);
   });
 });

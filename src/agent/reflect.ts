@@ -2,8 +2,9 @@ import { z } from "zod";
 import { ConfigError, RunError } from "../errors.js";
 import type { Message } from "../memory/messages.js";
 import type { Model } from "../models/model.js";
+import { limitsWithin, type RemainingBudget } from "./budget.js";
 import type { AgentEvent } from "./events.js";
-import { errorState, type RunState } from "./run-state.js";
+import { abortError, budgetError, errorState, type RunState } from "./run-state.js";
 import type { RunUsage } from "./usage.js";
 
 /** An evaluator's judgement of a candidate final answer. */
@@ -16,15 +17,22 @@ export interface Candidate {
   messages: readonly Message[];
 }
 
-/** What an evaluator may use: the run's signal, and ways to account for its own model calls. */
+/** What an evaluator may use: the run's signal and remaining budget, and ways to account for its own model calls. */
 export interface EvaluatorTools {
   signal: AbortSignal;
+  /** What is left of the run's limits: the ceiling for any model call the evaluator makes. */
+  remaining: RemainingBudget;
   addUsage(usage: RunUsage): void;
   forward(event: AgentEvent): void;
 }
 
-/** Judges a candidate answer: a plain function, or `modelEvaluator(...)` for a model call. */
-export type Evaluator = (candidate: Candidate, tools: EvaluatorTools) => Verdict | Promise<Verdict>;
+/**
+ * Judges a candidate answer: a plain function, or `modelEvaluator(...)` for a model call.
+ * `models` lists the models it calls, so `maxCostUsd` can require their prices up front.
+ */
+export type Evaluator = ((candidate: Candidate, tools: EvaluatorTools) => Verdict | Promise<Verdict>) & {
+  readonly models?: readonly Model[];
+};
 
 /** Reflection: an evaluator accepts the candidate answer or sends the agent back with feedback. */
 export interface ReflectOptions {
@@ -58,7 +66,7 @@ const verdictSchema = z.object({
  * of the run (nested events, rolled-up usage) like any other model call.
  */
 export function modelEvaluator(model: Model, instructions?: string): Evaluator {
-  return async (candidate, tools) => {
+  const evaluate = async (candidate: Candidate, tools: EvaluatorTools): Promise<Verdict> => {
     // Imported lazily: the Agent imports this room, and this room needs an Agent only here.
     const { Agent } = await import("./agent.js");
     const judge = new Agent({
@@ -72,10 +80,22 @@ export function modelEvaluator(model: Model, instructions?: string): Evaluator {
     const task = `Task:\n${candidate.input}\n\nCandidate answer:\n${
       typeof candidate.output === "string" ? candidate.output : JSON.stringify(candidate.output)
     }`;
-    const result = await judge.run(task, { signal: tools.signal, onEvent: tools.forward });
+    let result: Awaited<ReturnType<typeof judge.run>>;
+    try {
+      // The judge spends from the run's budget: what is left of it is the judge's ceiling.
+      result = await judge.run(task, {
+        signal: tools.signal,
+        onEvent: tools.forward,
+        limits: limitsWithin(tools.remaining),
+      });
+    } catch (error) {
+      if (error instanceof RunError) tools.addUsage(error.usage);
+      throw error;
+    }
     tools.addUsage(result.usage);
     return result.output.accept ? { accept: true } : { accept: false, feedback: result.output.feedback };
   };
+  return Object.assign(evaluate, { models: [model] });
 }
 
 /** Asks the evaluator about a candidate answer; past `maxRounds` rejections the run fails. */
@@ -86,15 +106,24 @@ export async function judge(
   output: unknown,
   round: number,
 ): Promise<Verdict> {
-  const verdict = await reflect.evaluator(
-    { input, output, messages: state.messages },
-    {
-      signal: state.signal,
-      addUsage: (usage) => state.meter.addSubRun(usage),
-      forward: (event) =>
-        state.emit({ type: "nested", step: 0, toolCallId: "", toolName: "evaluator", event }),
-    },
-  );
+  let verdict: Verdict;
+  try {
+    verdict = await reflect.evaluator(
+      { input, output, messages: state.messages },
+      {
+        signal: state.signal,
+        remaining: state.budget.remaining(),
+        addUsage: (usage) => state.meter.addSubRun(usage),
+        forward: (event) =>
+          state.emit({ type: "nested", step: 0, toolCallId: "", toolName: "evaluator", event }),
+      },
+    );
+  } catch (error) {
+    throw evaluatorError(state, error);
+  }
+  // The evaluator's spending is the run's: an accepted answer past a limit is still a budget stop.
+  const breach = state.budget.afterModelCall();
+  if (breach) throw budgetError(state, breach);
   state.emit({
     type: "reflection",
     round,
@@ -110,4 +139,16 @@ export async function judge(
     );
   }
   return verdict;
+}
+
+/** The run's error for a failed evaluator: the run's abort or budget stop, else the failure with the run's state. */
+function evaluatorError(state: RunState<unknown>, error: unknown): unknown {
+  if (state.signal.aborted) return abortError(state);
+  const breach = state.budget.afterModelCall();
+  if (breach) return budgetError(state, breach);
+  if (error instanceof RunError)
+    return new RunError(error.code, `The evaluator failed: ${error.message}`, errorState(state), {
+      cause: error,
+    });
+  return error;
 }

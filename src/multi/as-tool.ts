@@ -1,13 +1,15 @@
 import { z } from "zod";
 import type { RunOptions, RunResult } from "../agent/agent.js";
-import type { Limits, RemainingBudget } from "../agent/budget.js";
+import { limitsWithin } from "../agent/budget.js";
 import { RunError, ToolError } from "../errors.js";
 import type { Model } from "../models/model.js";
-import { type Tool, tool } from "../tools/tool.js";
+import { type Tool, type ToolModel, tool } from "../tools/tool.js";
 
 /** What `agentAsTool` needs of an agent (any `Agent` fits). */
 export interface SubAgent<TOutput> {
   readonly model: Model;
+  /** Its tools, searched for sub-agents of its own (their models need a price under `maxCostUsd` too). */
+  readonly registry?: { list(): readonly Pick<Tool, "models">[] };
   run(input: string, options: RunOptions<never>): Promise<RunResult<TOutput>>;
 }
 
@@ -45,7 +47,7 @@ export function agentAsTool<TOutput, TInput extends z.ZodObject>(
         ? record.input
         : JSON.stringify(args);
     });
-  return tool({
+  const made = tool({
     name: options.name,
     description: options.description,
     input,
@@ -54,7 +56,8 @@ export function agentAsTool<TOutput, TInput extends z.ZodObject>(
         const result = await child.run(prompt(args), {
           signal: run.signal,
           onEvent: run.forward,
-          limits: ceilings(run.remaining, child.model.price !== undefined),
+          // Dollars included: a child without a price is refused by the same rule as any agent.
+          limits: limitsWithin(run.remaining),
         });
         run.addUsage(result.usage);
         return result.output;
@@ -67,15 +70,13 @@ export function agentAsTool<TOutput, TInput extends z.ZodObject>(
       }
     },
   });
+  return Object.freeze({ ...made, models: modelsOf(child as SubAgent<unknown>, options.name) });
 }
 
-/** The parent's remaining budget as limits for the child. */
-function ceilings(left: RemainingBudget, childHasPrice: boolean): Limits {
-  return {
-    ...(left.toolCalls !== undefined && { maxToolCalls: left.toolCalls }),
-    ...(left.tokens !== undefined && { maxTokens: left.tokens }),
-    // A child without a price cannot count dollars; its tokens are still bounded above.
-    ...(left.costUsd !== undefined && childHasPrice && { maxCostUsd: left.costUsd }),
-    ...(left.timeMs !== undefined && { timeoutMs: left.timeMs }),
-  };
+/** The child's model and those of its own sub-agents, for the parent's price check. */
+function modelsOf(child: SubAgent<unknown>, name: string): ToolModel[] {
+  const models: ToolModel[] = [{ model: child.model, path: [name] }];
+  for (const t of child.registry?.list() ?? [])
+    for (const inner of t.models ?? []) models.push({ model: inner.model, path: [name, ...inner.path] });
+  return models;
 }

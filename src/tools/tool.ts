@@ -4,7 +4,7 @@ import type { AgentEvent } from "../agent/events.js";
 import type { RunUsage } from "../agent/usage.js";
 import { ConfigError } from "../errors.js";
 import type { Message } from "../memory/messages.js";
-import type { JsonSchema, ToolSpec } from "../models/model.js";
+import type { JsonSchema, Model, ToolSpec } from "../models/model.js";
 import { toolParameters } from "./json-schema.js";
 
 /**
@@ -53,6 +53,13 @@ export interface ToolDefinition<TInput extends z.ZodType, TContext, TResult> {
   needsApproval?: boolean | ((args: z.output<TInput>) => boolean | Promise<boolean>);
 }
 
+/** A model a tool runs (an agent used as a tool): a dollar limit on the calling run needs its price. */
+export interface ToolModel {
+  model: Model;
+  /** Tool names from the calling agent down to the agent that calls the model. */
+  path: readonly string[];
+}
+
 /** A tool as the registry and the loop use it. Create with `tool()`. */
 export interface Tool<TArgs = unknown, TContext = unknown, TResult = unknown> {
   readonly name: string;
@@ -69,6 +76,8 @@ export interface Tool<TArgs = unknown, TContext = unknown, TResult = unknown> {
   readonly idempotent: boolean;
   /** Whether a call needs a person's approval before it runs (see `ToolDefinition.needsApproval`). */
   readonly needsApproval?: boolean | ((args: TArgs) => boolean | Promise<boolean>);
+  /** Models this tool runs (set by `agentAsTool`), checked for a price under `maxCostUsd`. */
+  readonly models?: readonly ToolModel[];
   // Method syntax on purpose: arguments are checked bivariantly so any tool fits a tool list,
   // while the context is checked contravariantly through `~context` below.
   run(args: TArgs, options: ToolRunOptions<TContext>): TResult | Promise<TResult>;
