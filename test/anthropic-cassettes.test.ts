@@ -27,12 +27,19 @@ interface Recorded {
   messages: { role: string; content: string | Record<string, unknown>[] }[];
   tools?: RecordedTool[];
   tool_choice?: { type: string; name?: string };
+  thinking?: { type: "enabled"; budget_tokens: number };
   stream?: boolean;
 }
 
 const DIR = `${CAPTURES_DIR}pydantic-ai/`;
+// Replayed on their own in anthropic-thinking.test.ts: a single streamed answer, and a
+// conversation of two runs with caching.
+const ELSEWHERE = new Set([
+  "test_anthropic-test_anthropic_model_thinking_part_stream.yaml",
+  "test_anthropic-test_anthropic_cache_real_api.yaml",
+]);
 const CASSETTES = readdirSync(DIR)
-  .filter((f) => f.startsWith("test_anthropic-") && f.endsWith(".yaml"))
+  .filter((f) => f.startsWith("test_anthropic-") && f.endsWith(".yaml") && !ELSEWHERE.has(f))
   .sort();
 
 function load(file: string): Interaction[] {
@@ -61,6 +68,7 @@ function essence(body: Recorded, options: { skipToolDescriptions?: string[] } = 
     max_tokens: body.max_tokens,
     system: body.system?.trim() ?? null,
     stream: body.stream ?? false,
+    thinking: body.thinking ?? null,
     tool_choice: body.tool_choice ?? { type: "auto" },
     messages: body.messages.map((m) => ({
       role: m.role,
@@ -101,6 +109,7 @@ describe("pydantic-ai Anthropic cassettes as whole agent runs", () => {
   it("finds the cassettes", () => {
     expect(CASSETTES).toEqual([
       "test_anthropic-test_anthropic_tool_output.yaml",
+      "test_anthropic-test_anthropic_tool_with_thinking.yaml",
       "test_anthropic-test_multiple_parallel_tool_calls.yaml",
     ]);
   });
@@ -137,6 +146,9 @@ describe("pydantic-ai Anthropic cassettes as whole agent runs", () => {
         apiKey: "sk-ant-cassette-key",
         baseURL: server.url,
         maxTokens: first.max_tokens,
+        // The recorded client set no cache breakpoints.
+        cache: false,
+        ...(first.thinking && { thinking: { budgetTokens: first.thinking.budget_tokens } }),
       });
       const common = {
         model,

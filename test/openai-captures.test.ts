@@ -63,7 +63,7 @@ const streams: Case[] = [
       calls: [
         { id: "call_00_ioIn7yN9p1ZOMNpDLwd4MgAF", name: "weather", args: { location: "San Francisco" } },
       ],
-      usage: { inputTokens: 339, outputTokens: 83, cachedInputTokens: 320 },
+      usage: { inputTokens: 339, outputTokens: 83, cachedInputTokens: 320, reasoningTokens: 39 },
       finishReason: "tool_calls",
       modelName: "deepseek-reasoner",
     },
@@ -85,7 +85,7 @@ const streams: Case[] = [
     expected: {
       text: "",
       calls: [{ id: "call_79382389", name: "weather", args: { location: "San Francisco" } }],
-      usage: { inputTokens: 307, outputTokens: 26, cachedInputTokens: 306 },
+      usage: { inputTokens: 307, outputTokens: 253, cachedInputTokens: 306, reasoningTokens: 227 },
       finishReason: "tool_calls",
       modelName: "grok-3-mini",
     },
@@ -126,7 +126,7 @@ const bodies: Case[] = [
       calls: [
         { id: "call_00_9V0vrf86Pc9aelHCJMZqnJBo", name: "weather", args: { location: "San Francisco" } },
       ],
-      usage: { inputTokens: 339, outputTokens: 92, cachedInputTokens: 320 },
+      usage: { inputTokens: 339, outputTokens: 92, cachedInputTokens: 320, reasoningTokens: 48 },
       finishReason: "tool_calls",
     },
   },
@@ -146,7 +146,7 @@ const bodies: Case[] = [
     expected: {
       text: "",
       calls: [{ id: "call_46427107", name: "weather", args: { location: "San Francisco" } }],
-      usage: { inputTokens: 307, outputTokens: 26, cachedInputTokens: 244 },
+      usage: { inputTokens: 307, outputTokens: 281, cachedInputTokens: 244, reasoningTokens: 255 },
       finishReason: "tool_calls",
     },
   },
@@ -268,7 +268,9 @@ async function parseChunks(chunks: Uint8Array[]): Promise<{ response: ModelRespo
   );
   await readEvents(body, (event) => assembler.push(event.data, event.event));
   // Deltas may be cut differently, but what they add up to must not change.
-  const joined = deltas.map((d) => (d.type === "text" ? d.text : `[${d.index}]${d.argumentsDelta}`)).join("");
+  const joined = deltas
+    .map((d) => (d.type === "tool_call" ? `[${d.index}]${d.argumentsDelta}` : d.text))
+    .join("");
   return { response: assembler.finish(), deltas: joined };
 }
 

@@ -7,6 +7,18 @@ export function toAssistantMessage(
   step: number,
   transcript: readonly Message[],
 ): AssistantMessage {
+  const message = callsMessage(response, step, transcript);
+  // Kept in the transcript so the next request can give it back to the provider that made it.
+  if (response.reasoning !== undefined && response.reasoning.length > 0)
+    message.reasoning = response.reasoning;
+  return message;
+}
+
+function callsMessage(
+  response: ModelResponse,
+  step: number,
+  transcript: readonly Message[],
+): AssistantMessage {
   if (response.toolCalls.length === 0) return { role: "assistant", content: response.text };
   const only = response.toolCalls.length === 1 ? response.toolCalls[0] : undefined;
   // The common turn, one call with an id: nothing it could collide with in its own message.

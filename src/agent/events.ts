@@ -1,4 +1,4 @@
-import type { Message, ToolCall } from "../memory/messages.js";
+import type { Message, ReasoningPart, ToolCall } from "../memory/messages.js";
 import type { FinishReason, TokenUsage } from "../models/model.js";
 import type { Limits } from "./budget.js";
 import type { RunUsage } from "./usage.js";
@@ -63,6 +63,8 @@ export interface ModelResponseEvent extends EventBase {
   finishReason: FinishReason;
   usage: TokenUsage;
   latencyMs: number;
+  /** The model's reasoning, as kept in the transcript (and sent back to the same provider). */
+  reasoning?: ReasoningPart[];
   raw?: unknown;
   /** Set for calls the loop makes besides the agent's own, e.g. `summary` for SummaryMemory. */
   purpose?: "summary";
@@ -94,6 +96,26 @@ export interface TextDeltaEvent extends EventBase {
   type: "text_delta";
   step: number;
   text: string;
+}
+
+/** A piece of the model's reasoning while it streams (thinking text or its summary). */
+export interface ReasoningDeltaEvent extends EventBase {
+  type: "reasoning_delta";
+  step: number;
+  text: string;
+}
+
+/**
+ * The request left out reasoning that another provider produced (the transcript moved between
+ * providers, and the new one cannot read the old one's thinking or signatures).
+ */
+export interface ReasoningDroppedEvent extends EventBase {
+  type: "reasoning_dropped";
+  step: number;
+  /** Reasoning parts left out. */
+  count: number;
+  /** The providers that produced them. */
+  from: string[];
 }
 
 /** A tool call is about to be handled (run, refused or skipped: `tool_result` says which). */
@@ -193,6 +215,8 @@ export type AgentEvent =
   | ModelRetryEvent
   | ModelResponseEvent
   | TextDeltaEvent
+  | ReasoningDeltaEvent
+  | ReasoningDroppedEvent
   | ToolCallEvent
   | ToolResultEvent
   | NestedEvent

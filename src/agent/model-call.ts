@@ -73,14 +73,22 @@ export function callObserver(
     onRetry({ attempt, delayMs, error }) {
       emit({ type: "model_retry", step, attempt, delayMs, error });
     },
+    onReasoningDropped({ count, from }) {
+      emit({ type: "reasoning_dropped", step, count, from });
+    },
   };
   if (purpose !== undefined) return observer;
   return {
     onRequest: observer.onRequest,
     onDelta(delta) {
-      if (delta.type === "text" && delta.text) emit({ type: "text_delta", step, text: delta.text });
+      if (delta.type === "text") {
+        if (delta.text) emit({ type: "text_delta", step, text: delta.text });
+      } else if (delta.type === "reasoning" && delta.text) {
+        emit({ type: "reasoning_delta", step, text: delta.text });
+      }
     },
     onRetry: observer.onRetry,
+    onReasoningDropped: observer.onReasoningDropped,
   };
 }
 
@@ -111,6 +119,8 @@ export function recordResponse(
     finishReason: response.finishReason,
     usage: response.usage,
     latencyMs: performance.now() - startedMs,
+    ...(response.reasoning !== undefined &&
+      response.reasoning.length > 0 && { reasoning: response.reasoning }),
     ...(response.raw !== undefined && { raw: response.raw }),
     ...(purpose !== undefined && { purpose }),
   });

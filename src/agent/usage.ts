@@ -6,6 +6,10 @@ export interface StepUsage {
   inputTokens: number;
   outputTokens: number;
   cachedInputTokens: number;
+  /** Input tokens written to the prompt cache (a subset of `inputTokens`); set once there are some. */
+  cacheWriteInputTokens?: number;
+  /** Output tokens spent reasoning (a subset of `outputTokens`); set once there are some. */
+  reasoningTokens?: number;
   toolCalls: number;
   durationMs: number;
   /** Undefined when the model's price is unknown. */
@@ -18,6 +22,10 @@ export interface RunUsage {
   inputTokens: number;
   outputTokens: number;
   cachedInputTokens: number;
+  /** Input tokens written to the prompt cache (a subset of `inputTokens`); set once there are some. */
+  cacheWriteInputTokens?: number;
+  /** Output tokens spent reasoning (a subset of `outputTokens`); set once there are some. */
+  reasoningTokens?: number;
   toolCalls: number;
   durationMs: number;
   /** Undefined when the model's price is unknown. */
@@ -97,6 +105,16 @@ export class UsageMeter {
     step.inputTokens += tokens.inputTokens;
     step.outputTokens += tokens.outputTokens;
     step.cachedInputTokens += cached;
+    // The optional counts appear only once a provider reports them, so runs without stay as they were.
+    if (tokens.cacheWriteInputTokens) {
+      this.#usage.cacheWriteInputTokens =
+        (this.#usage.cacheWriteInputTokens ?? 0) + tokens.cacheWriteInputTokens;
+      step.cacheWriteInputTokens = (step.cacheWriteInputTokens ?? 0) + tokens.cacheWriteInputTokens;
+    }
+    if (tokens.reasoningTokens) {
+      this.#usage.reasoningTokens = (this.#usage.reasoningTokens ?? 0) + tokens.reasoningTokens;
+      step.reasoningTokens = (step.reasoningTokens ?? 0) + tokens.reasoningTokens;
+    }
     if (this.#price) {
       const cost = costOf(tokens, this.#price);
       step.costUsd = (step.costUsd ?? 0) + cost;
@@ -121,6 +139,15 @@ export class UsageMeter {
     step.outputTokens += sub.outputTokens;
     step.cachedInputTokens += sub.cachedInputTokens;
     step.toolCalls += sub.toolCalls;
+    if (sub.cacheWriteInputTokens) {
+      this.#usage.cacheWriteInputTokens =
+        (this.#usage.cacheWriteInputTokens ?? 0) + sub.cacheWriteInputTokens;
+      step.cacheWriteInputTokens = (step.cacheWriteInputTokens ?? 0) + sub.cacheWriteInputTokens;
+    }
+    if (sub.reasoningTokens) {
+      this.#usage.reasoningTokens = (this.#usage.reasoningTokens ?? 0) + sub.reasoningTokens;
+      step.reasoningTokens = (step.reasoningTokens ?? 0) + sub.reasoningTokens;
+    }
     if (sub.costUsd !== undefined) {
       step.costUsd = (step.costUsd ?? 0) + sub.costUsd;
       this.#usage.costUsd = (this.#usage.costUsd ?? 0) + sub.costUsd;

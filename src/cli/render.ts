@@ -63,8 +63,17 @@ export class RunRenderer {
         this.#textShown = true;
         p.text(event.text);
         return;
+      case "reasoning_dropped":
+        this.#spinner.stop();
+        p.note(
+          s.dim(
+            `  (left out ${plural(event.count, "reasoning part")} of ${event.from.join(", ")}: another provider made them)`,
+          ),
+        );
+        return;
       case "model_response":
         this.#spinner.stop();
+        if (event.reasoning?.length) p.note(s.dim(`  (reasoned: ${plural(event.reasoning.length, "part")})`));
         if (!this.#streamedSteps.has(event.step) && event.text) {
           this.#textShown = true;
           p.text(event.text);

@@ -3,12 +3,26 @@ import { ConfigError } from "../errors.js";
 import type { Message } from "./messages.js";
 
 const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+const reasoning = z.object({
+  type: z.literal("reasoning"),
+  provider: z.string(),
+  text: z.string(),
+  signature: z.string().optional(),
+  redacted: z.boolean().optional(),
+  id: z.string().optional(),
+  anchor: z.union([z.literal("text"), z.object({ toolCallId: z.string() })]).optional(),
+});
 
 /** The zod schema of a transcript message, for validating history that comes from outside. */
 export const messageSchema = z.discriminatedUnion("role", [
   z.object({ role: z.literal("system"), content: z.string() }),
   z.object({ role: z.literal("user"), content: z.string() }),
-  z.object({ role: z.literal("assistant"), content: z.string(), toolCalls: z.array(toolCall).optional() }),
+  z.object({
+    role: z.literal("assistant"),
+    content: z.string(),
+    toolCalls: z.array(toolCall).optional(),
+    reasoning: z.array(reasoning).optional(),
+  }),
   z.object({
     role: z.literal("tool"),
     toolCallId: z.string(),

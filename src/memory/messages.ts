@@ -23,11 +23,44 @@ export interface UserMessage {
   content: string;
 }
 
-/** A model turn: text, tool calls, or both. */
+/**
+ * The model's reasoning (thinking) in one assistant turn: readable text where the provider gives
+ * it, an opaque payload where it does not. Providers need it back unchanged on the next turn to
+ * keep their chain of thought across tool calls (Anthropic and Gemini reject a tool turn without
+ * it), so it is kept exactly as received, and only the provider that produced it is sent it.
+ */
+export interface ReasoningPart {
+  type: "reasoning";
+  /**
+   * The wire format that produced it: `anthropic`, `openai-responses`, `google`, or an
+   * OpenAI-compatible provider's label (`deepseek`, `openrouter`). Other providers drop the part.
+   */
+  provider: string;
+  /** The thinking or its summary as text; `""` when the provider gave none. */
+  text: string;
+  /**
+   * Opaque bytes the provider needs back exactly: Anthropic's `signature` (or a
+   * `redacted_thinking` block's `data`), OpenAI's `encrypted_content`, Gemini's `thoughtSignature`.
+   */
+  signature?: string;
+  /** Anthropic `redacted_thinking`: the text is withheld and `signature` holds its `data`. */
+  redacted?: boolean;
+  /** The provider's id of the reasoning item (OpenAI Responses `rs_…`); parts sharing one are one item. */
+  id?: string;
+  /**
+   * Gemini: the part the signature rode on, so it goes back on the same part: the answer text,
+   * or the function call with this id. Unset: the signature belongs to the thought itself.
+   */
+  anchor?: "text" | { toolCallId: string };
+}
+
+/** A model turn: text, tool calls, or both, and the reasoning that led to them. */
 export interface AssistantMessage {
   role: "assistant";
   content: string;
   toolCalls?: ToolCall[];
+  /** The model's reasoning in this turn, in the order the provider produced it. */
+  reasoning?: ReasoningPart[];
 }
 
 /** The result of exactly one tool call, paired by `toolCallId`. */

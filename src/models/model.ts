@@ -1,4 +1,4 @@
-import type { Message, ToolCall } from "../memory/messages.js";
+import type { Message, ReasoningPart, ToolCall } from "../memory/messages.js";
 
 /** JSON Schema as sent to providers (an object schema for tool parameters). */
 export type JsonSchema = { [key: string]: unknown };
@@ -34,6 +34,10 @@ export interface TokenUsage {
   outputTokens: number;
   /** Input tokens served from the provider's prompt cache (a subset of `inputTokens`). */
   cachedInputTokens?: number;
+  /** Input tokens written to the provider's prompt cache (a subset of `inputTokens`; Anthropic prices them apart). */
+  cacheWriteInputTokens?: number;
+  /** Output tokens the model spent reasoning (a subset of `outputTokens`, priced as output). */
+  reasoningTokens?: number;
 }
 
 /** Why the model stopped generating. */
@@ -47,6 +51,8 @@ export interface ModelResponse {
   finishReason: FinishReason;
   /** The model name the provider reports, when it reports one. */
   modelName?: string;
+  /** The model's reasoning, kept for the next turn (see `ReasoningPart`). */
+  reasoning?: ReasoningPart[];
   /** The response body as received (for streams: the assembled chunks), for traces. */
   raw?: unknown;
 }
@@ -54,6 +60,7 @@ export interface ModelResponse {
 /** Streaming pieces a model reports while it generates. */
 export type ModelDelta =
   | { type: "text"; text: string }
+  | { type: "reasoning"; text: string }
   | { type: "tool_call"; index: number; id?: string; name?: string; argumentsDelta: string };
 
 /** Callbacks a model uses to show what it does; the loop turns them into events. */
@@ -62,6 +69,11 @@ export interface ModelObserver {
   onRequest(wire: { body: unknown; url?: string; attempt: number }): void;
   onDelta?(delta: ModelDelta): void;
   onRetry?(info: { attempt: number; delayMs: number; error: string }): void;
+  /**
+   * Called before sending when the request leaves out reasoning another provider produced (it
+   * cannot read it): `count` parts, made by the providers in `from`.
+   */
+  onReasoningDropped?(info: { count: number; from: string[] }): void;
 }
 
 /** Price of a model in US dollars per million tokens. */
@@ -70,6 +82,8 @@ export interface ModelPrice {
   outputPerMTok: number;
   /** Price of cached input tokens; defaults to `inputPerMTok`. */
   cachedInputPerMTok?: number;
+  /** Price of input tokens written to the cache (Anthropic: 1.25x input); defaults to `inputPerMTok`. */
+  cacheWritePerMTok?: number;
 }
 
 /** The one interface every model provider implements. */
@@ -81,13 +95,16 @@ export interface Model {
   generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse>;
 }
 
-/** Cost in USD of `usage` at `price`. */
+/** Cost in USD of `usage` at `price`: fresh input, cache reads and cache writes each at their rate. */
 export function costOf(usage: TokenUsage, price: ModelPrice): number {
   const cached = usage.cachedInputTokens ?? 0;
+  const written = usage.cacheWriteInputTokens ?? 0;
   const cachedPrice = price.cachedInputPerMTok ?? price.inputPerMTok;
+  const writePrice = price.cacheWritePerMTok ?? price.inputPerMTok;
   return (
-    ((usage.inputTokens - cached) * price.inputPerMTok +
+    ((usage.inputTokens - cached - written) * price.inputPerMTok +
       cached * cachedPrice +
+      written * writePrice +
       usage.outputTokens * price.outputPerMTok) /
     1_000_000
   );

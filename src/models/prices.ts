@@ -1,7 +1,7 @@
 import type { ModelPrice } from "./model.js";
 
 /**
- * List prices of common models in US dollars per million tokens, keyed `provider:model`. They go
+ * List prices of common models (Anthropic's cache writes at 1.25x input, the 5-minute cache) in US dollars per million tokens, keyed `provider:model`. They go
  * stale: override or extend them with `setModelPrice`, or pass `price` when building a model.
  */
 const table = new Map<string, ModelPrice>(
@@ -16,15 +16,65 @@ const table = new Map<string, ModelPrice>(
     "openai:gpt-5-nano": { inputPerMTok: 0.05, cachedInputPerMTok: 0.005, outputPerMTok: 0.4 },
     "openai:o3": { inputPerMTok: 2, cachedInputPerMTok: 0.5, outputPerMTok: 8 },
     "openai:o4-mini": { inputPerMTok: 1.1, cachedInputPerMTok: 0.275, outputPerMTok: 4.4 },
-    "anthropic:claude-opus-4-1": { inputPerMTok: 15, cachedInputPerMTok: 1.5, outputPerMTok: 75 },
-    "anthropic:claude-opus-4-5": { inputPerMTok: 5, cachedInputPerMTok: 0.5, outputPerMTok: 25 },
-    "anthropic:claude-sonnet-4-5": { inputPerMTok: 3, cachedInputPerMTok: 0.3, outputPerMTok: 15 },
-    "anthropic:claude-opus-4": { inputPerMTok: 15, cachedInputPerMTok: 1.5, outputPerMTok: 75 },
-    "anthropic:claude-sonnet-4": { inputPerMTok: 3, cachedInputPerMTok: 0.3, outputPerMTok: 15 },
-    "anthropic:claude-sonnet-4-0": { inputPerMTok: 3, cachedInputPerMTok: 0.3, outputPerMTok: 15 },
-    "anthropic:claude-3-7-sonnet": { inputPerMTok: 3, cachedInputPerMTok: 0.3, outputPerMTok: 15 },
-    "anthropic:claude-haiku-4-5": { inputPerMTok: 1, cachedInputPerMTok: 0.1, outputPerMTok: 5 },
-    "anthropic:claude-3-5-haiku": { inputPerMTok: 0.8, cachedInputPerMTok: 0.08, outputPerMTok: 4 },
+    "anthropic:claude-opus-4-1": {
+      inputPerMTok: 15,
+      cachedInputPerMTok: 1.5,
+      cacheWritePerMTok: 18.75,
+      outputPerMTok: 75,
+    },
+    "anthropic:claude-opus-4-5": {
+      inputPerMTok: 5,
+      cachedInputPerMTok: 0.5,
+      cacheWritePerMTok: 6.25,
+      outputPerMTok: 25,
+    },
+    "anthropic:claude-sonnet-4-5": {
+      inputPerMTok: 3,
+      cachedInputPerMTok: 0.3,
+      cacheWritePerMTok: 3.75,
+      outputPerMTok: 15,
+    },
+    "anthropic:claude-opus-4": {
+      inputPerMTok: 15,
+      cachedInputPerMTok: 1.5,
+      cacheWritePerMTok: 18.75,
+      outputPerMTok: 75,
+    },
+    "anthropic:claude-sonnet-4": {
+      inputPerMTok: 3,
+      cachedInputPerMTok: 0.3,
+      cacheWritePerMTok: 3.75,
+      outputPerMTok: 15,
+    },
+    "anthropic:claude-sonnet-4-0": {
+      inputPerMTok: 3,
+      cachedInputPerMTok: 0.3,
+      cacheWritePerMTok: 3.75,
+      outputPerMTok: 15,
+    },
+    "anthropic:claude-3-7-sonnet": {
+      inputPerMTok: 3,
+      cachedInputPerMTok: 0.3,
+      cacheWritePerMTok: 3.75,
+      outputPerMTok: 15,
+    },
+    "anthropic:claude-haiku-4-5": {
+      inputPerMTok: 1,
+      cachedInputPerMTok: 0.1,
+      cacheWritePerMTok: 1.25,
+      outputPerMTok: 5,
+    },
+    "anthropic:claude-3-5-haiku": {
+      inputPerMTok: 0.8,
+      cachedInputPerMTok: 0.08,
+      cacheWritePerMTok: 1,
+      outputPerMTok: 4,
+    },
+    "google:gemini-2.5-pro": { inputPerMTok: 1.25, cachedInputPerMTok: 0.31, outputPerMTok: 10 },
+    "google:gemini-2.5-flash": { inputPerMTok: 0.3, cachedInputPerMTok: 0.075, outputPerMTok: 2.5 },
+    "google:gemini-2.5-flash-lite": { inputPerMTok: 0.1, cachedInputPerMTok: 0.025, outputPerMTok: 0.4 },
+    "google:gemini-2.0-flash": { inputPerMTok: 0.1, cachedInputPerMTok: 0.025, outputPerMTok: 0.4 },
+    "google:gemini-3-pro-preview": { inputPerMTok: 2, cachedInputPerMTok: 0.2, outputPerMTok: 12 },
     "deepseek:deepseek-chat": { inputPerMTok: 0.28, cachedInputPerMTok: 0.028, outputPerMTok: 0.42 },
     "deepseek:deepseek-reasoner": { inputPerMTok: 0.28, cachedInputPerMTok: 0.028, outputPerMTok: 0.42 },
     "groq:llama-3.3-70b-versatile": { inputPerMTok: 0.59, outputPerMTok: 0.79 },

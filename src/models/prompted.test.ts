@@ -175,7 +175,12 @@ describe("prompted(model)", () => {
       });
       server.enqueue(reply(`Adding.\n${fence("add", { a: 2, b: 3 })}`), reply("5"));
       const model = prompted(
-        new AnthropicModel("claude-haiku-4-5", { apiKey: "sk-ant-123456", baseURL: server.url }),
+        // No cache breakpoints: the test reads system and content as plain strings.
+        new AnthropicModel("claude-haiku-4-5", {
+          apiKey: "sk-ant-123456",
+          baseURL: server.url,
+          cache: false,
+        }),
       );
       const result = await new Agent({ model, tools: [add] }).run("2+3");
       expect(result.output).toBe("5");

@@ -110,9 +110,21 @@ function sumUsage(a: RunUsage, b: RunUsage): RunUsage {
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
     cachedInputTokens: a.cachedInputTokens + b.cachedInputTokens,
+    ...optionalSum("cacheWriteInputTokens", a, b),
+    ...optionalSum("reasoningTokens", a, b),
     toolCalls: a.toolCalls + b.toolCalls,
     durationMs: a.durationMs + b.durationMs,
     ...(cost !== undefined && { costUsd: cost }),
     steps: [...a.steps, ...b.steps.map((s) => ({ ...s, step: s.step + a.steps.length }))],
   };
+}
+
+/** `{ key: a + b }` when either usage has the optional count, else nothing (the field stays unset). */
+function optionalSum(
+  key: "cacheWriteInputTokens" | "reasoningTokens",
+  a: RunUsage,
+  b: RunUsage,
+): Partial<RunUsage> {
+  const total = (a[key] ?? 0) + (b[key] ?? 0);
+  return total > 0 ? { [key]: total } : {};
 }

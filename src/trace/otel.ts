@@ -132,6 +132,12 @@ export function otelListener(options: OtelOptions = {}): (event: AgentEvent) => 
           ...(event.usage.cachedInputTokens !== undefined && {
             "gen_ai.usage.cache_read.input_tokens": event.usage.cachedInputTokens,
           }),
+          ...(event.usage.cacheWriteInputTokens !== undefined && {
+            "gen_ai.usage.cache_creation.input_tokens": event.usage.cacheWriteInputTokens,
+          }),
+          ...(event.usage.reasoningTokens !== undefined && {
+            "gen_ai.usage.reasoning.output_tokens": event.usage.reasoningTokens,
+          }),
           ...(redactor && {
             "gen_ai.output.messages": content([
               {

@@ -1,7 +1,7 @@
 import type { Limits } from "../agent/budget.js";
 import type { AgentEvent, RunStatus, ToolOutcomeStatus } from "../agent/events.js";
 import type { RunUsage } from "../agent/usage.js";
-import type { ToolCall } from "../memory/messages.js";
+import type { ReasoningPart, ToolCall } from "../memory/messages.js";
 import type { FinishReason, TokenUsage } from "../models/model.js";
 import type { TraceProblem } from "./trace-format.js";
 
@@ -24,6 +24,7 @@ export interface ResponseView {
   finishReason: FinishReason;
   usage: TokenUsage;
   latencyMs: number;
+  reasoning?: ReasoningPart[];
   raw?: unknown;
 }
 
@@ -61,6 +62,8 @@ export interface StepView {
   requests: RequestView[];
   retries: { attempt: number; delayMs: number; error: string; time: number }[];
   response?: ResponseView;
+  /** Reasoning of another provider that the request left out (the transcript changed provider). */
+  reasoningDropped?: { count: number; from: string[] };
   tools: ToolCallView[];
   /** Cost of this step in USD when the model's price is known. */
   costUsd?: number;
@@ -172,6 +175,10 @@ export function buildRunView(events: readonly AgentEvent[], problems: TraceProbl
         break;
       }
       case "text_delta":
+      case "reasoning_delta":
+        break;
+      case "reasoning_dropped":
+        stepOf(e.step).reasoningDropped = { count: e.count, from: e.from };
         break;
       case "tool_call":
         toolOf(stepOf(e.step), e.toolCallId, e.toolName, e.time).arguments = e.arguments;

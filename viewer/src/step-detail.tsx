@@ -65,6 +65,12 @@ export function StepDetail({ run, step }: { run: ServedRun; step: StepView }) {
             </p>
           )}
           <h3>Response</h3>
+          {step.reasoningDropped && (
+            <p class="muted" data-testid="reasoning-dropped">
+              Left out {step.reasoningDropped.count} reasoning part(s) made by{" "}
+              {step.reasoningDropped.from.join(", ")}: this provider cannot read them.
+            </p>
+          )}
           {step.response ? (
             <Response response={step.response} costUsd={step.costUsd} />
           ) : (
@@ -99,13 +105,27 @@ function Response({ response: r, costUsd }: { response: ResponseView; costUsd: n
     <div data-testid="response">
       <p class="facts-line">
         <span>finish {r.finishReason}</span>
-        <span>
-          {r.usage.inputTokens.toLocaleString()} in / {r.usage.outputTokens.toLocaleString()} out tokens
-          {r.usage.cachedInputTokens ? ` (${r.usage.cachedInputTokens} cached)` : ""}
+        <span data-testid="tokens">
+          {inputSplit(r.usage)} / {r.usage.outputTokens.toLocaleString()} out tokens
+          {r.usage.reasoningTokens ? ` (${r.usage.reasoningTokens.toLocaleString()} reasoning)` : ""}
         </span>
         <span>latency {formatMs(r.latencyMs)}</span>
         {costUsd !== undefined && <span>cost {formatUsd(costUsd)}</span>}
       </p>
+      {r.reasoning && r.reasoning.length > 0 && (
+        // Collapsed by default: the thinking is often longer than the answer.
+        <details data-testid="reasoning">
+          <summary class="muted">
+            reasoning ({r.reasoning.length} part{r.reasoning.length === 1 ? "" : "s"})
+          </summary>
+          {r.reasoning.map((part, i) => (
+            <pre key={`${part.id ?? ""}${i}`} class="text muted">
+              {part.redacted ? "[redacted thinking]" : part.text || "[no text: signed or encrypted only]"}
+              {part.signature ? `\n· signature ${part.signature.length} chars` : ""}
+            </pre>
+          ))}
+        </details>
+      )}
       {r.text && <pre class="text">{r.text}</pre>}
       {r.toolCalls.map((c) => (
         <p key={c.id} class="mono">
@@ -122,6 +142,18 @@ function Response({ response: r, costUsd }: { response: ResponseView; costUsd: n
       )}
     </div>
   );
+}
+
+/** Input tokens split into fresh, cache reads and cache writes, so caching is visible per step. */
+function inputSplit(usage: ResponseView["usage"]): string {
+  const cached = usage.cachedInputTokens ?? 0;
+  const written = usage.cacheWriteInputTokens ?? 0;
+  const fresh = usage.inputTokens - cached - written;
+  if (cached === 0 && written === 0) return `${usage.inputTokens.toLocaleString()} in`;
+  const parts = [`${fresh.toLocaleString()} fresh`];
+  if (cached > 0) parts.push(`${cached.toLocaleString()} cached`);
+  if (written > 0) parts.push(`${written.toLocaleString()} written to cache`);
+  return `${usage.inputTokens.toLocaleString()} in (${parts.join(" + ")})`;
 }
 
 function ToolCall({ call }: { call: ToolCallView }) {

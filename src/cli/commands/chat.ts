@@ -239,6 +239,9 @@ function sum(usages: RunUsage[]): RunUsage {
     total.inputTokens += u.inputTokens;
     total.outputTokens += u.outputTokens;
     total.cachedInputTokens += u.cachedInputTokens;
+    if (u.cacheWriteInputTokens)
+      total.cacheWriteInputTokens = (total.cacheWriteInputTokens ?? 0) + u.cacheWriteInputTokens;
+    if (u.reasoningTokens) total.reasoningTokens = (total.reasoningTokens ?? 0) + u.reasoningTokens;
     total.toolCalls += u.toolCalls;
     total.durationMs += u.durationMs;
     if (total.costUsd !== undefined) total.costUsd += u.costUsd ?? 0;

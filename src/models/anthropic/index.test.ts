@@ -11,7 +11,12 @@ describe('"anthropic:" model strings', () => {
     expect(model).toBeInstanceOf(AnthropicModel);
     expect(model.id).toBe("anthropic:claude-sonnet-4-5-20250929");
     expect((model as AnthropicModel).url).toBe("http://127.0.0.1:8080/v1/messages");
-    expect(model.price).toEqual({ inputPerMTok: 3, cachedInputPerMTok: 0.3, outputPerMTok: 15 });
+    expect(model.price).toEqual({
+      inputPerMTok: 3,
+      cachedInputPerMTok: 0.3,
+      cacheWritePerMTok: 3.75,
+      outputPerMTok: 15,
+    });
   });
 
   it("without a key fail with a ConfigError that names the variable", () => {

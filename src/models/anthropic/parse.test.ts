@@ -43,7 +43,7 @@ describe("Anthropic response parsing (captured bodies)", () => {
     ]);
   });
 
-  it("counts cache reads and writes as input, the reads also as cached", () => {
+  it("counts cache reads and writes as input, the reads also as cached, the writes also as written", () => {
     expect(
       toTokenUsage({
         input_tokens: 10,
@@ -51,7 +51,7 @@ describe("Anthropic response parsing (captured bodies)", () => {
         cache_creation_input_tokens: 200,
         output_tokens: 5,
       }),
-    ).toEqual({ inputTokens: 1210, outputTokens: 5, cachedInputTokens: 1000 });
+    ).toEqual({ inputTokens: 1210, outputTokens: 5, cachedInputTokens: 1000, cacheWriteInputTokens: 200 });
   });
 
   it("rejects a body that is not a message with a typed error", () => {

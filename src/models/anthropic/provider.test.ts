@@ -184,7 +184,8 @@ describe("AnthropicModel on the wire", () => {
     expect(sent?.body).toMatchObject({
       model: "claude-sonnet-4-5",
       max_tokens: 4096,
-      system: "Be brief.",
+      // The default cache policy marks the system prompt as a breakpoint.
+      system: [{ type: "text", text: "Be brief.", cache_control: { type: "ephemeral" } }],
     });
     // Issue 11 item 14: no `"stream": false` on a non-streamed call, as the official SDKs send.
     expect(sent?.body).not.toHaveProperty("stream");

@@ -11,6 +11,8 @@ import {
 import { endpointUrl } from "../http/url.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../model.js";
 import { priceOf } from "../prices.js";
+import { reportForeignReasoning } from "../reasoning.js";
+import { ANTHROPIC_CACHE_DEFAULT, type AnthropicCachePolicy } from "./cache.js";
 import { anthropicProtocolError } from "./protocol-error.js";
 import { toAnthropicBody } from "./request.js";
 import { fromAnthropicMessage } from "./response.js";
@@ -43,6 +45,16 @@ export interface AnthropicOptions {
   http?: HttpOptions;
   /** Where `apiKey` and `baseURL` come from when unset (default `process.env`). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Extended thinking: `{ budgetTokens }` (at least 1024, below `maxTokens`). Thinking blocks and
+   * their signatures are kept in the transcript and sent back unchanged with the tool results.
+   */
+  thinking?: { budgetTokens: number };
+  /**
+   * Prompt-cache breakpoints (docs/providers.md): on by default on the last tool, the system prompt
+   * and the last message; `false` turns them off, an object switches each one.
+   */
+  cache?: boolean | Partial<AnthropicCachePolicy>;
 }
 
 /**
@@ -57,6 +69,7 @@ export class AnthropicModel implements Model {
   readonly url: string;
   readonly #apiKey: string | undefined;
   readonly #options: AnthropicOptions;
+  readonly #cache: AnthropicCachePolicy | undefined;
 
   constructor(
     readonly modelName: string,
@@ -80,6 +93,16 @@ export class AnthropicModel implements Model {
         `Anthropic maxTokens must be a whole number >= 1, got ${String(options.maxTokens)}`,
       );
     }
+    const budget = options.thinking?.budgetTokens;
+    if (budget !== undefined && (!Number.isInteger(budget) || budget < 1024 || budget >= maxTokens)) {
+      throw new ConfigError(
+        `Anthropic thinking.budgetTokens must be a whole number >= 1024 and below maxTokens (${maxTokens}), got ${String(budget)}`,
+      );
+    }
+    this.#cache =
+      options.cache === false
+        ? undefined
+        : { ...ANTHROPIC_CACHE_DEFAULT, ...(typeof options.cache === "object" && options.cache) };
     this.id = `anthropic:${modelName}`;
     this.#apiKey = apiKey;
     this.#options = { ...options, maxTokens };
@@ -89,9 +112,12 @@ export class AnthropicModel implements Model {
   }
 
   async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
+    reportForeignReasoning(request.messages, "anthropic", observer);
     const body = toAnthropicBody(request, {
       model: this.modelName,
       maxTokens: this.#options.maxTokens as number,
+      ...(this.#options.thinking && { thinkingBudget: this.#options.thinking.budgetTokens }),
+      ...(this.#cache && { cache: this.#cache }),
     });
     const call: HttpCall = {
       provider: "anthropic",

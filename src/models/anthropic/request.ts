@@ -1,6 +1,8 @@
 import type { Message, ToolCall } from "../../memory/messages.js";
 import type { ModelRequest, ToolChoice } from "../model.js";
+import { ownReasoning } from "../reasoning.js";
 import { ANTHROPIC_TOOL_CALL_IDS, normalizeToolCallIds } from "../tool-call-ids.js";
+import { type AnthropicCachePolicy, placeCacheBreakpoints } from "./cache.js";
 import type {
   AnthropicMessageParam,
   AnthropicRequestBlock,
@@ -14,6 +16,10 @@ export interface AnthropicBodyOptions {
   model: string;
   /** `max_tokens` when the request sets no `maxOutputTokens` (Anthropic requires one). */
   maxTokens: number;
+  /** Extended thinking's token budget; unset: no thinking. */
+  thinkingBudget?: number;
+  /** Where prompt-cache breakpoints go; unset: none. */
+  cache?: AnthropicCachePolicy;
 }
 
 /**
@@ -52,9 +58,23 @@ export function toAnthropicBody(request: ModelRequest, options: AnthropicBodyOpt
       description: t.description,
       input_schema: t.parameters,
     }));
-    if (request.toolChoice !== undefined) body.tool_choice = toToolChoice(request.toolChoice);
+    if (request.toolChoice !== undefined) {
+      const choice = toToolChoice(request.toolChoice);
+      // Thinking allows only auto and none: a forced call (the planning tool's first step, an
+      // output tool) is asked for as auto, and the loop's checks still apply to what comes back.
+      body.tool_choice =
+        options.thinkingBudget !== undefined && (choice.type === "any" || choice.type === "tool")
+          ? { type: "auto" }
+          : choice;
+    }
   }
-  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (options.thinkingBudget !== undefined) {
+    body.thinking = { type: "enabled", budget_tokens: options.thinkingBudget };
+  } else if (request.temperature !== undefined) {
+    // Thinking rejects any temperature but the default, so it is only sent without thinking.
+    body.temperature = request.temperature;
+  }
+  if (options.cache !== undefined) placeCacheBreakpoints(body, options.cache);
   // As the official SDKs do: `stream` only when streaming (some compatible servers reject `false`).
   if (request.stream === true) body.stream = true;
   return body;
@@ -100,6 +120,11 @@ function toBlocks(message: Exclude<Message, { role: "system" }>): AnthropicReque
       ];
     case "assistant": {
       const blocks: AnthropicRequestBlock[] = [];
+      // Thinking first and byte for byte: the API checks the signature against the text.
+      for (const part of ownReasoning(message, "anthropic")) {
+        if (part.redacted) blocks.push({ type: "redacted_thinking", data: part.signature ?? "" });
+        else blocks.push({ type: "thinking", thinking: part.text, signature: part.signature ?? "" });
+      }
       // Anthropic rejects empty and whitespace-only text blocks.
       if (message.content.trim() !== "") blocks.push({ type: "text", text: message.content });
       for (const call of message.toolCalls ?? []) {

@@ -1,4 +1,4 @@
-import type { ToolCall } from "../../memory/messages.js";
+import type { ReasoningPart, ToolCall } from "../../memory/messages.js";
 import type { FinishReason, ModelResponse, TokenUsage } from "../model.js";
 import { anthropicProtocolError } from "./protocol-error.js";
 import type { AnthropicMessage, AnthropicUsage } from "./wire.js";
@@ -8,9 +8,14 @@ export function fromAnthropicMessage(body: unknown): ModelResponse {
   const message = asMessage(body);
   let text = "";
   const toolCalls: ToolCall[] = [];
+  const reasoning: ReasoningPart[] = [];
   for (const block of message.content) {
     if (block.type === "text" && typeof block.text === "string") text += block.text;
-    else if (block.type === "tool_use") {
+    else if (block.type === "thinking" || block.type === "redacted_thinking") {
+      const part = thinkingPart(block as unknown as Record<string, unknown>);
+      if (!part) throw anthropicProtocolError(`a ${block.type} block has no signature or data`, body);
+      reasoning.push(part);
+    } else if (block.type === "tool_use") {
       const { id, name, input } = block as { id?: unknown; name?: unknown; input?: unknown };
       if (typeof name !== "string" || name === "")
         throw anthropicProtocolError("a tool_use block has no name", body);
@@ -20,7 +25,7 @@ export function fromAnthropicMessage(body: unknown): ModelResponse {
         arguments: JSON.stringify(input ?? {}),
       });
     }
-    // Thinking and server-tool blocks are not part of glassloop's transcript; they stay in `raw`.
+    // Server-tool blocks are not part of glassloop's transcript; they stay in `raw`.
   }
   return {
     text,
@@ -28,22 +33,39 @@ export function fromAnthropicMessage(body: unknown): ModelResponse {
     usage: toTokenUsage(message.usage),
     finishReason: toFinishReason(message.stop_reason, toolCalls.length > 0),
     ...(typeof message.model === "string" && { modelName: message.model }),
+    ...(reasoning.length > 0 && { reasoning }),
     raw: body,
   };
 }
 
 /**
+ * A `thinking` or `redacted_thinking` block as a reasoning part, its signature (or data) kept
+ * verbatim; `undefined` when the block lacks what must be sent back.
+ */
+export function thinkingPart(block: { type?: unknown; [key: string]: unknown }): ReasoningPart | undefined {
+  if (block.type === "redacted_thinking") {
+    if (typeof block.data !== "string") return undefined;
+    return { type: "reasoning", provider: "anthropic", text: "", signature: block.data, redacted: true };
+  }
+  if (typeof block.signature !== "string" || typeof block.thinking !== "string") return undefined;
+  return { type: "reasoning", provider: "anthropic", text: block.thinking, signature: block.signature };
+}
+
+/**
  * Anthropic's usage as `TokenUsage`. Anthropic counts cache reads and cache writes apart from
  * `input_tokens`; glassloop's `inputTokens` is everything the model read, with the reads also in
- * `cachedInputTokens` (so `costOf` prices them at the cached rate).
+ * `cachedInputTokens` and the writes also in `cacheWriteInputTokens` (so `costOf` prices each at its rate).
  */
 export function toTokenUsage(usage: AnthropicUsage | undefined): TokenUsage {
   const cacheRead = count(usage?.cache_read_input_tokens);
-  const inputTokens = count(usage?.input_tokens) + cacheRead + count(usage?.cache_creation_input_tokens);
+  const cacheWrite = count(usage?.cache_creation_input_tokens);
+  const inputTokens = count(usage?.input_tokens) + cacheRead + cacheWrite;
   return {
     inputTokens,
     outputTokens: count(usage?.output_tokens),
     ...(cacheRead > 0 && { cachedInputTokens: cacheRead }),
+    // Writes cost more than plain input (1.25x for the 5-minute cache); `costOf` prices them apart.
+    ...(cacheWrite > 0 && { cacheWriteInputTokens: cacheWrite }),
   };
 }
 

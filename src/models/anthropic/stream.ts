@@ -1,14 +1,15 @@
-import type { ToolCall } from "../../memory/messages.js";
+import type { ReasoningPart, ToolCall } from "../../memory/messages.js";
 import type { ProviderProtocolError } from "../errors.js";
 import type { ModelDelta, ModelResponse } from "../model.js";
 import { parseArguments } from "../tool-arguments.js";
 import { anthropicProtocolError } from "./protocol-error.js";
-import { toFinishReason, toTokenUsage } from "./response.js";
+import { thinkingPart, toFinishReason, toTokenUsage } from "./response.js";
 import type { AnthropicErrorBody, AnthropicMessage, AnthropicResponseBlock, AnthropicUsage } from "./wire.js";
 
 type Block =
   | { kind: "text"; text: string }
   | { kind: "tool"; ordinal: number; id: string; name: string; json: string; initial: unknown }
+  | { kind: "thinking"; start: Record<string, unknown>; thinking: string; signature: string }
   | { kind: "other"; start: Record<string, unknown> };
 
 /** A stream's `error` event; `type` is Anthropic's error type, e.g. `overloaded_error`. */
@@ -83,17 +84,36 @@ export class AnthropicStreamAssembler {
     if (!this.#stopped) throw this.#bad("the stream ended before message_stop (cut off)");
     let text = "";
     const toolCalls: ToolCall[] = [];
+    const reasoning: ReasoningPart[] = [];
     const content: AnthropicResponseBlock[] = [];
     for (const index of this.#order) {
       const block = this.#blocks.get(index) as Block;
-      if (block.kind === "text") {
+      if (block.kind === "thinking") {
+        const whole = {
+          ...block.start,
+          thinking: block.thinking,
+          signature: block.signature,
+          type: "thinking",
+        };
+        const part = thinkingPart(whole);
+        if (!part || block.signature === "") throw this.#bad("a thinking block ended without a signature");
+        reasoning.push(part);
+        content.push(whole as AnthropicResponseBlock);
+      } else if (block.kind === "text") {
         text += block.text;
         content.push({ type: "text", text: block.text });
       } else if (block.kind === "tool") {
         const args = toolArguments(block);
         toolCalls.push({ id: block.id, name: block.name, arguments: args });
         content.push({ type: "tool_use", id: block.id, name: block.name, input: parseArguments(args) });
-      } else content.push(block.start as AnthropicResponseBlock);
+      } else {
+        if (block.start.type === "redacted_thinking") {
+          const part = thinkingPart(block.start);
+          if (!part) throw this.#bad("a redacted_thinking block has no data");
+          reasoning.push(part);
+        }
+        content.push(block.start as AnthropicResponseBlock);
+      }
     }
     const raw: AnthropicMessage = {
       ...(this.#message.id !== undefined && { id: this.#message.id }),
@@ -110,6 +130,7 @@ export class AnthropicStreamAssembler {
       usage: toTokenUsage(this.#usage),
       finishReason: toFinishReason(this.#stopReason, toolCalls.length > 0),
       ...(this.#message.model !== undefined && { modelName: this.#message.model }),
+      ...(reasoning.length > 0 && { reasoning }),
       raw,
     };
   }
@@ -145,6 +166,11 @@ export class AnthropicStreamAssembler {
       const id = typeof start.id === "string" ? start.id : "";
       block = { kind: "tool", ordinal: this.#tools++, id, name: start.name, json: "", initial: start.input };
       this.onDelta?.({ type: "tool_call", index: block.ordinal, id, name: start.name, argumentsDelta: "" });
+    } else if (start.type === "thinking") {
+      const thinking = typeof start.thinking === "string" ? start.thinking : "";
+      const signature = typeof start.signature === "string" ? start.signature : "";
+      block = { kind: "thinking", start, thinking, signature };
+      if (thinking) this.onDelta?.({ type: "reasoning", text: thinking });
     } else block = { kind: "other", start };
     this.#blocks.set(index, block);
     this.#order.push(index);
@@ -152,7 +178,9 @@ export class AnthropicStreamAssembler {
 
   #blockDelta(e: Record<string, unknown>): void {
     this.#requireStarted(e);
-    const delta = e.delta as { type?: string; text?: unknown; partial_json?: unknown } | undefined;
+    const delta = e.delta as
+      | { type?: string; text?: unknown; partial_json?: unknown; thinking?: unknown; signature?: unknown }
+      | undefined;
     const block = typeof e.index === "number" ? this.#blocks.get(e.index) : undefined;
     if (!delta || typeof delta.type !== "string") throw this.#bad("content_block_delta without a delta", e);
     if (delta.type === "text_delta") {
@@ -169,8 +197,17 @@ export class AnthropicStreamAssembler {
       block.json += delta.partial_json;
       if (delta.partial_json)
         this.onDelta?.({ type: "tool_call", index: block.ordinal, argumentsDelta: delta.partial_json });
+    } else if (delta.type === "thinking_delta" || delta.type === "signature_delta") {
+      const piece = delta.type === "thinking_delta" ? delta.thinking : delta.signature;
+      if (block?.kind !== "thinking" || typeof piece !== "string")
+        throw this.#bad(`${delta.type} for block ${String(e.index)}, which is not an open thinking block`, e);
+      if (delta.type === "signature_delta") block.signature += piece;
+      else {
+        block.thinking += piece;
+        if (piece) this.onDelta?.({ type: "reasoning", text: piece });
+      }
     }
-    // thinking_delta, signature_delta, citations_delta: not part of glassloop's transcript.
+    // citations_delta: not part of glassloop's transcript.
   }
 
   #mergeUsage(usage: unknown): void {

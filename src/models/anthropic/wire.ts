@@ -17,6 +17,24 @@ export interface AnthropicToolUseBlock {
   input: unknown;
 }
 
+/** Extended thinking, signed by Anthropic; sent back unchanged with the tool results. */
+export interface AnthropicThinkingBlock {
+  type: "thinking";
+  thinking: string;
+  signature: string;
+}
+
+/** Thinking Anthropic's safety systems withheld: only the encrypted `data`, sent back unchanged. */
+export interface AnthropicRedactedThinkingBlock {
+  type: "redacted_thinking";
+  data: string;
+}
+
+/** A prompt-cache breakpoint: everything up to and including the marked block is cached. */
+export interface AnthropicCacheControl {
+  type: "ephemeral";
+}
+
 /** The result of one tool call, sent back in a user message. */
 export interface AnthropicToolResultBlock {
   type: "tool_result";
@@ -25,8 +43,14 @@ export interface AnthropicToolResultBlock {
   is_error?: boolean;
 }
 
-/** A block glassloop sends. */
-export type AnthropicRequestBlock = AnthropicTextBlock | AnthropicToolUseBlock | AnthropicToolResultBlock;
+/** A block glassloop sends; any may carry a cache breakpoint. */
+export type AnthropicRequestBlock = (
+  | AnthropicTextBlock
+  | AnthropicToolUseBlock
+  | AnthropicToolResultBlock
+  | AnthropicThinkingBlock
+  | AnthropicRedactedThinkingBlock
+) & { cache_control?: AnthropicCacheControl };
 
 /** One message of the request's `messages` (Anthropic has no system or tool role). */
 export interface AnthropicMessageParam {
@@ -39,6 +63,7 @@ export interface AnthropicTool {
   name: string;
   description: string;
   input_schema: { [key: string]: unknown };
+  cache_control?: AnthropicCacheControl;
 }
 
 /** Anthropic's tool choice; `any` is "some tool must be called". */
@@ -52,11 +77,14 @@ export type AnthropicToolChoice =
 export interface AnthropicRequestBody {
   model: string;
   max_tokens: number;
-  system?: string;
+  /** A string, or text blocks when the system prompt carries a cache breakpoint. */
+  system?: string | (AnthropicTextBlock & { cache_control?: AnthropicCacheControl })[];
   messages: AnthropicMessageParam[];
   tools?: AnthropicTool[];
   tool_choice?: AnthropicToolChoice;
   temperature?: number;
+  /** Extended thinking with a token budget (`max_tokens` must exceed it). */
+  thinking?: { type: "enabled"; budget_tokens: number };
   stream?: boolean;
 }
 
@@ -68,10 +96,12 @@ export interface AnthropicUsage {
   cache_creation_input_tokens?: number | null;
 }
 
-/** A response content block; kinds glassloop does not use (thinking, server tools) pass through. */
+/** A response content block; kinds glassloop does not use (server tools) pass through. */
 export type AnthropicResponseBlock =
   | AnthropicTextBlock
   | AnthropicToolUseBlock
+  | AnthropicThinkingBlock
+  | AnthropicRedactedThinkingBlock
   | { type: string; [key: string]: unknown };
 
 /** The non-streaming response body (also the `message` of a stream's `message_start`). */

@@ -6,6 +6,7 @@ import { type HttpCall, type HttpOptions, postEvents, postJson } from "../http/t
 import { endpointUrl } from "../http/url.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../model.js";
 import { priceOf } from "../prices.js";
+import { reportForeignReasoning } from "../reasoning.js";
 import { OPENAI_QUIRKS, type OpenAIQuirks } from "./quirks.js";
 import { toChatBody } from "./request.js";
 import { failedToolCall, parseChatCompletion, recoveredResponse } from "./response.js";
@@ -76,6 +77,9 @@ export class OpenAIChatModel implements Model {
   /** Sends one Chat Completions request (streamed when `request.stream`) and normalizes the answer. */
   async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
     const { provider, quirks } = this;
+    // Chat Completions carries no reasoning back (compatible servers' own `reasoning_content` is
+    // not resent either: DeepSeek rejects it); another provider's is reported as left out.
+    reportForeignReasoning(request.messages, provider, observer);
     const body = toChatBody(
       request,
       {

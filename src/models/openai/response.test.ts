@@ -54,6 +54,36 @@ describe("parseChatCompletion", () => {
   });
 });
 
+describe("reasoning of compatible servers", () => {
+  it("reads DeepSeek's reasoning_content and OpenRouter's reasoning into a part labelled with the provider", () => {
+    const deepseek = parseChatCompletion(
+      body(
+        { content: "4", reasoning_content: "2+2 is 4." },
+        {
+          usage: {
+            prompt_tokens: 5,
+            completion_tokens: 9,
+            completion_tokens_details: { reasoning_tokens: 6 },
+          },
+        },
+      ),
+      "deepseek",
+      COMPATIBLE_QUIRKS,
+    );
+    expect(deepseek.reasoning).toEqual([{ type: "reasoning", provider: "deepseek", text: "2+2 is 4." }]);
+    expect(deepseek.usage).toEqual({ inputTokens: 5, outputTokens: 9, reasoningTokens: 6 });
+    const openrouter = parseChatCompletion(
+      body({ content: "4", reasoning: "Adding." }),
+      "openrouter",
+      OPENAI_QUIRKS,
+    );
+    expect(openrouter.reasoning).toEqual([{ type: "reasoning", provider: "openrouter", text: "Adding." }]);
+    expect(parseChatCompletion(body({ content: "4" }), "openai", OPENAI_QUIRKS)).not.toHaveProperty(
+      "reasoning",
+    );
+  });
+});
+
 describe("usage and finish reasons", () => {
   it("normalizes cached tokens (OpenAI's field, DeepSeek's) and never reports more cached than input", () => {
     expect(usageOf({ prompt_tokens: 10, completion_tokens: 1, prompt_cache_hit_tokens: 4 })).toEqual({

@@ -1,4 +1,4 @@
-import type { ToolCall } from "../../memory/messages.js";
+import type { ReasoningPart, ToolCall } from "../../memory/messages.js";
 import { errorFields, errorForStatus, ProviderProtocolError } from "../errors.js";
 import type { FinishReason, ModelResponse, TokenUsage } from "../model.js";
 import type { OpenAIQuirks } from "./quirks.js";
@@ -22,14 +22,27 @@ export function parseChatCompletion(body: unknown, provider: string, quirks: Ope
       arguments: argumentsText(call.function?.arguments),
     }),
   );
+  const thinking = reasoningTextOf(message);
   return {
     text: textOf(message.content, message.refusal),
     toolCalls: quirks.fillToolCallIds ? fillToolCallIds(toolCalls) : toolCalls,
     usage: usageOf(completion.usage),
     finishReason: finishReasonOf(choice.finish_reason, toolCalls.length > 0),
     ...(typeof completion.model === "string" && { modelName: completion.model }),
+    ...(thinking !== "" && { reasoning: [reasoningPart(provider, thinking)] }),
     raw: body,
   };
+}
+
+/** The reasoning text of a message or delta: `reasoning_content` (DeepSeek, vLLM, Ollama) or OpenRouter's `reasoning`. */
+export function reasoningTextOf(message: { reasoning_content?: unknown; reasoning?: unknown }): string {
+  if (typeof message.reasoning_content === "string") return message.reasoning_content;
+  return typeof message.reasoning === "string" ? message.reasoning : "";
+}
+
+/** A compatible server's reasoning as a transcript part (text only: nothing is signed). */
+export function reasoningPart(provider: string, text: string): ReasoningPart {
+  return { type: "reasoning", provider, text };
 }
 
 /**
@@ -60,10 +73,18 @@ export function textOf(content: unknown, refusal: unknown): string {
 export function usageOf(usage: ChatUsage | null | undefined): TokenUsage {
   const inputTokens = usage?.prompt_tokens ?? 0;
   const cached = usage?.prompt_tokens_details?.cached_tokens ?? usage?.prompt_cache_hit_tokens;
+  const completion = usage?.completion_tokens ?? 0;
+  const reasoning = usage?.completion_tokens_details?.reasoning_tokens;
+  // OpenAI and DeepSeek count reasoning inside completion_tokens; xAI counts it beside them, which
+  // its total shows (prompt + completion + reasoning). Either way, output includes the reasoning.
+  const beside =
+    reasoning !== undefined && reasoning > 0 && usage?.total_tokens === inputTokens + completion + reasoning;
+  const outputTokens = beside ? completion + reasoning : completion;
   return {
     inputTokens,
-    outputTokens: usage?.completion_tokens ?? 0,
+    outputTokens,
     ...(cached !== undefined && cached > 0 && { cachedInputTokens: Math.min(cached, inputTokens) }),
+    ...(reasoning !== undefined && reasoning > 0 && { reasoningTokens: Math.min(reasoning, outputTokens) }),
   };
 }
 

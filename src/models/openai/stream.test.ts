@@ -114,6 +114,21 @@ describe("ChatStreamAssembler", () => {
     });
   });
 
+  it("streams reasoning_content as reasoning deltas and one reasoning part", () => {
+    const { response, deltas } = assemble([
+      delta({ role: "assistant", reasoning_content: "Two " }),
+      delta({ reasoning_content: "plus two." }),
+      delta({ content: "4" }, "stop"),
+    ]);
+    expect(deltas).toEqual([
+      { type: "reasoning", text: "Two " },
+      { type: "reasoning", text: "plus two." },
+      { type: "text", text: "4" },
+    ]);
+    expect(response.text).toBe("4");
+    expect(response.reasoning).toEqual([{ type: "reasoning", provider: "test", text: "Two plus two." }]);
+  });
+
   it("keeps a refusal as the answer's text", () => {
     const { response } = assemble([
       delta({ refusal: "I can't " }),

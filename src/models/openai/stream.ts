@@ -7,6 +7,8 @@ import {
   failedToolCall,
   fillToolCallIds,
   finishReasonOf,
+  reasoningPart,
+  reasoningTextOf,
   recoveredResponse,
   textOf,
   toolCallEntries,
@@ -32,6 +34,7 @@ export class ChatStreamAssembler {
   readonly #observer: ModelObserver;
   #text = "";
   #refusal = "";
+  #reasoning = "";
   readonly #calls = new Map<number, PartialCall>();
   #lastIndex = -1;
   #finish: string | null | undefined;
@@ -81,6 +84,11 @@ export class ChatStreamAssembler {
         this.#observer.onDelta?.({ type: "text", text: delta.content });
       }
       if (typeof delta.refusal === "string") this.#refusal += delta.refusal;
+      const thinking = reasoningTextOf(delta);
+      if (thinking !== "") {
+        this.#reasoning += thinking;
+        this.#observer.onDelta?.({ type: "reasoning", text: thinking });
+      }
       for (const call of toolCallEntries(delta.tool_calls, this.#provider)) this.#addCallDelta(call);
     }
     if (choice.finish_reason) this.#finish = choice.finish_reason;
@@ -106,6 +114,7 @@ export class ChatStreamAssembler {
       usage: usageOf(this.#usage),
       finishReason: finishReasonOf(this.#finish, toolCalls.length > 0),
       ...(this.#model !== undefined && { modelName: this.#model }),
+      ...(this.#reasoning !== "" && { reasoning: [reasoningPart(this.#provider, this.#reasoning)] }),
       raw: this.#assembled(text, toolCalls),
     };
   }
@@ -172,6 +181,7 @@ export class ChatStreamAssembler {
           message: {
             role: "assistant",
             content: text || null,
+            ...(this.#reasoning !== "" && { reasoning_content: this.#reasoning }),
             ...(toolCalls.length > 0 && {
               tool_calls: toolCalls.map((c) => ({
                 id: c.id,

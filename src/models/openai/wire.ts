@@ -46,6 +46,8 @@ export interface ChatUsage {
   completion_tokens?: number;
   prompt_tokens_details?: { cached_tokens?: number } | null;
   prompt_cache_hit_tokens?: number;
+  completion_tokens_details?: { reasoning_tokens?: number } | null;
+  total_tokens?: number;
 }
 
 /** A tool call in a response; some servers send `arguments` as an object, or no id. */
@@ -67,6 +69,10 @@ export interface ChatCompletion {
       content?: string | null;
       refusal?: string | null;
       tool_calls?: ChatResponseToolCall[] | null;
+      /** DeepSeek, vLLM, Ollama: the model's reasoning. */
+      reasoning_content?: string | null;
+      /** OpenRouter: the model's reasoning. */
+      reasoning?: string | null;
     };
     finish_reason?: string | null;
   }[];
@@ -84,6 +90,10 @@ export interface ChatCompletionChunk {
       content?: string | null;
       refusal?: string | null;
       tool_calls?: ChatResponseToolCall[] | null;
+      /** DeepSeek, vLLM, Ollama: the model's reasoning. */
+      reasoning_content?: string | null;
+      /** OpenRouter: the model's reasoning. */
+      reasoning?: string | null;
     };
     finish_reason?: string | null;
   }[];
