@@ -28,7 +28,7 @@ beforeEach(() => server.reset());
 interface Expected {
   text: string | ((text: string) => void);
   calls: { id: string; name: string; args: unknown }[];
-  usage: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
+  usage: { inputTokens: number; outputTokens: number; cachedInputTokens?: number; reasoningTokens?: number };
   finishReason: ModelResponse["finishReason"];
   modelName?: string;
 }
