@@ -16,18 +16,12 @@ export default defineConfig({
   outDir: "dist",
   dts: true,
   sourcemap: true,
+  // It runs on every `npm ci` (the `prepare` script): say what went wrong, not every file's size.
+  report: false,
+  checks: { pluginTimings: false },
   // dist/viewer is built by Vite next to the bundles; keep it.
   clean: false,
-  // Everything installed beside glassloop stays an import; optional ones load only when used.
-  external: [
-    "zod",
-    "better-sqlite3",
-    "eventsource-parser",
-    /^gpt-tokenizer(\/|$)/,
-    /^ajv(\/|$)/,
-    /^@modelcontextprotocol\//,
-    /^@opentelemetry\//,
-    "node-llama-cpp",
-    /^tsx(\/|$)/,
-  ],
+  // Everything installed beside glassloop (dependencies, optional peers like node-llama-cpp, and
+  // tsx, which the CLI loads for .ts agent modules) stays an import; optional ones load only when used.
+  deps: { skipNodeModulesBundle: true },
 });

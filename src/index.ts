@@ -134,6 +134,7 @@ export {
   type RouterConfig,
   type Specialist,
 } from "./multi/router.js";
+export { MissingDependencyError } from "./optional-dependency.js";
 export { defaultStore } from "./store/default-store.js";
 export {
   DatabaseCorruptError,

@@ -1,43 +1,222 @@
 import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { beforeAll, describe, expect, it } from "vitest";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type InstalledProject, packAndInstall, ROOT, sh, sizeOf } from "./helpers/packed.js";
 
-// What users get from `npm run build`: the bundles behind package.json's "exports" and "bin",
-// loaded by plain node (no tsx, no vitest aliases).
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const node = (args: string[]) =>
-  spawnSync(process.execPath, args, { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+// What a user gets: `npm pack` (its prepack builds dist/), the tarball installed into an empty
+// project outside the repository with production dependencies only, then used the way the README
+// says: the CLI through npx, the library from plain node ESM and from TypeScript under --strict.
+let installed: InstalledProject;
+const node = (args: string[], cwd = installed.dir) =>
+  spawnSync(process.execPath, args, { cwd, encoding: "utf8", timeout: 170_000 });
 
-describe("the built package", () => {
-  beforeAll(() => {
-    const build = spawnSync(process.execPath, ["node_modules/tsdown/dist/run.mjs"], {
-      cwd: ROOT,
-      encoding: "utf8",
-      timeout: 120_000,
-    });
-    expect(build.status, build.stderr + build.stdout).toBe(0);
-  }, 150_000);
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  version: string;
+  exports: Record<string, { types: string; import: string }>;
+  bin: Record<string, string>;
+};
 
-  it("exposes every entry through its export name", () => {
-    const script = `
-      const g = await import("glassloop");
-      const t = await import("glassloop/testing");
-      const m = await import("glassloop/mcp");
-      const o = await import("glassloop/otel");
-      const agent = new g.Agent({ model: new t.ScriptedModel([{ text: "hi" }]) });
-      const result = await agent.run("hello");
-      console.log(JSON.stringify({ output: result.output, mcp: typeof m.McpClient, otel: Object.keys(o).length > 0 }));
-    `;
-    const run = node(["--input-type=module", "-e", script]);
-    expect(run.stderr).toBe("");
-    expect(JSON.parse(run.stdout)).toEqual({ output: "hi", mcp: "function", otel: true });
+beforeAll(() => {
+  installed = packAndInstall();
+}, 600_000);
+
+afterAll(() => {
+  if (installed) rmSync(join(installed.dir, ".."), { recursive: true, force: true });
+});
+
+describe("the tarball", () => {
+  it("holds the built entries, the viewer and the docs, and no tests, fixtures or sources", () => {
+    const files = installed.files;
+    const targets = [
+      ...Object.values(pkg.exports).flatMap((e) => [e.types, e.import]),
+      ...Object.values(pkg.bin),
+    ];
+    for (const target of targets) expect(files).toContain(target.replace(/^\.\//, ""));
+    expect(files).toContain("dist/viewer/index.html");
+    expect(files).toContain("README.md");
+    expect(files).toContain("package.json");
+    const allowed =
+      /^(dist\/|docs\/[^/]+\.md$|recordings\/[^/]+\.(jsonl|md)$|README\.md$|package\.json$|LICENSE$)/;
+    expect(files.filter((f) => !allowed.test(f))).toEqual([]);
+    expect(files.filter((f) => /\.test(-d)?\.|(^|\/)(test|fixtures|src)\//.test(f))).toEqual([]);
+    expect(files).not.toContain("dist/.build-hash");
   });
 
-  it("runs the bin: version and the offline demo", () => {
-    const version = node(["dist/cli/main.mjs", "--version"]);
-    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
-    const demo = node(["dist/cli/main.mjs", "demo"]);
+  it("has source maps for its own bundles only, none pointing at tests", () => {
+    const maps = installed.files.filter((f) => f.endsWith(".map"));
+    expect(maps.length).toBeGreaterThan(0);
+    const root = join(installed.dir, "node_modules", "glassloop");
+    for (const map of maps) {
+      const { sources } = JSON.parse(readFileSync(join(root, map), "utf8")) as { sources: string[] };
+      expect(
+        sources.filter((s) => /\.test(-d)?\.ts$|\/test\//.test(s)),
+        map,
+      ).toEqual([]);
+    }
+  });
+});
+
+describe("npm i glassloop into an empty project", () => {
+  it("installs no local-model engine and no MCP SDK, and stays under 100 MB", () => {
+    const modules = join(installed.dir, "node_modules");
+    for (const optional of ["node-llama-cpp", "@node-llama-cpp", "@modelcontextprotocol", "@opentelemetry"]) {
+      expect(existsSync(join(modules, optional)), optional).toBe(false);
+    }
+    const megabytes = sizeOf(modules) / 1e6;
+    expect(megabytes).toBeLessThan(100);
+  });
+
+  it("asks to approve only install scripts the README explains: better-sqlite3's, and glassloop's prepare off the registry", () => {
+    const list = sh("npm", ["install-scripts", "ls"], installed.dir, 60_000);
+    expect(list.status, list.stderr).toBe(0);
+    const pending = [...list.stdout.matchAll(/^\s+(\S+)@\d\S* \((\w+):/gm)].map((m) => `${m[1]} ${m[2]}`);
+    // npm counts a `prepare` only for sources other than the registry (this tarball, github:);
+    // `npm i glassloop` from the registry lists better-sqlite3 alone.
+    expect(pending.sort()).toEqual(["better-sqlite3 install", "glassloop prepare"]);
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    expect(readme).toContain("npm install-scripts approve better-sqlite3");
+    expect(readme).toContain("npm install-scripts approve glassloop");
+  });
+});
+
+describe("the installed package", () => {
+  it("npx glassloop --help and --version", () => {
+    const help = sh("npx", ["--offline", "glassloop", "--help"], installed.dir, 60_000);
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toContain("demo");
+    const version = sh("npx", ["--offline", "glassloop", "--version"], installed.dir, 60_000);
+    expect(version.stdout.trim()).toBe(pkg.version);
+  });
+
+  it("npx glassloop demo runs seed 000 offline and answers 420", () => {
+    const demo = sh("npx", ["--offline", "glassloop", "demo"], installed.dir, 120_000);
     expect(demo.status, demo.stderr).toBe(0);
     expect(demo.stdout).toContain("420");
+  });
+
+  it("an ESM file imports glassloop and glassloop/testing and runs the calculator", () => {
+    writeFileSync(
+      join(installed.dir, "calculator.mjs"),
+      `import { z } from "zod";
+import { Agent, SqliteStore, tool } from "glassloop";
+import { ScriptedModel } from "glassloop/testing";
+
+const numbers = z.object({ a: z.number(), b: z.number() });
+const add = tool({ name: "add", description: "Adds two numbers.", input: numbers, run: ({ a, b }) => a + b });
+const multiply = tool({ name: "multiply", description: "Multiplies two numbers.", input: numbers, run: ({ a, b }) => a * b });
+const model = new ScriptedModel([
+  { toolCalls: [{ name: "add", args: { a: 200, b: 10 } }] },
+  { toolCalls: [{ name: "multiply", args: { a: 210, b: 2 } }] },
+  { text: "420" },
+]);
+const agent = new Agent({ instructions: "Perform arithmetic with the tools.", model, tools: [add, multiply], store: new SqliteStore({ path: ":memory:" }) });
+const result = await agent.run("Add 200 and 10, then multiply the result by 2.");
+const tools = result.messages.filter((m) => m.role === "tool").map((m) => m.content);
+console.log(JSON.stringify({ output: result.output, tools }));
+await agent.close();
+`,
+    );
+    const run = node(["calculator.mjs"]);
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual({ output: "420", tools: ["210", "420"] });
+  });
+
+  it("a .ts file type-checks under tsc --strict with the package's own declarations checked", () => {
+    writeFileSync(
+      join(installed.dir, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          types: ["node"],
+          // The user's project would have @types/node installed; the repository's serves here.
+          typeRoots: [join(ROOT, "node_modules", "@types")],
+        },
+        files: ["typed.ts"],
+      }),
+    );
+    writeFileSync(
+      join(installed.dir, "typed.ts"),
+      `import { z } from "zod";
+import { Agent, type RunResult, tool } from "glassloop";
+import { FunctionModel, ScriptedModel } from "glassloop/testing";
+
+const add = tool({
+  name: "add",
+  description: "Adds two numbers.",
+  input: z.object({ a: z.number(), b: z.number() }),
+  run: ({ a, b }) => a + b,
+});
+const typed = new Agent({
+  model: new ScriptedModel([{ toolCalls: [{ name: "final_result", args: { answer: 42 } }] }]),
+  tools: [add],
+  output: z.object({ answer: z.number() }),
+});
+export async function answer(): Promise<number> {
+  const result: RunResult<{ answer: number }> = await typed.run("What is 6 × 7?");
+  return result.output.answer;
+}
+export const echo = new FunctionModel(() => ({ text: "hi" }));
+// @ts-expect-error a and b are numbers, inferred from the schema
+add.run({ a: "1", b: 2 }, undefined as never);
+`,
+    );
+    const tsc = node([join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"]);
+    expect(tsc.stdout + tsc.stderr).toBe("");
+    expect(tsc.status).toBe(0);
+    // Checking every declaration (zod's, @types/node's) takes tens of seconds on a loaded 2-core machine.
+  }, 180_000);
+
+  it("glassloop/mcp and glassloop/otel name the install command when their optional peer is absent", () => {
+    const probe = (specifier: string) =>
+      node([
+        "--input-type=module",
+        "-e",
+        `import(${JSON.stringify(specifier)}).then(() => console.log("loaded"), (e) => console.log(e.code + ": " + e.message))`,
+      ]).stdout.trim();
+    expect(probe("glassloop/mcp")).toBe(
+      "missing_dependency: glassloop/mcp needs @modelcontextprotocol/sdk, which is not installed. Install it with: npm i -E @modelcontextprotocol/sdk@1.32.2",
+    );
+    expect(probe("glassloop/otel")).toBe(
+      "missing_dependency: glassloop/otel needs @opentelemetry/api, which is not installed. Install it with: npm i @opentelemetry/api",
+    );
+    writeFileSync(
+      join(installed.dir, "agent.mjs"),
+      `import { Agent } from "glassloop";\nimport { ScriptedModel } from "glassloop/testing";\nexport default new Agent({ name: "echo", model: new ScriptedModel([{ text: "hi" }]) });\n`,
+    );
+    const serve = sh("npx", ["--offline", "glassloop", "mcp", "serve", "agent.mjs"], installed.dir, 60_000);
+    expect(serve.status).toBe(2);
+    expect(serve.stderr).toContain("Install it with: npm i -E @modelcontextprotocol/sdk@1.32.2");
+  });
+
+  it("a local: model names the install command of the engine", () => {
+    // A file that passes glassloop's GGUF check, so the next step is importing the engine.
+    writeFileSync(join(installed.dir, "model.gguf"), "GGUF\u0003\u0000\u0000\u0000");
+    const run = node([
+      "--input-type=module",
+      "-e",
+      `import { Agent } from "glassloop";
+       const agent = new Agent({ model: "local:./model.gguf" });
+       agent.run("hi").then(() => console.log("ran"), (e) => console.log(e.message));`,
+    ]);
+    expect(run.stdout).toContain("npm i -E node-llama-cpp@3.21.1");
+  });
+});
+
+describe("the built entries with every optional peer present (the repository's node_modules)", () => {
+  it("glassloop/mcp and glassloop/otel load and work", () => {
+    const script = `
+      const m = await import("glassloop/mcp");
+      const o = await import("glassloop/otel");
+      console.log(JSON.stringify({ mcp: typeof m.McpClient.connect, otel: typeof o.otelListener() }));
+    `;
+    const run = node(["--input-type=module", "-e", script], ROOT);
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual({ mcp: "function", otel: "function" });
   });
 });

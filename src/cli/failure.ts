@@ -22,6 +22,7 @@ const CONFIG_CODES = new Set([
   "db_open",
   "db_corrupt",
   "schema_too_new",
+  "missing_dependency",
 ]);
 
 /** One readable line (more with GLASSLOOP_DEBUG=1) for an error, with any secret scrubbed. */

@@ -1,14 +1,16 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ConfigError, GlassloopError, ToolError } from "../errors.js";
 import type { JsonSchema } from "../models/model.js";
 import type { AgentTool } from "../tools/tool.js";
 import type { ToolSource } from "../tools/tool-source.js";
 import { jsonSchemaTool } from "./json-schema-tool.js";
 import { renderContent } from "./render-content.js";
+import {
+  Client,
+  StdioClientTransport,
+  StreamableHTTPClientTransport,
+  ToolListChangedNotificationSchema,
+} from "./sdk.js";
 
 /** How to reach an MCP server: spawn it (stdio) or call it (streamable HTTP). */
 export type McpServerConfig = {

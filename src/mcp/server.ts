@@ -1,8 +1,7 @@
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
 import type { RunResult } from "../agent/agent.js";
 import { RunError } from "../errors.js";
+import { McpServer, StdioServerTransport } from "./sdk.js";
 
 /** What an agent exposed over MCP needs: something that runs a task. */
 export interface ServableAgent {

@@ -1,14 +1,16 @@
-import {
-  type Attributes,
-  context,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  type Tracer,
-  trace,
-} from "@opentelemetry/api";
+import type { Attributes, Span, SpanKind, Tracer } from "@opentelemetry/api";
 import type { AgentEvent } from "../agent/events.js";
+import { importOptional, OTEL_API } from "../optional-dependency.js";
 import { type RedactionOptions, Redactor } from "./redact.js";
+
+// A peer the user installs: without it, importing glassloop/otel fails with the install command,
+// not Node's bare "Cannot find package".
+const {
+  context,
+  SpanKind: Kind,
+  SpanStatusCode,
+  trace,
+} = await importOptional(OTEL_API, () => import("@opentelemetry/api"));
 
 /** Options of the OpenTelemetry listener. */
 export interface OtelOptions {
@@ -65,8 +67,8 @@ export function otelListener(options: OtelOptions = {}): (event: AgentEvent) => 
       };
       const spanName = name === undefined ? "invoke_agent" : `invoke_agent ${name}`;
       const run = parentSpan
-        ? child(parentSpan, spanName, SpanKind.INTERNAL, attributes, event.time)
-        : tracer.startSpan(spanName, { kind: SpanKind.INTERNAL, attributes, startTime: event.time });
+        ? child(parentSpan, spanName, Kind.INTERNAL, attributes, event.time)
+        : tracer.startSpan(spanName, { kind: Kind.INTERNAL, attributes, startTime: event.time });
       runs.set(event.runId, {
         run,
         steps: new Map(),
@@ -83,13 +85,7 @@ export function otelListener(options: OtelOptions = {}): (event: AgentEvent) => 
       case "step_start":
         spans.steps.set(
           event.step,
-          child(
-            spans.run,
-            `step ${event.step}`,
-            SpanKind.INTERNAL,
-            { "glassloop.step": event.step },
-            event.time,
-          ),
+          child(spans.run, `step ${event.step}`, Kind.INTERNAL, { "glassloop.step": event.step }, event.time),
         );
         break;
       case "model_request": {
@@ -98,7 +94,7 @@ export function otelListener(options: OtelOptions = {}): (event: AgentEvent) => 
         const span = child(
           stepSpan(event.step),
           `chat ${model}`,
-          SpanKind.CLIENT,
+          Kind.CLIENT,
           {
             "gen_ai.operation.name": "chat",
             "gen_ai.provider.name": provider,
@@ -159,7 +155,7 @@ export function otelListener(options: OtelOptions = {}): (event: AgentEvent) => 
           child(
             stepSpan(event.step),
             `execute_tool ${event.toolName}`,
-            SpanKind.INTERNAL,
+            Kind.INTERNAL,
             {
               "gen_ai.operation.name": "execute_tool",
               "gen_ai.tool.name": event.toolName,

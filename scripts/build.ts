@@ -1,0 +1,135 @@
+/**
+ * Builds the package: the bundles behind package.json's "exports" and "bin" (tsdown) and the
+ * trace viewer's page (Vite). Runs as `prepare` (every `npm ci`, a `github:` install) and
+ * `prepack` (`npm pack`, `npm publish`), so each part is rebuilt only when its inputs changed:
+ * a second `npm ci` or the pack after it costs a hash of the sources, not a build.
+ * `--force` (`npm run build`) rebuilds both.
+ */
+
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const DIST = join(ROOT, "dist");
+// Kept out of the tarball by package.json's "files" (`!dist/.build-hash`).
+const STAMP = join(DIST, ".build-hash");
+
+interface Part {
+  name: "lib" | "viewer";
+  /** Files and folders whose content decides the output. */
+  inputs: string[];
+  /** Files that must exist for the part to count as built. */
+  outputs: string[];
+  build(): void;
+}
+
+interface PackageJson {
+  exports: Record<string, { types: string; import: string }>;
+  bin: Record<string, string>;
+}
+
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as PackageJson;
+const libOutputs = [
+  ...Object.values(pkg.exports).flatMap((entry) => [entry.types, entry.import]),
+  ...Object.values(pkg.bin),
+].map((path) => join(ROOT, path));
+
+const parts: Part[] = [
+  {
+    name: "lib",
+    inputs: ["src", "package.json", "tsconfig.json", "tsdown.config.ts"],
+    outputs: libOutputs,
+    build: buildLib,
+  },
+  {
+    name: "viewer",
+    // What build-viewer.ts (the tests' global setup) also watches: the page bundles src/trace.
+    inputs: ["viewer", "src/trace"],
+    outputs: [join(DIST, "viewer", "index.html")],
+    build: buildViewer,
+  },
+];
+
+/** Tests and type tests do not reach the output; editing one must not cost a rebuild. */
+const isTest = (path: string) => /\.test(-d)?\.tsx?$/.test(path);
+
+function files(path: string): string[] {
+  if (!existsSync(path)) return [];
+  if (!statSync(path).isDirectory()) return isTest(path) ? [] : [path];
+  return readdirSync(path)
+    .sort()
+    .flatMap((name) => files(join(path, name)));
+}
+
+function hashOf(inputs: string[]): string {
+  const hash = createHash("sha256");
+  for (const file of inputs.flatMap((input) => files(join(ROOT, input)))) {
+    hash.update(relative(ROOT, file)).update("\0").update(readFileSync(file)).update("\0");
+  }
+  return hash.digest("hex");
+}
+
+function readStamp(): Record<string, string> {
+  try {
+    return JSON.parse(readFileSync(STAMP, "utf8")) as Record<string, string>;
+  } catch {
+    return {};
+  }
+}
+
+function run(command: string, args: string[]): void {
+  const result = spawnSync(process.execPath, [command, ...args], { cwd: ROOT, stdio: "inherit" });
+  if (result.status !== 0) throw new Error(`${relative(ROOT, command)} failed (exit ${result.status})`);
+}
+
+const require = createRequire(import.meta.url);
+const binOf = (name: string, bin: string) =>
+  join(require.resolve(`${name}/package.json`, { paths: [ROOT] }), "..", bin);
+
+function buildLib(): void {
+  // tsdown keeps dist/ (the viewer lives there), so bundles of an earlier build, whose chunk
+  // names carry a content hash, are removed first or they would end up in the tarball.
+  for (const name of existsSync(DIST) ? readdirSync(DIST) : []) {
+    if (name !== "viewer" && name !== ".build-hash")
+      rmSync(join(DIST, name), { recursive: true, force: true });
+  }
+  run(binOf("tsdown", "dist/run.mjs"), []);
+}
+
+function buildViewer(): void {
+  // Built aside and moved in, so a test serving the page meanwhile never sees half of it.
+  const aside = join(DIST, `viewer.building-${process.pid}`);
+  run(binOf("vite", "bin/vite.js"), [
+    "build",
+    "--config",
+    "viewer/vite.config.ts",
+    "--outDir",
+    aside,
+    "--logLevel",
+    "warn",
+  ]);
+  rmSync(join(DIST, "viewer"), { recursive: true, force: true });
+  renameSync(aside, join(DIST, "viewer"));
+}
+
+const force = process.argv.includes("--force");
+const stamp = readStamp();
+for (const part of parts) {
+  const hash = hashOf(part.inputs);
+  const built = part.outputs.every((file) => existsSync(file));
+  if (!force && built && stamp[part.name] === hash) {
+    console.log(`glassloop build: ${part.name} is up to date`);
+    continue;
+  }
+  const started = performance.now();
+  part.build();
+  stamp[part.name] = hash;
+  writeFileSync(STAMP, `${JSON.stringify(stamp)}\n`);
+  console.log(
+    `glassloop build: ${part.name} built in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
+}
