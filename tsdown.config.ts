@@ -8,6 +8,7 @@ export default defineConfig({
     testing: "src/testing.ts",
     "mcp/index": "src/mcp/index.ts",
     otel: "src/otel.ts",
+    "evals/index": "src/evals/index.ts",
     "cli/main": "src/cli/main.ts",
   },
   format: "esm",

@@ -7,6 +7,7 @@ export default defineConfig({
       "glassloop/testing": fileURLToPath(new URL("./src/testing.ts", import.meta.url)),
       "glassloop/mcp": fileURLToPath(new URL("./src/mcp/index.ts", import.meta.url)),
       "glassloop/otel": fileURLToPath(new URL("./src/otel.ts", import.meta.url)),
+      "glassloop/evals": fileURLToPath(new URL("./src/evals/index.ts", import.meta.url)),
       glassloop: fileURLToPath(new URL("./src/index.ts", import.meta.url)),
     },
   },

@@ -29,4 +29,8 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: "Serve an agent as an MCP tool over stdio (mcp serve <module>)",
     load: () => import("./commands/mcp.js"),
   },
+  eval: {
+    summary: "Run, replay and compare an eval (a dataset, scorers, statistics)",
+    load: () => import("../evals/cli.js"),
+  },
 };

@@ -1,0 +1,268 @@
+import { join } from "node:path";
+import {
+  type AgentEvent,
+  type Limits,
+  type Model,
+  ReplayDivergenceError,
+  RunError,
+  resolveModel,
+  TraceWriter,
+} from "../index.js";
+import { combine } from "./combine.js";
+import type { EvalEvent } from "./events.js";
+import { EvalBudgetError, GuardedModel } from "./guarded-model.js";
+import { TrajectoryRecorder } from "./trajectory.js";
+import type {
+  CombineRule,
+  EvalCase,
+  EvalSubject,
+  ScoreRecord,
+  Scorer,
+  SubjectFactory,
+  TrialError,
+  TrialRecord,
+  TrialStatus,
+} from "./types.js";
+
+/** Models a trial must use instead of the declared ones (a replay, or `--model`). */
+export interface TrialModels {
+  /** Handed to the subject factory as `model`. */
+  agent?: Model;
+  /** Every judge's model in this trial. */
+  judge?: Model;
+}
+
+/** Everything one trial needs. */
+export interface TrialPlan<TOutput, TExpected> {
+  subject: EvalSubject<TOutput> | SubjectFactory<TOutput>;
+  testCase: EvalCase<TExpected> & { id: string };
+  repeat: number;
+  scorers: readonly Scorer<TOutput, TExpected>[];
+  rule: CombineRule;
+  limits: Limits;
+  /** The trial's dollars (its allotment of the eval budget); undefined: no eval budget. */
+  allotment: number | undefined;
+  models: TrialModels;
+  signal: AbortSignal;
+  emit: (event: EvalEvent) => void;
+  /** Directory of the result file: traces go to `traces/` under it. */
+  outDir?: string;
+  /** The trace redaction environment (API keys are always scrubbed). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The trial's trace file name, relative to the result file. */
+export function traceName(caseId: string, repeat: number, kind: "agent" | "judge"): string {
+  const safe = caseId.replace(/[^A-Za-z0-9_.-]/g, "_").replace(/^\.+/, "_");
+  return join("traces", `${safe}.r${repeat}${kind === "judge" ? ".judge" : ""}.jsonl`);
+}
+
+/** Runs one case once: the agent (traced), then every scorer, then the rule. Never throws for a trial's failure. */
+export async function runTrial<TOutput, TExpected>(
+  plan: TrialPlan<TOutput, TExpected>,
+): Promise<TrialRecord> {
+  const { testCase, repeat } = plan;
+  const controller = new AbortController();
+  const stopEval = () => controller.abort(plan.signal.reason);
+  plan.signal.addEventListener("abort", stopEval, { once: true });
+  const agentTrace = plan.outDir === undefined ? undefined : traceName(testCase.id, repeat, "agent");
+  const writer = writerFor(plan, agentTrace);
+  const recorder = new TrajectoryRecorder();
+  let overBudget = false;
+  const onEvent = (event: AgentEvent) => {
+    recorder.onEvent(event);
+    writer?.onEvent(event);
+    plan.emit({ type: "run_event", caseId: testCase.id, repeat, source: "agent", event });
+    // A subject that is not one agent (a router) runs several; their spend together is watched here.
+    const spent = recorder.costUsd;
+    if (plan.allotment !== undefined && spent !== undefined && spent >= plan.allotment && !overBudget) {
+      overBudget = true;
+      controller.abort(new Error("the eval's budget for this trial is spent"));
+    }
+  };
+  // The trial's dollars: its share of the eval budget and its own limit, whichever is less.
+  const caps = [plan.allotment, plan.limits.maxCostUsd].filter((v): v is number => v !== undefined);
+  const cap = caps.length > 0 ? Math.min(...caps) : undefined;
+  const left = () => (cap === undefined ? undefined : cap - (recorder.costUsd ?? 0));
+  const agentModel =
+    plan.models.agent && cap !== undefined ? new GuardedModel(plan.models.agent, left) : plan.models.agent;
+  const started = performance.now();
+  let output: TOutput | undefined;
+  let status: TrialStatus = "ok";
+  let error: TrialError | undefined;
+  try {
+    const subject =
+      typeof plan.subject === "function"
+        ? plan.subject({ caseId: testCase.id, ...(agentModel && { model: agentModel }) })
+        : plan.subject;
+    const limits = plan.allotment === undefined ? plan.limits : withCost(plan.limits, plan.allotment);
+    output = (await subject.run(testCase.input, { onEvent, signal: controller.signal, limits })).output;
+  } catch (caught) {
+    error = errorOf(caught);
+    const evalBound =
+      plan.allotment !== undefined && plan.allotment < (plan.limits.maxCostUsd ?? Number.POSITIVE_INFINITY);
+    status = statusOf(caught, plan.signal.aborted, overBudget, evalBound);
+  } finally {
+    writer?.close();
+    plan.signal.removeEventListener("abort", stopEval);
+  }
+  const latencyMs = performance.now() - started;
+  const agentCost = recorder.costUsd;
+  const trajectory = recorder.snapshot(latencyMs);
+  const base = {
+    repeat,
+    status,
+    ...(output !== undefined && { output }),
+    ...(error && { error }),
+    runIds: trajectory.runIds,
+    steps: trajectory.steps,
+    toolCalls: trajectory.calls.map((c) => c.name),
+    inputTokens: trajectory.inputTokens,
+    outputTokens: trajectory.outputTokens,
+    latencyMs,
+    ...(agentTrace && { trace: agentTrace }),
+  };
+  if (status === "aborted") {
+    return {
+      ...base,
+      scores: [],
+      score: 0,
+      pass: false,
+      ...(agentCost !== undefined && { costUsd: agentCost }),
+    };
+  }
+  const judgeTrace = plan.outDir === undefined ? undefined : traceName(testCase.id, repeat, "judge");
+  const judged = await score(plan, output, error, trajectory, agentCost, judgeTrace, cap);
+  const cost = agentCost === undefined || judged.cost === undefined ? undefined : agentCost + judged.cost;
+  const { score: combined, pass } = combine(plan.rule, judged.scores);
+  return {
+    ...base,
+    scores: judged.scores,
+    score: combined,
+    pass,
+    ...(cost !== undefined && { costUsd: cost }),
+    ...(judged.wrote && judgeTrace && { judgeTrace }),
+  };
+}
+
+async function score<TOutput, TExpected>(
+  plan: TrialPlan<TOutput, TExpected>,
+  output: TOutput | undefined,
+  error: TrialError | undefined,
+  trajectory: ReturnType<TrajectoryRecorder["snapshot"]>,
+  agentCost: number | undefined,
+  judgeTrace: string | undefined,
+  cap: number | undefined,
+): Promise<{ scores: ScoreRecord[]; cost: number | undefined; wrote: boolean }> {
+  const { testCase, repeat } = plan;
+  let writer: TraceWriter | undefined;
+  let cost: number | undefined = 0;
+  const scores: ScoreRecord[] = [];
+  for (const scorer of plan.scorers) {
+    const judges = new TrajectoryRecorder();
+    const remainingUsd = () =>
+      cap === undefined
+        ? undefined
+        : Math.max(0, cap - (agentCost ?? 0) - (cost ?? 0) - (judges.costUsd ?? 0));
+    const services = {
+      model: (declared: string | Model) => {
+        const chosen = plan.models.judge ?? resolveModel(declared, plan.env ?? process.env);
+        return cap === undefined ? chosen : new GuardedModel(chosen, remainingUsd);
+      },
+      onEvent: (event: AgentEvent) => {
+        judges.onEvent(event);
+        writer ??= writerFor(plan, judgeTrace);
+        writer?.onEvent(event);
+        plan.emit({ type: "run_event", caseId: testCase.id, repeat, source: "judge", event } as const);
+      },
+      remainingUsd,
+    };
+    let record: ScoreRecord;
+    try {
+      const result = await scorer.score({
+        caseId: testCase.id,
+        input: testCase.input,
+        output,
+        expected: testCase.expected,
+        metadata: testCase.metadata ?? {},
+        ...(error && { error: { code: error.code, message: error.message } }),
+        trajectory,
+        signal: plan.signal,
+        services,
+      });
+      record = { scorer: scorer.name, score: clamp(result.score), pass: result.pass, reason: result.reason };
+    } catch (thrown) {
+      record = {
+        scorer: scorer.name,
+        score: 0,
+        pass: false,
+        reason: `the scorer threw: ${(thrown as Error).message}`,
+      };
+    }
+    const judgeRuns = judges.snapshot(0);
+    if (judgeRuns.runIds.length > 0) {
+      record.judgeRunIds = judgeRuns.runIds;
+      if (judgeRuns.costUsd !== undefined) record.costUsd = judgeRuns.costUsd;
+      cost = cost === undefined || judgeRuns.costUsd === undefined ? undefined : cost + judgeRuns.costUsd;
+    }
+    scores.push(record);
+  }
+  writer?.close();
+  return { scores, cost, wrote: writer !== undefined };
+}
+
+function writerFor(plan: TrialPlan<unknown, unknown>, name: string | undefined): TraceWriter | undefined {
+  if (plan.outDir === undefined || name === undefined) return undefined;
+  return new TraceWriter({
+    file: join(plan.outDir, name),
+    ...(plan.env && { redaction: { env: plan.env } }),
+  });
+}
+
+function withCost(limits: Limits, allotment: number): Limits {
+  return { ...limits, maxCostUsd: Math.min(limits.maxCostUsd ?? allotment, allotment) };
+}
+
+function clamp(score: number): number {
+  return Number.isFinite(score) ? Math.min(1, Math.max(0, score)) : 0;
+}
+
+function errorOf(caught: unknown): TrialError {
+  // A replay that diverged shows as a model failure of the run; the divergence is what matters.
+  const cause = caught instanceof Error ? caught.cause : undefined;
+  if (cause instanceof ReplayDivergenceError) {
+    return {
+      code: cause.code,
+      message: cause.message,
+      divergence: { call: cause.call, path: cause.path, recorded: cause.recorded, actual: cause.actual },
+    };
+  }
+  if (cause instanceof EvalBudgetError) return { code: cause.code, message: cause.message };
+  if (caught instanceof ReplayDivergenceError) {
+    return {
+      code: caught.code,
+      message: caught.message,
+      divergence: { call: caught.call, path: caught.path, recorded: caught.recorded, actual: caught.actual },
+    };
+  }
+  if (caught instanceof Error) {
+    const code = "code" in caught && typeof caught.code === "string" ? caught.code : "internal";
+    return { code, message: caught.message };
+  }
+  return { code: "internal", message: String(caught) };
+}
+
+function statusOf(
+  caught: unknown,
+  evalAborted: boolean,
+  overBudget: boolean,
+  evalBound: boolean,
+): TrialStatus {
+  if (evalAborted) return "aborted";
+  const refused = caught instanceof Error && caught.cause instanceof EvalBudgetError;
+  // Stopped by what is left of the eval's money, not by the case's own limit: no evidence either way.
+  if ((refused || overBudget) && evalBound) return "aborted";
+  if (refused || overBudget) return "budget_exceeded";
+  if (caught instanceof RunError && caught.code === "budget_exceeded") return "budget_exceeded";
+  return "failed";
+}
