@@ -74,7 +74,15 @@ export {
   anthropic,
 } from "./models/anthropic/index.js";
 export * from "./models/errors.js";
-export { DEFAULT_RETRY, type HttpOptions, type RetryPolicy } from "./models/http/index.js";
+export {
+  DEFAULT_DEADLINE_MS,
+  DEFAULT_MAX_ERROR_BODY_BYTES,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_MAX_STREAM_BYTES,
+  DEFAULT_RETRY,
+  type HttpOptions,
+  type RetryPolicy,
+} from "./models/http/index.js";
 export {
   type DownloadProgress,
   LOCAL_ENGINE_INSTALL,

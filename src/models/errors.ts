@@ -82,8 +82,13 @@ export class NetworkError extends ProviderError {
 /** A model call took longer than allowed; `kind` says which limit. */
 export class ModelTimeoutError extends GlassloopError {
   readonly timeoutMs: number;
-  readonly kind: "request" | "stream_idle";
-  constructor(code: string, kind: "request" | "stream_idle", message: string, timeoutMs: number) {
+  readonly kind: "request" | "stream_idle" | "deadline";
+  constructor(
+    code: string,
+    kind: "request" | "stream_idle" | "deadline",
+    message: string,
+    timeoutMs: number,
+  ) {
     super(code, message);
     this.kind = kind;
     this.timeoutMs = timeoutMs;
@@ -106,6 +111,44 @@ export class StreamIdleTimeoutError extends ModelTimeoutError {
       `${provider}: the stream sent nothing for ${timeoutMs} ms`,
       timeoutMs,
     );
+  }
+}
+
+/**
+ * A model call ran past `deadlineMs`, its total allowance: retries, waits and the whole body or
+ * stream included. A stream that keeps sending (keep-alive comments, a delta a second) ends here.
+ */
+export class CallDeadlineError extends ModelTimeoutError {
+  constructor(provider: string, timeoutMs: number) {
+    super(
+      "deadline_exceeded",
+      "deadline",
+      `${provider}: the model call took longer than its deadline of ${timeoutMs} ms`,
+      timeoutMs,
+    );
+  }
+}
+
+/** Which part of a response went over its cap. */
+export type OversizedPart = "stream" | "body" | "error_body";
+
+/**
+ * A response was larger than its cap (`maxStreamBytes`, `maxResponseBytes`, `maxErrorBodyBytes`):
+ * reading stopped at the cap, and it is never retried (the next answer would be as large).
+ */
+export class ResponseTooLargeError extends ProviderError {
+  readonly part: OversizedPart;
+  readonly limitBytes: number;
+  constructor(part: OversizedPart, limitBytes: number, init: ProviderErrorInit) {
+    const what = part === "stream" ? "stream" : part === "body" ? "response body" : "error body";
+    const status = init.status !== undefined && part === "error_body" ? ` (HTTP ${init.status})` : "";
+    super(
+      "response_too_large",
+      `${init.provider}: the ${what}${status} was larger than ${limitBytes} bytes; reading stopped there`,
+      init,
+    );
+    this.part = part;
+    this.limitBytes = limitBytes;
   }
 }
 

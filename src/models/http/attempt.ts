@@ -1,10 +1,12 @@
 import { GlassloopError } from "../../errors.js";
 import {
+  CallDeadlineError,
   NetworkError,
   ProviderError,
   ProviderProtocolError,
   RateLimitError,
   RequestTimeoutError,
+  ResponseTooLargeError,
   StreamIdleTimeoutError,
 } from "../errors.js";
 import {
@@ -35,21 +37,27 @@ export class Failure {
 
 /**
  * One attempt's abort controller and timers: the request timeout until the answer is in (for
- * streams: until the headers), then the idle timeout, reset by every chunk.
+ * streams: until the headers), then the idle timeout, reset by every chunk; and, over both, the
+ * call's deadline, which nothing resets.
  */
 export class Attempt {
   readonly #controller = new AbortController();
   readonly #call: HttpCall;
   readonly #timeoutMs: number;
   readonly #idleMs: number;
+  readonly #deadlineMs: number;
   #timer: NodeJS.Timeout | undefined;
-  #timedOut: "request" | "stream_idle" | undefined;
+  readonly #deadlineTimer: NodeJS.Timeout;
+  #timedOut: "request" | "stream_idle" | "deadline" | undefined;
   #stage: "request" | "stream" = "request";
   #delivered = false;
   readonly #onCallerAbort: () => void;
 
-  constructor(call: HttpCall, options: HttpOptions) {
+  /** `remainingMs` is what is left of the call's deadline of `deadlineMs` when this attempt starts. */
+  constructor(call: HttpCall, options: HttpOptions, deadline: { deadlineMs: number; remainingMs: number }) {
     this.#call = call;
+    this.#deadlineMs = deadline.deadlineMs;
+    this.#deadlineTimer = setTimeout(() => this.#expire("deadline"), Math.max(0, deadline.remainingMs));
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#idleMs = options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
     this.#onCallerAbort = () => this.#controller.abort(call.signal.reason);
@@ -89,12 +97,18 @@ export class Attempt {
 
   dispose(): void {
     clearTimeout(this.#timer);
+    clearTimeout(this.#deadlineTimer);
     this.#call.signal.removeEventListener("abort", this.#onCallerAbort);
   }
 
   /** Turns whatever the attempt threw into a typed, redacted failure. */
   classify(error: unknown): Failure {
     const { provider } = this.#call;
+    // The deadline covers the whole call: once it passed, no retry may start.
+    if (this.#timedOut === "deadline")
+      return new Failure(new CallDeadlineError(provider, this.#deadlineMs), false);
+    // A body over its cap would be as large the next time.
+    if (error instanceof ResponseTooLargeError) return new Failure(error, false);
     if (this.#timedOut === "request")
       return new Failure(new RequestTimeoutError(provider, this.#timeoutMs), true);
     if (this.#timedOut === "stream_idle")
@@ -119,7 +133,7 @@ export class Attempt {
     );
   }
 
-  #expire(kind: "request" | "stream_idle"): void {
+  #expire(kind: "request" | "stream_idle" | "deadline"): void {
     this.#timedOut = kind;
     this.#controller.abort(new Error(`${kind} timeout`));
   }

@@ -9,6 +9,18 @@ export interface HttpOptions {
   timeoutMs?: number;
   /** Longest silence allowed between two chunks of a stream. */
   streamIdleTimeoutMs?: number;
+  /**
+   * Total time one model call may take: every attempt, the waits between them and the whole body
+   * or stream (default `DEFAULT_DEADLINE_MS`, 15 minutes). Past it the call ends in a
+   * `CallDeadlineError`, however busy the stream still is.
+   */
+  deadlineMs?: number;
+  /** Most bytes one streamed answer may send (default 64 MiB); more is a `ResponseTooLargeError`. */
+  maxStreamBytes?: number;
+  /** Most bytes of a non-streamed answer (default 8 MiB); more is a `ResponseTooLargeError`. */
+  maxResponseBytes?: number;
+  /** Most bytes of an error response's body (default 64 KiB); more is a `ResponseTooLargeError`. */
+  maxErrorBodyBytes?: number;
   /** The fetch to use; Node's global one by default. */
   fetch?: typeof globalThis.fetch;
 }
@@ -17,6 +29,33 @@ export interface HttpOptions {
 export const DEFAULT_TIMEOUT_MS = 600_000;
 /** Default stream idle timeout: 2 minutes without a byte. */
 export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 120_000;
+
+/** Default total deadline of one model call: 15 minutes, retries and the whole stream included. */
+export const DEFAULT_DEADLINE_MS = 900_000;
+/** Default cap on one streamed answer: 64 MiB (a 128k-token answer is about 30 MB of SSE). */
+export const DEFAULT_MAX_STREAM_BYTES = 64 * 1024 * 1024;
+/** Default cap on a non-streamed answer: 8 MiB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+/** Default cap on an error body: 64 KiB (only its first 500 characters are ever shown). */
+export const DEFAULT_MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** The caps of `HttpOptions`, defaults filled in. */
+export interface Bounds {
+  deadlineMs: number;
+  maxStreamBytes: number;
+  maxResponseBytes: number;
+  maxErrorBodyBytes: number;
+}
+
+/** `options`' caps with the defaults for those it leaves unset. */
+export function boundsOf(options: HttpOptions): Bounds {
+  return {
+    deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
+    maxStreamBytes: options.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES,
+    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    maxErrorBodyBytes: options.maxErrorBodyBytes ?? DEFAULT_MAX_ERROR_BODY_BYTES,
+  };
+}
 
 /** One JSON POST a provider wants made. */
 export interface HttpCall {

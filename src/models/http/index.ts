@@ -11,6 +11,10 @@ export {
 } from "./retry.js";
 export { MAX_EVENT_CHARS, readEvents, type SseEvent, type SseHandler } from "./sse.js";
 export {
+  DEFAULT_DEADLINE_MS,
+  DEFAULT_MAX_ERROR_BODY_BYTES,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_MAX_STREAM_BYTES,
   DEFAULT_STREAM_IDLE_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,
   type HttpCall,

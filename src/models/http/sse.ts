@@ -19,12 +19,13 @@ export class SseFormatError extends Error {}
 /**
  * Reads `body` as an event stream into `onEvent`. Resolves `true` when the handler declared the
  * stream complete (the rest is cancelled), `false` when the server simply ended it. `onChunk` runs
- * on every chunk that arrives (the transport uses it to reset its idle timer).
+ * on every chunk that arrives with its size in bytes (the transport resets its idle timer and
+ * counts the stream against its cap; what it throws ends the reading).
  */
 export async function readEvents(
   body: ReadableStream<Uint8Array>,
   onEvent: SseHandler,
-  hooks: { onChunk?: () => void } = {},
+  hooks: { onChunk?: (bytes: number) => void } = {},
 ): Promise<boolean> {
   let stopped = false;
   let overflow: Error | undefined;
@@ -54,7 +55,7 @@ export async function readEvents(
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      hooks.onChunk?.();
+      hooks.onChunk?.(value.byteLength);
       feed(decoder.decode(value, { stream: true }));
       if (overflow) throw new SseFormatError(`an event was larger than ${MAX_EVENT_CHARS} characters`);
       if (stopped) return true;

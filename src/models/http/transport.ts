@@ -1,8 +1,23 @@
 import type { GlassloopError } from "../../errors.js";
-import { errorFields, errorForStatus, ProviderError, ProviderProtocolError } from "../errors.js";
+import {
+  CallDeadlineError,
+  errorFields,
+  errorForStatus,
+  ProviderError,
+  ProviderProtocolError,
+  ResponseTooLargeError,
+} from "../errors.js";
 import type { ModelDelta } from "../model.js";
 import { Attempt, Failure } from "./attempt.js";
-import type { HttpCall, HttpOptions, JsonReply, StreamEnd } from "./call.js";
+import { readCapped } from "./body.js";
+import {
+  type Bounds,
+  boundsOf,
+  type HttpCall,
+  type HttpOptions,
+  type JsonReply,
+  type StreamEnd,
+} from "./call.js";
 import { mergeHeaders } from "./headers.js";
 import { redact, urlSecrets } from "./redact.js";
 import { DEFAULT_RETRY, isRetryableStatus, type RetryPolicy, retryAfterMs, sleep } from "./retry.js";
@@ -10,6 +25,10 @@ import { readEvents, SseFormatError, type SseHandler } from "./sse.js";
 import { splitUserinfo, withBasicAuth } from "./url.js";
 
 export {
+  DEFAULT_DEADLINE_MS,
+  DEFAULT_MAX_ERROR_BODY_BYTES,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_MAX_STREAM_BYTES,
   DEFAULT_STREAM_IDLE_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,
   type HttpCall,
@@ -21,8 +40,8 @@ export {
 /** POSTs `call.body` and returns the parsed JSON answer, with retries, timeouts and typed errors. */
 export function postJson(given: HttpCall, options: HttpOptions = {}): Promise<JsonReply> {
   const call = withUrlSecrets(given);
-  return send(call, options, "application/json", async (response, attempt) => {
-    const text = await response.text();
+  return send(call, options, "application/json", async (response, attempt, bounds) => {
+    const text = await readCapped(response, bounds.maxResponseBytes, "body", call.provider);
     attempt.requestDone();
     try {
       return { status: response.status, headers: response.headers, body: JSON.parse(text) as unknown };
@@ -55,11 +74,11 @@ export function postEvents(
   options: HttpOptions = {},
 ): Promise<StreamEnd> {
   const call = withUrlSecrets(given);
-  return send(call, options, "text/event-stream", async (response, attempt) => {
+  return send(call, options, "text/event-stream", async (response, attempt, bounds) => {
     const type = response.headers.get("content-type") ?? "";
     if (type.includes("application/json")) {
       // The server answered the streaming request with one JSON body: an error, or no streaming.
-      const text = await response.text();
+      const text = await readCapped(response, bounds.maxResponseBytes, "body", call.provider);
       const body = parseOrUndefined(redact(text, call.secrets ?? []));
       const init = { provider: call.provider, status: response.status, excerpt: excerptOf(text, call), body };
       const fields = errorFields(body);
@@ -73,8 +92,19 @@ export function postEvents(
       attempt.delivered();
       call.observer.onDelta?.(delta);
     });
+    let received = 0;
+    const onChunk = (bytes: number) => {
+      attempt.alive();
+      received += bytes;
+      // Keep-alive comments and deltas alike count: no stream may grow without end.
+      if (received > bounds.maxStreamBytes)
+        throw new ResponseTooLargeError("stream", bounds.maxStreamBytes, {
+          provider: call.provider,
+          status: response.status,
+        });
+    };
     try {
-      const complete = await readEvents(response.body, onEvent, { onChunk: () => attempt.alive() });
+      const complete = await readEvents(response.body, onEvent, { onChunk });
       return { complete, headers: response.headers };
     } catch (error) {
       if (error instanceof SseFormatError)
@@ -92,10 +122,12 @@ function withUrlSecrets(call: HttpCall): HttpCall {
   return inUrl.length === 0 ? call : { ...call, secrets: [...(call.secrets ?? []), ...inUrl] };
 }
 
-type Reader<T> = (response: Response, attempt: Attempt) => Promise<T>;
+type Reader<T> = (response: Response, attempt: Attempt, bounds: Bounds) => Promise<T>;
 
 async function send<T>(call: HttpCall, options: HttpOptions, accept: string, read: Reader<T>): Promise<T> {
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
+  const bounds = boundsOf(options);
+  const deadlineAt = performance.now() + bounds.deadlineMs;
   const doFetch = options.fetch ?? globalThis.fetch;
   const text = JSON.stringify(call.body);
   const secrets = call.secrets ?? [];
@@ -110,7 +142,9 @@ async function send<T>(call: HttpCall, options: HttpOptions, accept: string, rea
   );
   for (let n = 1; ; n++) {
     if (call.signal.aborted) throw call.signal.reason;
-    const attempt = new Attempt(call, options);
+    const remainingMs = deadlineAt - performance.now();
+    if (remainingMs <= 0) throw new CallDeadlineError(call.provider, bounds.deadlineMs);
+    const attempt = new Attempt(call, options, { deadlineMs: bounds.deadlineMs, remainingMs });
     let failure: Failure;
     try {
       call.observer.onRequest({ body: call.body, url: shownUrl, attempt: n });
@@ -120,8 +154,8 @@ async function send<T>(call: HttpCall, options: HttpOptions, accept: string, rea
         body: text,
         signal: attempt.signal,
       });
-      if (!response.ok) throw await failureOf(response, call, attempt);
-      return await read(response, attempt);
+      if (!response.ok) throw await failureOf(response, call, attempt, bounds);
+      return await read(response, attempt, bounds);
     } catch (error) {
       if (call.signal.aborted) throw call.signal.reason;
       failure = error instanceof Failure ? error : attempt.classify(error);
@@ -129,17 +163,26 @@ async function send<T>(call: HttpCall, options: HttpOptions, accept: string, rea
       attempt.dispose();
     }
     const delayMs = failure.waitBefore(n, policy, attempt.hasDelivered);
-    if (delayMs === undefined) throw scrub(failure.error, secrets);
+    // A retry that could not begin before the deadline is no retry: the failure stands.
+    if (delayMs === undefined || performance.now() + delayMs >= deadlineAt)
+      throw scrub(failure.error, secrets);
     call.observer.onRetry?.({ attempt: n + 1, delayMs, error: redact(failure.error.message, secrets) });
     await sleep(delayMs, call.signal);
   }
 }
 
-async function failureOf(response: Response, call: HttpCall, attempt: Attempt): Promise<Failure> {
+async function failureOf(
+  response: Response,
+  call: HttpCall,
+  attempt: Attempt,
+  bounds: Bounds,
+): Promise<Failure> {
   let text = "";
   try {
-    text = await response.text();
-  } catch {
+    text = await readCapped(response, bounds.maxErrorBodyBytes, "error_body", call.provider);
+  } catch (error) {
+    // An error body over its cap is refused, and never retried: each retry would cost as much.
+    if (error instanceof ResponseTooLargeError) return new Failure(error, false);
     // The status alone still tells what happened; a body that fails to arrive adds nothing.
   }
   attempt.requestDone();
