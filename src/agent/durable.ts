@@ -1,5 +1,6 @@
 import type { ToolOutcome } from "../environment/environment.js";
 import type { AssistantMessage, Message, ToolCall } from "../memory/messages.js";
+import type { FinishReason } from "../models/model.js";
 import type { PendingCall, RunEnd, RunProgress, Store, StoredOutcome } from "../store/store.js";
 import { lastAssistant } from "./assistant-message.js";
 import type { RunState } from "./run-state.js";
@@ -20,6 +21,8 @@ export class DurableRun {
   #calls = new Map<string, PendingCall>();
   #known = new Map<string, KnownOutcome>();
   #writes: Promise<void> = Promise.resolve();
+  /** The latest answer and its finish reason, kept in progress while it is the last assistant message. */
+  #answer: { turn: AssistantMessage; finishReason: FinishReason } | undefined;
 
   constructor(store: Store, runId: string, persisted: number) {
     this.store = store;
@@ -39,6 +42,12 @@ export class DurableRun {
     const outcome = this.#known.get(call.id);
     if (outcome) this.#known.delete(call.id);
     return outcome;
+  }
+
+  /** A model answer was added to the transcript: checkpoints it with its finish reason. */
+  answered(state: RunState<unknown>, turn: AssistantMessage, finishReason: FinishReason): Promise<void> {
+    this.#answer = { turn, finishReason };
+    return this.checkpoint(state);
   }
 
   /** Writes the transcript, usage and pending calls as they are now. */
@@ -128,9 +137,11 @@ export class DurableRun {
     const pending: PendingCall[] = (turn?.toolCalls ?? [])
       .filter((c) => !answered.has(c.id))
       .map((c) => this.#calls.get(c.id) ?? { call: c, state: "queued" });
+    const answer = this.#answer?.turn === turn ? this.#answer : undefined;
     return {
       pending,
       ...(state.guard && { guard: state.guard.save() }),
+      ...(answer && { finishReason: answer.finishReason }),
     };
   }
 

@@ -1,5 +1,6 @@
 import { GlassloopError, ModelBehaviorError, RunError } from "../errors.js";
-import type { FinishReason, ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
+import type { ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
+import { decideAnswer } from "./answer.js";
 import { ApprovalRequiredError } from "./approval.js";
 import { toAssistantMessage } from "./assistant-message.js";
 import { LIMIT_DEFAULTS } from "./budget.js";
@@ -40,18 +41,6 @@ export interface LoopOutcome {
   /** `text` for a plain answer, otherwise the name of the tool that ended the run. */
   finishedBy: string;
 }
-
-/** Feedback for a text answer the provider did not let the model finish. */
-const CUT_OFF: Partial<Record<FinishReason, { feedback: string; detail: string }>> = {
-  length: {
-    feedback: "Your answer was cut off at the output token limit. Answer again, more briefly.",
-    detail: "its answer was cut off at the output token limit",
-  },
-  content_filter: {
-    feedback: "Your answer was stopped by the provider's content filter. Answer again differently.",
-    detail: "its answer was stopped by the content filter",
-  },
-};
 
 /** What one step (or a resumed run's interrupted turn) came to. */
 export type StepResult =
@@ -149,26 +138,16 @@ async function runStep(
     const response = await modelAnswer(state, settings, step);
     const assistant = toAssistantMessage(response, step, state.messages);
     state.messages.push(assistant);
-    if (state.durable) await state.durable.checkpoint(state);
+    if (state.durable) await state.durable.answered(state, assistant, response.finishReason);
     const breach = budget.afterModelCall();
     if (breach) throw budgetError(state, breach);
-    if (!assistant.toolCalls) {
-      // A turn without calls breaks a run of repeats: only consecutive turns count.
-      state.guard?.nextTurn();
-      // A text cut off by the token limit or a filter is not an answer the run may report.
-      const cut = CUT_OFF[response.finishReason];
-      if (cut) {
-        state.messages.push({ role: "user", content: cut.feedback });
-        return { kind: "next", unusable: cut.detail };
-      }
-      if (settings.endTools.length === 0)
-        return { kind: "done", outcome: { output: response.text, finishedBy: "text" } };
-      state.messages.push({ role: "user", content: settings.textNotAllowed });
-      return { kind: "next", unusable: "it answered with text where a tool call must end the run" };
-    }
-    const turn = await runTurn(state, step, assistant.toolCalls);
+    // Text, or a cut-off ending: decided here and on resume by the same code (answer.ts).
+    const decided = decideAnswer(state, settings, step, assistant, response.finishReason);
+    if (decided) return decided;
+    const calls = assistant.toolCalls ?? [];
+    const turn = await runTurn(state, step, calls);
     if (settings.plan) {
-      for (const call of assistant.toolCalls) {
+      for (const call of calls) {
         const steps = planSteps(call);
         if (steps) state.emit({ type: "plan", step, steps, revision: nextRevision() });
       }

@@ -1,5 +1,6 @@
 import { ConfigError } from "../errors.js";
 import type { StoredRun } from "../store/store.js";
+import { decideAnswer } from "./answer.js";
 import { lastAssistant } from "./assistant-message.js";
 import type { KnownOutcome } from "./durable.js";
 import type { LoopSettings, StepResult } from "./loop.js";
@@ -28,8 +29,17 @@ export function resumeHook(
     const lastStep = stored.usage.steps.at(-1)?.step ?? 0;
     const turn = lastAssistant(state.messages);
     const pending = stored.progress.pending;
+    const ids = new Set(pending.map((p) => p.call.id));
+    // The crash came after an answer was checkpointed but before the run acted on it (or, for a
+    // text answer, before it was marked done): decided by the live loop's own code.
+    const unanswered =
+      turn !== undefined && (turn.toolCalls?.length ? pending.length > 0 : state.messages.at(-1) === turn);
+    if (turn && unanswered) {
+      const open = (turn.toolCalls ?? []).filter((c) => ids.has(c.id));
+      const decided = decideAnswer(state, settings, lastStep, turn, stored.progress.finishReason, open);
+      if (decided) return { result: decided, step: lastStep };
+    }
     if (turn?.toolCalls && pending.length > 0) {
-      const ids = new Set(pending.map((p) => p.call.id));
       const known = new Map<string, KnownOutcome>();
       for (const p of pending) {
         if (p.state === "done" && p.outcome) {
@@ -56,19 +66,6 @@ export function resumeHook(
           ? { kind: "done", outcome: { output: result.output, finishedBy: result.toolName } }
           : { kind: "next", failed: result.failed, ...(result.unusable && { unusable: result.detail }) };
       return { result: step, step: lastStep };
-    }
-    // The crash came after a text answer was checkpointed but before the run was marked done.
-    if (state.messages.at(-1) === turn && turn && !turn.toolCalls?.length) {
-      if (settings.endTools.length === 0)
-        return {
-          result: { kind: "done", outcome: { output: turn.content, finishedBy: "text" } },
-          step: lastStep,
-        };
-      state.messages.push({ role: "user", content: settings.textNotAllowed });
-      return {
-        result: { kind: "next", unusable: "it answered with text where a tool call must end the run" },
-        step: lastStep,
-      };
     }
     return { step: lastStep + 1 };
   };

@@ -6,6 +6,7 @@
 import type { ToolOutcomeStatus } from "../agent/events.js";
 import type { RunUsage } from "../agent/usage.js";
 import type { Message, ToolCall } from "../memory/messages.js";
+import type { FinishReason } from "../models/model.js";
 
 /** Where a stored run stands. `running` and `awaiting_approval` can be resumed; the rest ended. */
 export type StoredRunStatus =
@@ -53,6 +54,11 @@ export interface RunProgress {
   pending: PendingCall[];
   /** The repeated-call guard's memory of the previous turn. */
   guard?: unknown;
+  /**
+   * The finish reason of the last assistant message's model response, so a resumed run decides a
+   * stored answer (a cut-off one included) as the live loop would have.
+   */
+  finishReason?: FinishReason;
 }
 
 /**
