@@ -65,6 +65,7 @@ export {
   type TokenEncoding,
 } from "./memory/tokens.js";
 export { fitWindow, WindowMemory, type WindowMemoryOptions } from "./memory/window-memory.js";
+export { ANTHROPIC_CACHE_DEFAULT, type AnthropicCachePolicy } from "./models/anthropic/cache.js";
 export {
   ANTHROPIC_DEFAULT_BASE_URL,
   ANTHROPIC_DEFAULT_MAX_TOKENS,
@@ -105,6 +106,12 @@ export {
   OPENAI_TOOL_CALL_IDS,
   type OpenAIQuirks,
 } from "./models/openai/quirks.js";
+export {
+  OPENAI_RESPONSES_DEFAULT_BASE_URL,
+  OpenAIResponsesModel,
+  type OpenAIResponsesOptions,
+  openaiResponses,
+} from "./models/openai-responses/index.js";
 export {
   deepseek,
   groq,

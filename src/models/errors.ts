@@ -159,9 +159,9 @@ const OVERFLOW_CODES = new Set([
   "request_too_large",
 ]);
 
-// Phrases providers use for an over-long prompt (OpenAI, Anthropic, vLLM, llama.cpp, Mistral, Groq).
+// Phrases providers use for an over-long prompt (OpenAI, Anthropic, Gemini, vLLM, llama.cpp, Mistral, Groq).
 const OVERFLOW_TEXT =
-  /prompt is too long|maximum context length|context[ _]length|context window|exceeds? (?:the )?(?:available )?context|too many tokens|reduce the length of the messages/i;
+  /prompt is too long|maximum context length|context[ _]length|context window|exceeds? (?:the )?(?:available )?context|too many tokens|reduce the length of the messages|exceeds the maximum number of tokens/i;
 
 /** The `{ error: { type, code, message } }` fields OpenAI- and Anthropic-style bodies share. */
 export interface ErrorFields {
