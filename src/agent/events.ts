@@ -49,7 +49,10 @@ export interface ModelRequestEvent extends EventBase {
 export interface ModelRetryEvent extends EventBase {
   type: "model_retry";
   step: number;
+  /** The number of the attempt about to be made (2 for the first retry). */
   attempt: number;
+  /** The most attempts the model's retry policy allows, when it says. */
+  maxAttempts?: number;
   delayMs: number;
   error: string;
 }

@@ -578,10 +578,10 @@ function violations(o: Observed): string[] {
   const { maxSteps, maxToolCalls } = s.limits;
   if (maxSteps !== undefined && usage.requests > maxSteps)
     problems.push(`${usage.requests} requests > maxSteps`);
-  // A request that failed or was cut off has no response and is not counted in usage.
+  // Every request sent counts in usage, a failed or cut-off one too (issue 11 item 17).
   const count = (type: AgentEvent["type"]) => events.filter((e) => e.type === type).length;
   if (count("model_request") !== model.requests.length) problems.push("model_request events ≠ requests sent");
-  if (count("model_response") !== usage.requests) problems.push("model_response events ≠ usage.requests");
+  if (count("model_request") !== usage.requests) problems.push("model_request events ≠ usage.requests");
   const ran = Object.values(vault.runs).reduce((a, b) => a + b, 0);
   // The built-in final_result tool counts in usage but not in the vault.
   const finals = events.filter((e) => e.type === "tool_call" && e.toolName === "final_result").length;

@@ -30,17 +30,37 @@ export async function callModel(
   if (settings.maxOutputTokens !== undefined) request.maxOutputTokens = settings.maxOutputTokens;
   if (settings.temperature !== undefined) request.temperature = settings.temperature;
   request.signal = signal;
-  const generation = model.generate(request as ModelRequest, callObserver(state, step, model.id));
+  const sent = { count: 0 };
+  const generation = model.generate(
+    request as ModelRequest,
+    countingRequests(callObserver(state, step, model.id), sent),
+  );
   let response: ModelResponse;
   try {
     // Raced with the signal so a model that ignores it still cannot hold the run.
     response = await raceAbort(generation, signal);
   } catch (error) {
     generation.catch(() => {});
+    // Attempts that failed were requests all the same: `3 requests` after three refused
+    // connections, not 0. A model that reports no attempt made one.
+    state.meter.addRequests(Math.max(1, sent.count));
     throw callError(state, error);
   }
+  // The answer counts one request; the attempts retried before it count too.
+  if (sent.count > 1) state.meter.addRequests(sent.count - 1);
   recordResponse(state, step, response, started);
   return response;
+}
+
+/** `observer`, counting in `sent` each request the model reports sending (one per attempt). */
+function countingRequests(observer: ModelObserver, sent: { count: number }): ModelObserver {
+  return {
+    ...observer,
+    onRequest(wire) {
+      sent.count++;
+      observer.onRequest(wire);
+    },
+  };
 }
 
 /**
@@ -70,8 +90,15 @@ export function callObserver(
         ...(purpose !== undefined && { purpose }),
       });
     },
-    onRetry({ attempt, delayMs, error }) {
-      emit({ type: "model_retry", step, attempt, delayMs, error });
+    onRetry({ attempt, maxAttempts, delayMs, error }) {
+      emit({
+        type: "model_retry",
+        step,
+        attempt,
+        ...(maxAttempts !== undefined && { maxAttempts }),
+        delayMs,
+        error,
+      });
     },
     onReasoningDropped({ count, from }) {
       emit({ type: "reasoning_dropped", step, count, from });

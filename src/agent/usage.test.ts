@@ -117,7 +117,8 @@ describe("usage", () => {
     const error = await new Agent({ model, tools: [probe] }).run("go").catch((e: unknown) => e);
     expect(error).toMatchObject({
       code: "model_error",
-      usage: { requests: 1, inputTokens: 10, toolCalls: 1 },
+      // The failed second request counts too (issue 11 item 17).
+      usage: { requests: 2, inputTokens: 10, toolCalls: 1 },
     });
   });
 });

@@ -18,6 +18,7 @@ export interface StepUsage {
 
 /** Usage of a whole run: totals plus one entry per step. */
 export interface RunUsage {
+  /** Requests sent to models: every attempt, the failed and the retried ones included. */
   requests: number;
   inputTokens: number;
   outputTokens: number;
@@ -120,6 +121,11 @@ export class UsageMeter {
       step.costUsd = (step.costUsd ?? 0) + cost;
       this.#usage.costUsd = (this.#usage.costUsd ?? 0) + cost;
     }
+  }
+
+  /** Requests that brought no answer of their own: failed attempts, retried or final. */
+  addRequests(count: number): void {
+    this.#usage.requests += count;
   }
 
   addToolCall(): void {

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { packageRoot } from "../package-root.js";
 import { type CliIO, EXIT, UsageError } from "./command.js";
 import { COMMANDS } from "./commands.js";
-import { exitCodeFor, formatError } from "./failure.js";
+import { exitCodeFor, formatError, redactorFor } from "./failure.js";
+import { jsonError, wantsJson } from "./json-output.js";
 
 const HELP = `glassloop: an agent runtime you can see through.
 
@@ -46,6 +47,11 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     }
     return await command.run(rest, io);
   } catch (error) {
+    // `--json` promises one JSON object on stdout for every outcome, bad usage included.
+    if (wantsJson(rest)) {
+      io.stdout.write(`${redactorFor(io.env).stringify(jsonError(error, io.env))}\n`);
+      return exitCodeFor(error);
+    }
     const hint = error instanceof UsageError ? `\nRun "glassloop ${name} --help" for usage.` : "";
     io.stderr.write(`glassloop ${name}: ${formatError(error, io.env)}${hint}\n`);
     return exitCodeFor(error);

@@ -17,8 +17,11 @@ export interface Command {
   run(args: string[], io: CliIO): Promise<number>;
 }
 
-/** Exit codes: 0 done, 1 the run failed (budget, loop, provider), 2 bad usage or configuration. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+/**
+ * Exit codes: 0 done, 1 the run failed (budget, loop, provider), 2 bad usage or configuration,
+ * 130 stopped with Ctrl-C (128 + SIGINT, the shell's convention).
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
 
 /** Bad command-line usage (unknown option, missing task, bad number); exits 2 with a hint. */
 export class UsageError extends GlassloopError {

@@ -33,6 +33,8 @@ const NO_MODEL_HELP = `no model is configured or reachable. Any one of these wor
       export OPENAI_API_KEY=sk-...
   - a model by name: --model provider:model (e.g. --model openai:gpt-4o-mini),
       or GLASSLOOP_MODEL=provider:model, or "model" in glassloop.config.json
+  - a local OpenAI-compatible server (llama-server, vLLM, LM Studio): its URL and a model name,
+      OPENAI_BASE_URL=http://127.0.0.1:8080/v1 glassloop run --model openai:<model> "..."
   - Ollama on this machine: "ollama serve" and "ollama pull llama3.2" (OLLAMA_HOST if not 127.0.0.1:11434)
   - a local GGUF file: --model local:/path/to/model.gguf (needs: npm i -E node-llama-cpp@3.21.1),
       or GLASSLOOP_LOCAL_MODEL=/path/to/model.gguf, or local:hf:<user>/<repo>/<file>.gguf to download one

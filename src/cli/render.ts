@@ -57,6 +57,17 @@ export class RunRenderer {
       case "step_start":
         this.#spinner.start("thinking…");
         return;
+      case "model_retry": {
+        // Shown as it happens: a run that waits on a retry must not look hung.
+        this.#spinner.stop();
+        const of = event.maxAttempts === undefined ? "" : `/${event.maxAttempts}`;
+        p.note(
+          s.yellow(`  ↻ retrying in ${(event.delayMs / 1000).toFixed(1)} s (${event.attempt}${of}): `) +
+            oneLine(event.error),
+        );
+        this.#spinner.start("thinking…");
+        return;
+      }
       case "text_delta":
         this.#spinner.stop();
         this.#streamedSteps.add(event.step);

@@ -1,8 +1,10 @@
-import { join, resolve } from "node:path";
+import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { Agent } from "../agent/agent.js";
 import type { Limits } from "../agent/budget.js";
 import type { Model } from "../models/model.js";
 import { resolveModel } from "../models/resolve.js";
+import { RunNotResumableError } from "../store/errors.js";
 import { redactingStore } from "../store/redacting-store.js";
 import { SqliteStore } from "../store/sqlite-store.js";
 import type { Store } from "../store/store.js";
@@ -56,6 +58,10 @@ export interface Prepared {
   config: CliConfig;
   toolNames: string[];
   tracer?: TraceWriter;
+  /** Why the default trace is not written, when it cannot be. */
+  traceProblem?: string;
+  /** Writes of the trace that failed during the run (filled as they happen). */
+  traceFailures: string[];
 }
 
 /**
@@ -89,6 +95,16 @@ export async function prepareAgent(
   }
   // A resumed run goes on with the model it was started with and every built-in tool it used.
   const resumed = needs.resume === undefined ? undefined : await (store as Store).loadRun(needs.resume);
+  // Said before the model is resolved: a finished run needs no key, and a missing one is not why
+  // it cannot go on.
+  if (resumed && !RESUMABLE.has(resumed.status)) {
+    throw new RunNotResumableError(
+      (store as Store).location,
+      resumed.runId,
+      resumed.status,
+      `it already ended (${resumed.status}). Start a new run instead.`,
+    );
+  }
   const names = [
     ...new Set([...parseToolNames(flags.tools, config), ...(resumed ? builtinsUsed(resumed.messages) : [])]),
   ];
@@ -112,12 +128,25 @@ export async function prepareAgent(
     ...(store && { store }),
   });
   // Every run is traced (redacted) unless asked not to, so `glassloop trace list|view` shows it.
-  const tracer = flags["no-trace"]
-    ? undefined
-    : new TraceWriter({
-        ...(flags.trace ? { file: resolve(io.cwd, flags.trace) } : { dir: join(io.cwd, DEFAULT_TRACE_DIR) }),
+  // A trace that cannot be written is never silent: a --trace the user named fails the command
+  // before the run; the default one lets the run go on and says so.
+  let traceProblem: string | undefined;
+  const traceFailures: string[] = [];
+  let tracer: TraceWriter | undefined;
+  if (!flags["no-trace"]) {
+    const target = flags.trace
+      ? traceTarget(resolve(io.cwd, flags.trace), flags.trace.endsWith("/"))
+      : ({ dir: join(io.cwd, DEFAULT_TRACE_DIR) } as const);
+    const problem = unwritable(target);
+    if (problem && flags.trace) throw new UsageError(`--trace ${problem}`);
+    if (problem) traceProblem = problem;
+    else
+      tracer = new TraceWriter({
+        ...target,
         redaction: { env: io.env },
+        onError: (error, path) => traceFailures.push(`cannot write ${path}: ${error.message}`),
       });
+  }
   return {
     agent,
     model,
@@ -127,7 +156,36 @@ export async function prepareAgent(
     ...(store && { store }),
     ...(storeProblem && { storeProblem }),
     ...(tracer && { tracer }),
+    ...(traceProblem && { traceProblem }),
+    traceFailures,
   };
+}
+
+const RESUMABLE = new Set(["running", "awaiting_approval"]);
+
+/** A directory (an existing one, or a path ending in `/`) gets `<dir>/<runId>.jsonl`; anything else is the file. */
+function traceTarget(path: string, isDir: boolean): { dir: string } | { file: string } {
+  if (isDir) return { dir: path };
+  try {
+    if (statSync(path).isDirectory()) return { dir: path };
+  } catch {
+    // Not there yet: a file to create.
+  }
+  return { file: path };
+}
+
+/** Why the trace target cannot be written, or undefined when it can (its directory is made here). */
+function unwritable(target: { dir: string } | { file: string }): string | undefined {
+  const dir = "dir" in target ? target.dir : dirname(target.file);
+  const shown = "dir" in target ? target.dir : target.file;
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+    if ("file" in target && existsSync(target.file)) accessSync(target.file, constants.W_OK);
+    return undefined;
+  } catch (error) {
+    return `cannot write the trace ${shown}: ${(error as Error).message}`;
+  }
 }
 
 function positive(text: string, flag: string, whole: boolean): number {

@@ -4,6 +4,8 @@ import type { CliIO } from "./command.js";
 export interface Style {
   readonly color: boolean;
   readonly interactive: boolean;
+  /** Whether a spinner may animate: a terminal, and NO_COLOR unset (docs/cli.md promises it). */
+  readonly spinner: boolean;
   dim(text: string): string;
   bold(text: string): string;
   red(text: string): string;
@@ -25,11 +27,14 @@ const codes = {
 export function styleFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): Style {
   const interactive = stream.isTTY === true && env.TERM !== "dumb";
   const color = interactive && !env.NO_COLOR;
+  // NO_COLOR users ask for plain output; a spinner's redrawn line is the least plain of all.
+  const spinner = color;
   const paint = ([open, close]: number[]) =>
     color ? (text: string) => `\u001b[${open}m${text}\u001b[${close}m` : (text: string) => text;
   return {
     color,
     interactive,
+    spinner,
     dim: paint(codes.dim),
     bold: paint(codes.bold),
     red: paint(codes.red),
@@ -53,7 +58,7 @@ export class Spinner {
   ) {}
 
   start(label: string): void {
-    if (!this.style.interactive) return;
+    if (!this.style.spinner) return;
     this.stop();
     this.#label = label;
     this.#draw();

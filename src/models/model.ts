@@ -68,7 +68,8 @@ export interface ModelObserver {
   /** Called with the exact body right before it is sent (again on every retry). */
   onRequest(wire: { body: unknown; url?: string; attempt: number }): void;
   onDelta?(delta: ModelDelta): void;
-  onRetry?(info: { attempt: number; delayMs: number; error: string }): void;
+  /** A failed attempt will be retried: `attempt` is the next one's number, of at most `maxAttempts`. */
+  onRetry?(info: { attempt: number; maxAttempts?: number; delayMs: number; error: string }): void;
   /**
    * Called before sending when the request leaves out reasoning another provider produced (it
    * cannot read it): `count` parts, made by the providers in `from`.

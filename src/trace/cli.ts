@@ -131,6 +131,10 @@ async function replay(args: string[], io: CliIO): Promise<number> {
     throw new UsageError("a fork needs both --from-step <n> and --model <provider:model>", "trace");
   }
   const { replayTrace } = await import("./replay.js");
+  // The fork's live model is named like `run --model`: the same providers, the command's env.
+  await import("../cli/providers.js");
+  const { resolveModel } = await import("../models/resolve.js");
+  const live = values.model === undefined ? undefined : resolveModel(values.model, io.env);
   const ref = resolveRef(file, io);
   const hash = ref.lastIndexOf("#");
   const all = readTraceEvents(hash > 0 ? ref.slice(0, hash) : ref);
@@ -146,7 +150,7 @@ async function replay(args: string[], io: CliIO): Promise<number> {
     trace: ref,
     agent,
     ...(fromStep !== undefined && { fromStep }),
-    ...(values.model !== undefined && { model: values.model }),
+    ...(live !== undefined && { model: live }),
     ...(writer && { onEvent: writer.onEvent }),
   });
   writer?.close();

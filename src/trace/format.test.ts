@@ -47,7 +47,7 @@ describe("trace show and list", () => {
     );
     expect(text).toContain("input: Add 200 and 10, then multiply the result by 2.");
     expect(text).toMatch(/budget: steps 3\/10 \(30%\) · tokens 518\/5,000 \(10%\)/);
-    expect(text).toContain("  prompt: first request (1 messages, 2 tools)");
+    expect(text).toContain("  prompt: first request (1 message, 2 tools)");
     expect(text).toContain('  → add {"a":200,"b":10}  ok');
     expect(text).toContain("    + messages[1] (assistant: 1 tool call(s))");
     expect(text).toContain("    + messages[2] (tool: 210)");

@@ -7,7 +7,8 @@ export function formatRunList(runs: readonly RunSummary[]): string {
   const rows = runs.map((r) => [
     r.runId,
     new Date(r.startedAt).toISOString().replace("T", " ").slice(0, 19),
-    r.status + (r.errorCode ? ` (${r.errorCode})` : ""),
+    // `budget_exceeded (budget_exceeded)` says nothing twice: the code only when it adds something.
+    r.status + (r.errorCode && r.errorCode !== r.status ? ` (${r.errorCode})` : ""),
     r.model,
     String(r.steps),
     formatInt(r.inputTokens + r.outputTokens),
@@ -27,7 +28,7 @@ export function formatRun(run: RunView, options: { file?: string } = {}): string
       run.runId,
       run.model,
       run.status.toUpperCase(),
-      `${run.steps.filter((s) => s.step > 0).length} steps`,
+      countOf(run.steps.filter((s) => s.step > 0).length, "step"),
       tokens === undefined
         ? undefined
         : `${formatInt(tokens)} tokens (${usage?.inputTokens} in / ${usage?.outputTokens} out)`,
@@ -126,9 +127,14 @@ function describeBody(body: unknown): string {
   const parts: string[] = [];
   for (const key of ["messages", "contents", "input", "tools"]) {
     const v = b[key];
-    if (Array.isArray(v)) parts.push(`${v.length} ${key}`);
+    if (Array.isArray(v)) parts.push(countOf(v.length, key.replace(/s$/, "")));
   }
   return parts.join(", ") || `${Object.keys(b).length} fields`;
+}
+
+/** `1 message`, `2 messages`: `word` is the singular. */
+function countOf(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 /** `1.2 s`, `340 ms`. */

@@ -235,13 +235,14 @@ describe("glassloop run, end to end against a local OpenAI-compatible server", (
 });
 
 describe("glassloop run on a terminal", () => {
-  it("Ctrl-C stops the run promptly with exit 1", async () => {
+  // Exit 130, not 1: issue 11 item 22 (the shell's convention for an interrupted program).
+  it("Ctrl-C stops the run promptly with exit 130", async () => {
     wire.server.enqueue(chatSse({ text: "too late", delayMs: 20_000 }));
     const pty = spawnPty(cliArgv("run", "Tell me a long story"), { cwd: tempCwd(), env: env() });
     while (wire.server.requests.length < 1) await new Promise((r) => setTimeout(r, 20));
     const started = Date.now();
     pty.write("\u0003");
-    expect(await pty.exited).toBe(1);
+    expect(await pty.exited).toBe(130);
     expect(Date.now() - started).toBeLessThan(3000);
     expect(pty.output).toContain("✗ run failed: The run was aborted");
     expect(pty.output).not.toContain("too late");

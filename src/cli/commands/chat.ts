@@ -32,7 +32,7 @@ Options:
   -m, --model provider:model   the model (same defaults as "glassloop run")
   -t, --tools a,b              built-in tools: calculator, clock, http_get, files, shell
       --session id             the conversation to continue (default "chat")
-      --max-steps n, --max-cost usd, --instructions text, --root dir, --trace file.jsonl
+      --max-steps n, --max-cost usd, --instructions text, --root dir, --trace file.jsonl|dir
       --show-prompt            print each exact request body as it is sent (stderr)`;
 
 const OPTIONS = {
@@ -115,6 +115,7 @@ async function repl(chat: Session): Promise<number> {
   const { printer, rl, prepared } = chat;
   const e = printer.err;
   const earlier = await chat.messageCount();
+  if (prepared.traceProblem) printer.note(e.yellow(`! runs are not traced: ${prepared.traceProblem}`));
   printer.note(
     e.dim(
       `glassloop chat · model ${prepared.choice.model} (${prepared.choice.source})${describeReplay(prepared.choice.model)}`,
@@ -122,7 +123,7 @@ async function repl(chat: Session): Promise<number> {
   );
   printer.note(
     e.dim(
-      `session "${chat.id}" · ${earlier === 0 ? "new" : `${earlier} earlier messages`} · /help for commands, Ctrl-C cancels an answer`,
+      `session "${chat.id}" · ${earlier === 0 ? "new" : `${earlier} earlier ${earlier === 1 ? "message" : "messages"}`} · /help for commands, Ctrl-C cancels an answer`,
     ),
   );
   // Ctrl-C: in a terminal readline reports it; from a pipe the process gets the signal.
@@ -193,6 +194,9 @@ async function answer(chat: Session, text: string): Promise<void> {
     else printer.note(printer.err.red(`✗ ${formatError(error, chat.io.env)}`));
   } finally {
     chat.current = undefined;
+    // A trace write that failed during the answer is said once, right after it.
+    for (const failure of prepared.traceFailures.splice(0))
+      printer.note(printer.err.yellow(`! trace not written: ${failure}`));
   }
 }
 
@@ -220,7 +224,9 @@ async function slashCommand(chat: Session, text: string): Promise<boolean> {
       printer.note(chat.totals.length === 0 ? "nothing spent yet" : formatUsage(sum(chat.totals)));
       return false;
     case "/session":
-      printer.note(`session "${chat.id}": ${await chat.messageCount()} messages in ${chat.store.location}`);
+      printer.note(
+        `session "${chat.id}": ${countOf(await chat.messageCount(), "message")} in ${chat.store.location}`,
+      );
       return false;
     case "/help":
       printer.note("/reset  /tools  /cost  /session  /exit   ·   Ctrl-C cancels the answer in progress");
@@ -247,4 +253,9 @@ function sum(usages: RunUsage[]): RunUsage {
     if (total.costUsd !== undefined) total.costUsd += u.costUsd ?? 0;
   }
   return total;
+}
+
+/** `1 message`, `2 messages`. */
+function countOf(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }

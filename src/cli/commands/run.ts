@@ -7,6 +7,7 @@ import type { Store } from "../../store/store.js";
 import { lazyTerminal, refusingApprover, terminalApprover } from "../approval.js";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
 import { exitCodeFor, formatError, redactorFor } from "../failure.js";
+import { roundDurations } from "../json-output.js";
 import { Printer } from "../printer.js";
 import { formatUsage, RunRenderer } from "../render.js";
 import { AGENT_OPTIONS, type Prepared, prepareAgent } from "../setup.js";
@@ -28,12 +29,14 @@ Options:
       --root dir               the directory files and shell work in (default: here)
       --json                   print exactly one JSON result object on stdout, nothing else
       --show-prompt            print each exact request body as it is sent (stderr)
-      --trace file.jsonl       write every event of the run to this JSONL trace
-                               (default: .glassloop/traces/<runId>.jsonl, keys redacted)
+      --trace file.jsonl|dir   write every event of the run to this JSONL trace, or to
+                               <dir>/<runId>.jsonl for a directory; exit 2 if it cannot be
+                               written (default: .glassloop/traces/<runId>.jsonl, keys redacted)
       --no-trace               write no trace
   -h, --help                   this help
 
-Exit codes: 0 done, 1 the run failed (budget, loop, provider), 2 bad usage or configuration.`;
+Exit codes: 0 done, 1 the run failed (budget, loop, provider), 2 bad usage or configuration,
+130 stopped with Ctrl-C.`;
 
 const OPTIONS = {
   ...AGENT_OPTIONS,
@@ -111,7 +114,11 @@ async function runTask(
   });
   const { agent, choice, tracer } = prepared;
   const controller = new AbortController();
-  const onSigint = () => controller.abort(new Error("cancelled with Ctrl-C"));
+  let interrupted = false;
+  const onSigint = () => {
+    interrupted = true;
+    controller.abort(new Error("cancelled with Ctrl-C"));
+  };
   const terminal = lazyTerminal(io, onSigint);
   // On a terminal the user decides each call at once; without one a run that needs a decision
   // pauses in the store (resume it on a terminal), or, with no store, such calls are refused.
@@ -126,6 +133,9 @@ async function runTask(
       printer.note(printer.err.yellow(`! runs are not checkpointed: ${prepared.storeProblem}`));
     if (resume) printer.note(printer.err.dim(`resuming ${resume}`));
   }
+  // On stderr under --json as well: stdout stays the one result, but a lost trace is never silent.
+  if (prepared.traceProblem)
+    printer.note(printer.err.yellow(`! runs are not traced: ${prepared.traceProblem}`));
   process.on("SIGINT", onSigint);
   const onEvent = (event: AgentEvent) => {
     tracer?.onEvent(event);
@@ -154,7 +164,7 @@ async function runTask(
       result = await stream.result;
     }
     renderer.close();
-    const trace = tracer?.files[0];
+    const trace = traceWritten(prepared, printer);
     if (values.json) {
       printJson(io, {
         status: "ok",
@@ -176,8 +186,10 @@ async function runTask(
   } catch (error) {
     renderer.close();
     if (!(error instanceof RunError)) throw error;
-    const trace = tracer?.files[0];
+    const trace = traceWritten(prepared, printer);
     const pending = error instanceof ApprovalRequiredError ? error.pending : undefined;
+    // Ctrl-C is the user's choice, not a failure: 130, as shells expect of an interrupted program.
+    const failed = interrupted && error.code === "aborted" ? EXIT.interrupted : EXIT.failed;
     if (values.json) {
       printJson(io, {
         status: statusOf(error),
@@ -189,7 +201,7 @@ async function runTask(
         messages: error.messages,
         ...(trace && { trace }),
       });
-      return EXIT.failed;
+      return failed;
     }
     if (pending) {
       printer.note(
@@ -202,11 +214,18 @@ async function runTask(
     printer.note(printer.err.red(`✗ run failed: ${formatError(error, io.env)}`));
     printer.note(printer.err.dim(`  ${formatUsage(error.usage)}`));
     if (trace) printer.note(printer.err.dim(`trace: ${trace}`));
-    return EXIT.failed;
+    return failed;
   } finally {
     process.off("SIGINT", onSigint);
     terminal.close();
   }
+}
+
+/** The trace file, when every write of it succeeded; each failed write is said on stderr. */
+function traceWritten(prepared: Prepared, printer: Printer): string | undefined {
+  for (const failure of prepared.traceFailures)
+    printer.note(printer.err.yellow(`! trace not written: ${failure}`));
+  return prepared.traceFailures.length > 0 ? undefined : prepared.tracer?.files[0];
 }
 
 function statusOf(error: RunError): JsonResult["status"] {
@@ -251,8 +270,8 @@ async function decideWaitingCalls(
 }
 
 /** The one result object, scrubbed by the same rule as human output (a key echoed into the answer included). */
-function printJson(io: CliIO, result: JsonResult): void {
-  io.stdout.write(`${redactorFor(io.env).stringify(result)}\n`);
+function printJson(io: CliIO, given: JsonResult): void {
+  io.stdout.write(`${redactorFor(io.env).stringify(roundDurations(given))}\n`);
 }
 
 /** An output as the line a person reads: text as is, anything else as JSON. */

@@ -125,7 +125,11 @@ export class Attempt {
         false,
       );
     }
-    const where = this.#stage === "stream" ? "the stream broke off" : "the request failed";
+    // The host (never the path or query, which may carry a key) and the socket's own words
+    // (`connect ECONNREFUSED 127.0.0.1:8080`): "fetch failed" alone says neither where nor why.
+    const host = hostOf(this.#call.url);
+    const where =
+      this.#stage === "stream" ? `the stream broke off from ${host}` : `the request to ${host} failed`;
     const detail = redact(describeNetworkError(error), this.#call.secrets ?? []);
     return new Failure(
       new NetworkError(`${provider}: ${where}: ${detail}`, { provider }, { cause: error }),
@@ -159,8 +163,25 @@ function isNetworkFailure(error: Error): boolean {
 }
 
 function describeNetworkError(error: Error): string {
+  const causes: string[] = [];
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    // An AggregateError (both address families refused) has an empty message; its parts say it.
+    const parts = e instanceof AggregateError ? e.errors.filter((x) => x instanceof Error) : [e];
+    for (const part of parts) {
+      if (part.message && !causes.includes(part.message)) causes.push(part.message);
+    }
+  }
   const code = codeOf(error);
-  return code ? `${error.message} (${code})` : error.message;
+  const text = causes.join(": ") || error.name;
+  return code && !text.includes(code) ? `${text} (${code})` : text;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "the server";
+  }
 }
 
 function codeOf(error: unknown): string | undefined {

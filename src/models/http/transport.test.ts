@@ -73,7 +73,10 @@ describe("postJson", () => {
     const reply = await postJson(c, FAST);
     expect(performance.now() - started).toBeGreaterThanOrEqual(1000);
     expect(reply.body).toEqual({ fine: true });
-    expect(seen.retries).toEqual([{ attempt: 2, delayMs: 1000, error: expect.stringContaining("HTTP 429") }]);
+    // maxAttempts: issue 11 item 17 (the CLI shows "retrying in 1.0 s (2/3)").
+    expect(seen.retries).toEqual([
+      { attempt: 2, maxAttempts: 3, delayMs: 1000, error: expect.stringContaining("HTTP 429") },
+    ]);
     expect(seen.requests.map((r) => r.attempt)).toEqual([1, 2]);
   });
 

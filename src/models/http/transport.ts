@@ -166,7 +166,12 @@ async function send<T>(call: HttpCall, options: HttpOptions, accept: string, rea
     // A retry that could not begin before the deadline is no retry: the failure stands.
     if (delayMs === undefined || performance.now() + delayMs >= deadlineAt)
       throw scrub(failure.error, secrets);
-    call.observer.onRetry?.({ attempt: n + 1, delayMs, error: redact(failure.error.message, secrets) });
+    call.observer.onRetry?.({
+      attempt: n + 1,
+      maxAttempts: policy.maxRetries + 1,
+      delayMs,
+      error: redact(failure.error.message, secrets),
+    });
     await sleep(delayMs, call.signal);
   }
 }
