@@ -1,9 +1,13 @@
 import { z } from "zod";
 import { Agent, type RunOptions, type RunResult } from "../agent/agent.js";
+import { checkLimits, type Limits, tightenLimits } from "../agent/budget.js";
 import type { RunUsage } from "../agent/usage.js";
-import { ConfigError } from "../errors.js";
+import { BudgetExceededError, ConfigError, type LimitName } from "../errors.js";
 import type { Message } from "../memory/messages.js";
 import type { Model } from "../models/model.js";
+import { defaultStore } from "../store/default-store.js";
+import { UnknownSessionError } from "../store/errors.js";
+import type { Store } from "../store/store.js";
 import { tool } from "../tools/tool.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 
@@ -14,7 +18,8 @@ export type HandoffHistory = "full" | "input" | ((conversation: Message[]) => Me
 export interface Specialist<TOutput> {
   /** One line the router reads to choose. */
   description: string;
-  agent: Pick<Agent<undefined, TOutput>, "run">;
+  /** The agent that answers; with a session, its `store` (when it has one) must be the router's. */
+  agent: Pick<Agent<undefined, TOutput>, "run"> & { readonly store?: Store };
 }
 
 /** How a router is made. */
@@ -24,6 +29,10 @@ export interface RouterConfig<TNames extends string, TOutput> {
   specialists: Record<TNames, Specialist<TOutput>>;
   /** Default "full". */
   history?: HandoffHistory;
+  /** One budget for the whole routed run, router and specialist together (combined with the run's by taking the lower). */
+  limits?: Limits;
+  /** Where `session`s live; default the first specialist's store (an Agent's `store`), else the default store. */
+  store?: Store;
 }
 
 /** A routed run: who answered, their result, and the usage of both runs together. */
@@ -41,7 +50,8 @@ const reason = z.object({
 /**
  * A router agent that hands the conversation to one of several specialists (seed 001's split of
  * one agent with many tools into specialists). The choice is a tool call `transfer_to_<name>`,
- * visible in the router's events like any other call; the specialist's run follows.
+ * visible in the router's events like any other call; the specialist's run follows, inside what
+ * the router left of the budget.
  */
 export class Router<TNames extends string, TOutput = string> {
   readonly #router: Agent<undefined, TNames>;
@@ -50,6 +60,7 @@ export class Router<TNames extends string, TOutput = string> {
   constructor(config: RouterConfig<TNames, TOutput>) {
     const names = Object.keys(config.specialists) as TNames[];
     if (names.length === 0) throw new ConfigError("A Router needs at least one specialist");
+    checkLimits(config.limits ?? {}, "Router limits");
     let registry = new ToolRegistry<unknown, TNames, boolean>();
     for (const name of names) {
       const handoff = tool({
@@ -71,22 +82,60 @@ export class Router<TNames extends string, TOutput = string> {
     });
   }
 
-  /** Routes `input` and runs the chosen specialist. */
+  /**
+   * Routes `input` and runs the chosen specialist. With `session`, the router reads the session's
+   * conversation to choose, and the specialist runs on the session: only the conversation (the
+   * input and the specialist's turn) is saved, never the routing, and a failed routing saves nothing.
+   */
   async run(
     input: string,
     options: Omit<RunOptions<undefined>, "context"> = {},
   ): Promise<RoutedResult<TNames, TOutput>> {
-    const routed = await this.#router.run(input, options);
+    const started = performance.now();
+    const { session, history: given, limits: extra, ...rest } = options;
+    if (extra) checkLimits(extra, "options.limits");
+    const limits = tightenLimits(this.#config.limits ?? {}, extra);
+    const handoff = this.#config.history ?? "full";
+    let past: readonly Message[] = given ?? [];
+    if (session !== undefined) {
+      if (given !== undefined)
+        throw new ConfigError(
+          "Give a routed run either `session` (history from the store) or `history`, not both",
+        );
+      if (handoff !== "full")
+        throw new ConfigError(
+          `Router: history ${typeof handoff === "string" ? `"${handoff}"` : "(a function)"} cannot be combined with a session: the specialist runs on the session and sees all of it; use history "full"`,
+        );
+      past = await readConversation(this.#store(), session);
+    }
+    const routed = await this.#router.run(input, {
+      ...rest,
+      ...(past.length > 0 && { history: past }),
+      limits,
+    });
     const name = routed.output;
     const specialist = this.#config.specialists[name];
-    const conversation: Message[] = [...(options.history ?? []), { role: "user", content: input }];
-    const history = selectHistory(this.#config.history ?? "full", conversation);
-    const last = history.at(-1);
-    const task = last?.role === "user" ? last.content : input;
-    const result = await specialist.agent.run(task, {
-      ...options,
-      history: last?.role === "user" ? history.slice(0, -1) : history,
-    });
+    // One budget: the specialist gets what the router left of it.
+    const left = leftOver(limits, routed.usage, performance.now() - started);
+    let result: RunResult<TOutput>;
+    try {
+      if (session !== undefined) {
+        this.#checkStore(name, specialist);
+        result = await specialist.agent.run(input, { ...rest, session, limits: left });
+      } else {
+        const conversation: Message[] = [...past, { role: "user", content: input }];
+        const history = selectHistory(handoff, conversation);
+        const last = history.at(-1);
+        const task = last?.role === "user" ? last.content : input;
+        result = await specialist.agent.run(task, {
+          ...rest,
+          history: last?.role === "user" ? history.slice(0, -1) : history,
+          limits: left,
+        });
+      }
+    } catch (error) {
+      throw wholeRunError(error, limits, routed.usage, performance.now() - started);
+    }
     return {
       ...result,
       agent: name,
@@ -94,8 +143,69 @@ export class Router<TNames extends string, TOutput = string> {
       usage: sumUsage(routed.usage, result.usage),
     };
   }
+
+  /** The store sessions are read from: the configured one, else the first specialist's. */
+  #store(): Store {
+    if (this.#config.store) return this.#config.store;
+    const first = Object.values<Specialist<TOutput>>(this.#config.specialists)[0];
+    return first?.agent.store ?? defaultStore();
+  }
+
+  #checkStore(name: string, specialist: Specialist<TOutput>): void {
+    const own = specialist.agent.store;
+    const store = this.#store();
+    if (own && own.location !== store.location)
+      throw new ConfigError(
+        `Router: specialist "${name}" keeps sessions in ${own.location}, the router reads them from ${store.location}; give them one store`,
+      );
+  }
 }
 
+/** A session's messages, or none for a session that does not exist yet. */
+async function readConversation(store: Store, session: string): Promise<Message[]> {
+  try {
+    return await store.readSession(session);
+  } catch (error) {
+    if (error instanceof UnknownSessionError) return [];
+    throw error;
+  }
+}
+
+/** What `limits` leave after `spent` and `elapsedMs`: the ceilings of the rest of the run. */
+function leftOver(limits: Limits, spent: RunUsage, elapsedMs: number): Limits {
+  const left: Limits = { ...limits };
+  const minus = (max: number | undefined, used: number) =>
+    max === undefined ? undefined : Math.max(0, max - used);
+  const set = (key: keyof Limits, value: number | undefined) => {
+    if (value !== undefined) left[key] = value;
+  };
+  set("maxSteps", minus(limits.maxSteps, spent.steps.length));
+  set("maxToolCalls", minus(limits.maxToolCalls, spent.toolCalls));
+  set("maxTokens", minus(limits.maxTokens, spent.inputTokens + spent.outputTokens));
+  set("maxCostUsd", minus(limits.maxCostUsd, spent.costUsd ?? 0));
+  set("timeoutMs", minus(limits.timeoutMs, elapsedMs));
+  return left;
+}
+
+/** A specialist's budget stop restated for the whole routed run: its numbers are the run's, not the rest's. */
+function wholeRunError(error: unknown, limits: Limits, router: RunUsage, elapsedMs: number): unknown {
+  if (!(error instanceof BudgetExceededError)) return error;
+  const max = limits[error.limit];
+  if (max === undefined) return error;
+  const before: Record<LimitName, number> = {
+    maxSteps: router.steps.length,
+    maxToolCalls: router.toolCalls,
+    maxTokens: router.inputTokens + router.outputTokens,
+    maxCostUsd: router.costUsd ?? 0,
+    timeoutMs: 0,
+  };
+  const used = error.limit === "timeoutMs" ? Math.max(elapsedMs, max) : before[error.limit] + error.used;
+  return new BudgetExceededError(error.limit, used, max, {
+    runId: error.runId,
+    messages: error.messages,
+    usage: sumUsage(router, error.usage),
+  });
+}
 function selectHistory(history: HandoffHistory, conversation: Message[]): Message[] {
   if (history === "full") return conversation.filter((m) => m.role !== "system");
   if (history === "input") return conversation.slice(-1);
