@@ -38,10 +38,3 @@ export function combine(rule: CombineRule, scores: readonly ScoreRecord[]): { sc
     }
   }
 }
-
-/** The rule in words, for reports. */
-export function describeRule(rule: CombineRule): string {
-  if (rule.rule === "all") return "every scorer passes";
-  if (rule.rule === "any") return "any scorer passes";
-  return `${rule.weights ? "weighted " : ""}mean score >= ${rule.threshold}`;
-}

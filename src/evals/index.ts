@@ -3,7 +3,7 @@
  * offline replays in CI — `import … from "glassloop/evals"`. Built on glassloop's public API only.
  */
 export { BudgetPool } from "./budget-pool.js";
-export { ALL_PASS, combine, describeRule } from "./combine.js";
+export { ALL_PASS, combine } from "./combine.js";
 export { type CaseChange, type Comparison, compareResults } from "./compare.js";
 export { dataset } from "./dataset.js";
 export { caseSchema, DatasetError, loadDataset, parseJsonl, parseYaml } from "./dataset-file.js";
@@ -24,6 +24,7 @@ export {
   resultTraceFiles,
   writeResult,
 } from "./result-file.js";
+export { describeRule } from "./rule-text.js";
 export * from "./scorers/index.js";
 export {
   type BootstrapOptions,

@@ -1,5 +1,5 @@
-import { describeRule } from "./combine.js";
 import type { Comparison } from "./compare.js";
+import { describeRule } from "./rule-text.js";
 import { isScored } from "./summary.js";
 import type { Estimate, EvalResult, TrialRecord } from "./types.js";
 

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { extname, join, resolve, sep } from "node:path";
 import { GlassloopError } from "../errors.js";
+import { DEFAULT_EVAL_DIR, listResults, resultTraceFiles } from "../evals/result-file.js";
 import { packageRoot } from "../package-root.js";
 import { listRuns, readTraceFile, traceFiles } from "./reader.js";
 import { type RedactionOptions, Redactor } from "./redact.js";
@@ -31,6 +32,8 @@ export interface ViewerOptions {
   assetsDir?: string;
   /** Scrubbed again from everything served, on top of what the writer scrubbed. */
   redaction?: RedactionOptions;
+  /** Directory of eval results (default `.glassloop/evals`): the eval pages and their trials' runs. */
+  evalDir?: string;
 }
 
 /** A running viewer. */
@@ -81,7 +84,14 @@ export async function startViewer(options: ViewerOptions = {}): Promise<ViewerSe
   // Files the user named are trusted as named; files found in the folder are regular files
   // (traceFiles) opened without following a symlink planted since (readOptions).
   const named = new Set((options.files ?? []).map((f) => resolve(f)));
-  const files = () => [...new Set([...named, ...traceFiles(options.dir ?? DEFAULT_TRACE_DIR)])];
+  const evals = () => listResults(options.evalDir ?? DEFAULT_EVAL_DIR);
+  const files = () => [
+    ...new Set([
+      ...named,
+      ...traceFiles(options.dir ?? DEFAULT_TRACE_DIR),
+      ...resultTraceFiles(evals().loaded),
+    ]),
+  ];
   const readOptions = (file: string) => ({ noFollow: !named.has(file) });
   let port = 0;
   const server = createServer((req, res) => {
@@ -120,6 +130,16 @@ export async function startViewer(options: ViewerOptions = {}): Promise<ViewerSe
       const run = findById(path.slice("/api/runs/".length));
       if (run) send(res, 200, redactor.value(run));
       else send(res, 404, { error: "no such run" });
+      return;
+    }
+    if (path === "/api/evals") {
+      send(res, 200, redactor.value({ evals: evals().evals }));
+      return;
+    }
+    if (path.startsWith("/api/evals/")) {
+      const found = evals().loaded.find((l) => l.result.id === path.slice("/api/evals/".length));
+      if (found) send(res, 200, redactor.value({ ...found.result, file: found.path }));
+      else send(res, 404, { error: "no such eval" });
       return;
     }
     serveAsset(path === "/" ? "/index.html" : path, res);

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const page = join(root, "dist/viewer/index.html");
 // The page bundles these: a change to any of them makes the built page stale.
-const sources = [join(root, "viewer"), join(root, "src/trace")];
+const sources = [join(root, "viewer"), join(root, "src/trace"), join(root, "src/evals")];
 
 function newest(path: string): number {
   const stat = statSync(path);

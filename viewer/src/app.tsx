@@ -1,3 +1,6 @@
+import { EvalCasePage } from "./evals/eval-case.js";
+import { EvalPage } from "./evals/eval-page.js";
+import { EvalsList } from "./evals/evals-list.js";
 import { useRoute } from "./route.js";
 import { RunPage } from "./run-page.js";
 import { RunsList } from "./runs-list.js";
@@ -11,8 +14,23 @@ export function App() {
         <a href="#/" class="brand">
           glassloop <span>traces</span>
         </a>
+        <a href="#/evals" class="nav" data-testid="nav-evals">
+          evals
+        </a>
       </header>
-      <main>{route.page === "list" ? <RunsList /> : <RunPage runId={route.runId} step={route.step} />}</main>
+      <main>
+        {route.page === "list" ? (
+          <RunsList />
+        ) : route.page === "run" ? (
+          <RunPage runId={route.runId} step={route.step} />
+        ) : route.page === "evals" ? (
+          <EvalsList />
+        ) : route.page === "eval" ? (
+          <EvalPage evalId={route.evalId} failing={route.failing} />
+        ) : (
+          <EvalCasePage evalId={route.evalId} caseId={route.caseId} vs={route.vs} />
+        )}
+      </main>
     </>
   );
 }
