@@ -2,6 +2,7 @@ import { createInterface, type Interface } from "node:readline";
 import type { ApprovalHandler, PendingApproval } from "../agent/approval.js";
 import type { CliIO } from "./command.js";
 import type { Printer } from "./printer.js";
+import { visible } from "./visible.js";
 
 /** Something that can ask the user a question and read the answer line (a readline interface). */
 export interface Asker {
@@ -9,8 +10,8 @@ export interface Asker {
 }
 
 /**
- * The run option `onApproval` for a terminal: shows the tool and its exact arguments, as the model
- * sent them, and asks y/n; only an explicit yes approves. Questions are asked one at a time even
+ * The run option `onApproval` for a terminal: shows the tool and its arguments as validated (what
+ * will run), control characters made visible, and asks y/n; only an explicit yes approves. Questions are asked one at a time even
  * when the model requested several calls at once, and a run stopped meanwhile (Ctrl-C) withdraws
  * its question, so the next line typed is not taken as an answer.
  */
@@ -25,9 +26,9 @@ export function terminalApprover(
       if (signal.aborted) throw signal.reason;
       hooks.before?.();
       printer.note(
-        `${printer.err.yellow("?")} ${printer.err.bold(call.toolName)} wants to run with these arguments:`,
+        `${printer.err.yellow("?")} ${printer.err.bold(visible(call.toolName))} wants to run with these arguments:`,
       );
-      printer.note(`    ${call.arguments}`);
+      printer.note(`    ${visible(call.arguments)}`);
       const reply = await new Promise<string>((resolve, reject) => {
         signal.addEventListener("abort", () => reject(signal.reason), { once: true });
         asker.question("  Allow? [y/N] ", { signal }, resolve);
@@ -45,7 +46,9 @@ export function terminalApprover(
 export function refusingApprover(printer: Printer): ApprovalHandler {
   return (call: PendingApproval) => {
     printer.note(
-      printer.err.yellow(`! ${call.toolName} needs approval, but there is no terminal to ask: refused.`),
+      printer.err.yellow(
+        `! ${visible(call.toolName)} needs approval, but there is no terminal to ask: refused.`,
+      ),
     );
     return false;
   };

@@ -1,6 +1,7 @@
 import { GlassloopError, RunError } from "../errors.js";
 import { Redactor } from "../models/http/redact.js";
 import { EXIT } from "./command.js";
+import { visible } from "./visible.js";
 
 /** The exit code for an error that ended a command: 1 for a failed run, 2 for usage or configuration. */
 export function exitCodeFor(error: unknown): number {
@@ -25,14 +26,17 @@ const CONFIG_CODES = new Set([
   "missing_dependency",
 ]);
 
-/** One readable line (more with GLASSLOOP_DEBUG=1) for an error, with any secret scrubbed. */
+/**
+ * One readable line (more with GLASSLOOP_DEBUG=1) for an error, with any secret scrubbed and its
+ * control characters made visible (an error can quote a server or a model).
+ */
 export function formatError(error: unknown, env: NodeJS.ProcessEnv): string {
   let text: string;
   if (error instanceof GlassloopError) text = error.message;
   else if (error instanceof Error) text = `unexpected error: ${error.message}`;
   else text = `unexpected error: ${String(error)}`;
   if (env.GLASSLOOP_DEBUG && error instanceof Error && error.stack) text += `\n${error.stack}`;
-  return scrubSecrets(text, env);
+  return visible(scrubSecrets(text, env), "text");
 }
 
 // One redactor per environment: its secrets are gathered once, not on every line printed.

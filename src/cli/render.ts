@@ -2,6 +2,7 @@ import type { AgentEvent } from "../agent/events.js";
 import type { RunUsage } from "../agent/usage.js";
 import type { Printer } from "./printer.js";
 import { Spinner } from "./style.js";
+import { visible } from "./visible.js";
 
 /** What the human view of a run shows. */
 export interface RenderOptions {
@@ -49,7 +50,8 @@ export class RunRenderer {
       const where = event.url ?? event.model;
       const retry = event.attempt > 1 ? `, attempt ${event.attempt}` : "";
       p.note(s.dim(`── request ${this.#requests} (step ${event.step}${retry}) → ${where}`));
-      p.note(JSON.stringify(event.body));
+      // JSON escapes C0 controls but not C1 or bidi ones; the body is still valid JSON after this.
+      p.note(visible(JSON.stringify(event.body)));
       return;
     }
     if (this.#options.quiet) return;
@@ -72,7 +74,7 @@ export class RunRenderer {
         this.#spinner.stop();
         this.#streamedSteps.add(event.step);
         this.#textShown = true;
-        p.text(event.text);
+        p.text(visible(event.text, "text"));
         return;
       case "reasoning_dropped":
         this.#spinner.stop();
@@ -87,18 +89,21 @@ export class RunRenderer {
         if (event.reasoning?.length) p.note(s.dim(`  (reasoned: ${plural(event.reasoning.length, "part")})`));
         if (!this.#streamedSteps.has(event.step) && event.text) {
           this.#textShown = true;
-          p.text(event.text);
+          p.text(visible(event.text, "text"));
         }
         p.endLine();
         return;
       case "tool_call":
         this.#spinner.stop();
-        p.note(`${s.cyan("→")} ${s.bold(event.toolName)} ${s.dim(clip(event.arguments || "{}", 400))}`);
-        this.#spinner.start(`running ${event.toolName}…`);
+        // The name and arguments are the model's, the result the tool's: none may steer the terminal.
+        p.note(
+          `${s.cyan("→")} ${s.bold(visible(event.toolName))} ${s.dim(clip(visible(event.arguments || "{}"), 400))}`,
+        );
+        this.#spinner.start(`running ${visible(event.toolName)}…`);
         return;
       case "tool_result": {
         this.#spinner.stop();
-        const summary = clip(oneLine(event.content), 160);
+        const summary = clip(visible(oneLine(event.content)), 160);
         const took = s.dim(` (${formatMs(event.durationMs)})`);
         if (event.status === "ok") p.note(`  ${s.green("←")} ${summary}${took}`);
         else p.note(`  ${s.red(`✗ ${event.status}:`)} ${summary}${took}`);

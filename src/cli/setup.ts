@@ -14,9 +14,7 @@ import { type CliConfig, loadConfig } from "./config.js";
 import { redactorFor } from "./failure.js";
 import { type ModelChoice, selectModel } from "./model-select.js";
 import "./providers.js";
-import type { Message } from "../memory/messages.js";
-import { BUILTIN_TOOLS, type BuiltinEntry, type BuiltinName } from "../tools/builtin/index.js";
-import { buildTools, parseToolNames } from "./tool-set.js";
+import { chooseTools } from "./tool-set.js";
 
 /** The flags `run` and `chat` share. */
 export interface AgentFlags {
@@ -56,7 +54,12 @@ export interface Prepared {
   storeProblem?: string;
   choice: ModelChoice;
   config: CliConfig;
+  /** The built-in tool groups the agent offers. */
   toolNames: string[];
+  /** For `--resume`: the user named tools for a run that has no record of its own. */
+  allowNewTools: boolean;
+  /** What the user should know about the tools chosen (a resume without a record). */
+  toolNote?: string;
   tracer?: TraceWriter;
   /** Why the default trace is not written, when it cannot be. */
   traceProblem?: string;
@@ -93,7 +96,7 @@ export async function prepareAgent(
     if (needs.store) throw error;
     storeProblem = (error as Error).message;
   }
-  // A resumed run goes on with the model it was started with and every built-in tool it used.
+  // A resumed run goes on with the model and exactly the tools it was started with (its record).
   const resumed = needs.resume === undefined ? undefined : await (store as Store).loadRun(needs.resume);
   // Said before the model is resolved: a finished run needs no key, and a missing one is not why
   // it cannot go on.
@@ -105,10 +108,7 @@ export async function prepareAgent(
       `it already ended (${resumed.status}). Start a new run instead.`,
     );
   }
-  const names = [
-    ...new Set([...parseToolNames(flags.tools, config), ...(resumed ? builtinsUsed(resumed.messages) : [])]),
-  ];
-  const tools = buildTools(names, { cwd: io.cwd, config, ...(flags.root && { root: flags.root }) });
+  const chosen = chooseTools(flags, config, io.cwd, resumed);
   const choice: ModelChoice =
     resumed && !flags.model
       ? { model: resumed.model, source: `the model run ${resumed.runId} started with` }
@@ -123,7 +123,8 @@ export async function prepareAgent(
     name: "glassloop",
     instructions: flags.instructions ?? config.instructions ?? DEFAULT_INSTRUCTIONS,
     model,
-    tools,
+    tools: chosen.tools,
+    toolSetup: chosen.setup,
     limits,
     ...(store && { store }),
   });
@@ -152,7 +153,9 @@ export async function prepareAgent(
     model,
     choice,
     config,
-    toolNames: names,
+    toolNames: chosen.groups,
+    allowNewTools: chosen.allowNewTools,
+    ...(chosen.note && { toolNote: chosen.note }),
     ...(store && { store }),
     ...(storeProblem && { storeProblem }),
     ...(tracer && { tracer }),
@@ -194,14 +197,4 @@ function positive(text: string, flag: string, whole: boolean): number {
     throw new UsageError(`${flag} must be a ${whole ? "whole " : ""}number above 0, got "${text}"`);
   }
   return value;
-}
-
-/** The built-in tool groups whose tools a transcript called. */
-function builtinsUsed(messages: readonly Message[]): BuiltinName[] {
-  const called = new Set(
-    messages.flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []).map((c) => c.name) : [])),
-  );
-  return (Object.entries(BUILTIN_TOOLS) as [BuiltinName, BuiltinEntry][])
-    .filter(([, entry]) => entry.create({ root: "." }).some((t) => called.has(t.name)))
-    .map(([name]) => name);
 }

@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import type { CliIO, Command } from "../cli/command.js";
 import { EXIT, UsageError } from "../cli/command.js";
 import { styleFor } from "../cli/style.js";
+import { visible } from "../cli/visible.js";
 import { formatRun, formatRunList } from "./format.js";
 import { findRun, listRuns, readTraceEvents, traceFiles } from "./reader.js";
 import { Redactor } from "./redact.js";
@@ -69,7 +70,8 @@ async function list(args: string[], io: CliIO): Promise<number> {
   if (positionals.length > 0)
     throw new UsageError(`trace list takes no arguments (got ${positionals[0]})`, "trace");
   const { runs, skipped } = listRuns(traceFiles(dirOf(values, io)), () => ({ noFollow: true }));
-  io.stdout.write(`${scrub(formatRunList(runs), io)}\n`);
+  // Run ids, models and statuses come from trace files, which anyone can write.
+  io.stdout.write(`${visible(scrub(formatRunList(runs), io), "text")}\n`);
   for (const s of skipped) io.stderr.write(`skipped ${s}\n`);
   return EXIT.ok;
 }
@@ -82,7 +84,8 @@ async function show(args: string[], io: CliIO): Promise<number> {
   const text = values.json
     ? JSON.stringify(new Redactor({ env: io.env }).value(run), null, 2)
     : formatRun(run, { file });
-  io.stdout.write(`${scrub(text, io)}\n`);
+  // The trace holds the model's and the tools' text: no control character reaches the terminal raw.
+  io.stdout.write(`${visible(scrub(text, io), "text")}\n`);
   return EXIT.ok;
 }
 

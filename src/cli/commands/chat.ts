@@ -13,6 +13,7 @@ import { formatError } from "../failure.js";
 import { Printer } from "../printer.js";
 import { formatUsage, RunRenderer } from "../render.js";
 import { AGENT_OPTIONS, type Prepared, prepareAgent } from "../setup.js";
+import { visible } from "../visible.js";
 import { describeReplay } from "./run.js";
 
 const USAGE = `Usage: glassloop chat [options]
@@ -178,7 +179,9 @@ async function answer(chat: Session, text: string): Promise<void> {
     const result = await stream.result;
     renderer.close();
     if (result.finishedBy !== "text")
-      printer.line(typeof result.output === "string" ? result.output : JSON.stringify(result.output));
+      printer.line(
+        visible(typeof result.output === "string" ? result.output : JSON.stringify(result.output), "text"),
+      );
     printer.endLine();
     chat.totals.push(result.usage);
     printer.note(printer.err.dim(formatUsage(result.usage)));

@@ -11,6 +11,7 @@ import { roundDurations } from "../json-output.js";
 import { Printer } from "../printer.js";
 import { formatUsage, RunRenderer } from "../render.js";
 import { AGENT_OPTIONS, type Prepared, prepareAgent } from "../setup.js";
+import { visible } from "../visible.js";
 
 const USAGE = `Usage: glassloop run [options] "task"
 
@@ -132,6 +133,7 @@ async function runTask(
     if (prepared.storeProblem)
       printer.note(printer.err.yellow(`! runs are not checkpointed: ${prepared.storeProblem}`));
     if (resume) printer.note(printer.err.dim(`resuming ${resume}`));
+    if (prepared.toolNote) printer.note(printer.err.yellow(`! ${prepared.toolNote}`));
   }
   // On stderr under --json as well: stdout stays the one result, but a lost trace is never silent.
   if (prepared.traceProblem)
@@ -151,6 +153,7 @@ async function runTask(
         signal,
         onEvent,
         ...decisions,
+        ...(prepared.allowNewTools && { allowNewTools: true }),
         ...(onApproval && { onApproval }),
       });
     } else {
@@ -179,7 +182,8 @@ async function runTask(
       return EXIT.ok;
     }
     // A terminal tool's output (seed 000's finish) is the answer even though no text streamed.
-    if (result.finishedBy !== "text" || !renderer.textShown) printer.line(printable(result.output));
+    if (result.finishedBy !== "text" || !renderer.textShown)
+      printer.line(visible(printable(result.output), "text"));
     printer.note(printer.err.green(`✓ ${formatUsage(result.usage)}`));
     if (trace) printer.note(printer.err.dim(`trace: ${trace}`));
     return EXIT.ok;
@@ -207,7 +211,7 @@ async function runTask(
       printer.note(
         printer.err.yellow(`⏸ paused: ${plural(pending.length, "call needs", "calls need")} approval`),
       );
-      for (const call of pending) printer.note(`    ${call.toolName} ${call.arguments}`);
+      for (const call of pending) printer.note(`    ${visible(call.toolName)} ${visible(call.arguments)}`);
       printer.note(`  decide on a terminal: glassloop run --resume ${error.runId}`);
       return EXIT.failed;
     }
@@ -241,7 +245,7 @@ function plural(n: number, one: string, many: string): string {
 
 /**
  * A run paused for approval resumes only once every waiting call is decided: each is asked here,
- * exact arguments shown, before `resume`.
+ * validated arguments shown, before `resume`. A `y` covers that one call of the paused turn only.
  */
 async function decideWaitingCalls(
   prepared: Prepared,
@@ -254,14 +258,15 @@ async function decideWaitingCalls(
   const waiting = stored.progress.pending.filter((p) => p.state === "awaiting_approval");
   if (!onApproval) {
     throw new UsageError(
-      `run ${runId} waits for approval of ${waiting.map((p) => p.call.name).join(", ")}: resume it on a terminal to decide`,
+      `run ${runId} waits for approval of ${waiting.map((p) => visible(p.call.name)).join(", ")}: resume it on a terminal to decide`,
     );
   }
   const approve: string[] = [];
   const reject: string[] = [];
-  for (const { call } of waiting) {
+  for (const { call, validated } of waiting) {
+    // The arguments as validated when the run paused: the decision binds to exactly these.
     const yes = await onApproval(
-      { toolCallId: call.id, toolName: call.name, arguments: call.arguments },
+      { toolCallId: call.id, toolName: call.name, arguments: validated ?? call.arguments },
       signal,
     );
     (yes ? approve : reject).push(call.id);
