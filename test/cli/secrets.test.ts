@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanEnv, runCli, tempCwd, useWireServer } from "../helpers/cli.js";
 import { chatSse } from "../helpers/openai-replies.js";
+import { sseData } from "../helpers/wire-server.js";
 
 const KEY = "sk-test-secrets-channel-0123456789";
 const wire = useWireServer(KEY);
@@ -85,6 +86,23 @@ describe("one scrubber for every output channel", () => {
     expect(wire.server.requests[1]?.raw).toContain(NAMED.GITHUB_PAT);
     expect(run.stderr).toContain("── request 2");
     expect(leaked(leftBehind(cwd, run.stdout + run.stderr), ALL)).toEqual([]);
+  });
+
+  it("a key split across two streamed deltas is still scrubbed on the terminal", async () => {
+    const delta = (content: string) => ({ choices: [{ index: 0, delta: { content } }] });
+    const cut = 12;
+    wire.server.enqueue({
+      sse: sseData([
+        delta("the key is "),
+        delta(KEY.slice(0, cut)),
+        delta(`${KEY.slice(cut)} and ${NAMED.GITHUB_PAT.slice(0, 4)}`),
+        delta(`${NAMED.GITHUB_PAT.slice(4)}.`),
+        { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+      ]),
+    });
+    const run = await runCli(["run", "--no-trace", "go"], { cwd: tempCwd(), env: wire.env(NAMED) });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("the key is [REDACTED] and [REDACTED].\n");
   });
 
   it("a failing run's --json error and stored error are scrubbed too", async () => {
