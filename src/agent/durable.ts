@@ -1,7 +1,7 @@
 import type { ToolOutcome } from "../environment/environment.js";
 import type { AssistantMessage, Message, ToolCall } from "../memory/messages.js";
 import type { FinishReason } from "../models/model.js";
-import type { PendingCall, RunEnd, RunProgress, Store, StoredOutcome } from "../store/store.js";
+import type { PendingCall, ProgressMode, RunEnd, RunProgress, Store, StoredOutcome } from "../store/store.js";
 import { lastAssistant } from "./assistant-message.js";
 import type { RunState } from "./run-state.js";
 
@@ -23,6 +23,12 @@ export class DurableRun {
   #writes: Promise<void> = Promise.resolve();
   /** The latest answer and its finish reason, kept in progress while it is the last assistant message. */
   #answer: { turn: AssistantMessage; finishReason: FinishReason } | undefined;
+  /** Calls whose state changed since the last checkpoint; the store holds the others as they are. */
+  #changed = new Set<string>();
+  /** Whether the store's pending calls belong to `#turn` (false: the next checkpoint replaces them). */
+  #inStore = false;
+  /** The guard's turn count at the last checkpoint: it changes once a turn, not once a call. */
+  #guardTurn: number | undefined;
 
   constructor(store: Store, runId: string, persisted: number) {
     this.store = store;
@@ -35,6 +41,8 @@ export class DurableRun {
     this.#turn = turn;
     for (const pending of calls) this.#calls.set(pending.call.id, pending);
     this.#known = known;
+    // The store holds exactly these calls: later checkpoints send only what changes.
+    this.#inStore = true;
   }
 
   /** The outcome a resumed call already has, if any; the turn then skips running the tool. */
@@ -60,7 +68,7 @@ export class DurableRun {
         messages,
         // Totals plus the current step only: a checkpoint costs the same at step 1,000 as at step 1.
         usage: state.meter.progress(),
-        progress,
+        ...progress,
         status,
       });
       this.#persisted = messages.length;
@@ -79,6 +87,8 @@ export class DurableRun {
         status: "awaiting_approval",
       });
       this.#persisted = messages.length;
+      // The store now holds the paused states, not `#calls`: a later checkpoint rewrites the turn.
+      this.#inStore = false;
     });
   }
 
@@ -113,33 +123,58 @@ export class DurableRun {
   }
 
   #track(state: RunState<unknown>, call: ToolCall, pending: PendingCall): void {
-    const turn = lastAssistant(state.messages);
-    if (turn !== this.#turn) {
-      this.#turn = turn;
-      this.#calls = new Map();
-    }
+    this.#follow(lastAssistant(state.messages));
     this.#calls.set(call.id, pending);
+    this.#changed.add(call.id);
   }
 
-  /** Calls of the last assistant message that have no result in the transcript yet. */
-  #progress(state: RunState<unknown>): RunProgress {
+  /** A new assistant message starts a new turn: forget the old one's calls. */
+  #follow(turn: AssistantMessage | undefined): void {
+    if (turn === this.#turn) return;
+    this.#turn = turn;
+    this.#calls = new Map();
+    this.#changed = new Set();
+    this.#inStore = false;
+  }
+
+  /**
+   * Calls of the last assistant message that have no result in the transcript yet: all of them
+   * when the turn is new to the store, else only those that changed, so a checkpoint after each
+   * call of a turn of N calls writes O(1) calls, not O(N).
+   */
+  #progress(state: RunState<unknown>): { progress: RunProgress; progressMode?: ProgressMode } {
     const messages = state.messages;
     const turn = lastAssistant(messages);
-    if (turn !== this.#turn) {
-      this.#turn = turn;
-      this.#calls = new Map();
-    }
+    this.#follow(turn);
+    // The turn's results are pushed all at once when it ends, so this scan is empty mid-turn.
     const answered = new Set<string>();
     for (let i = messages.length - 1; i >= 0 && messages[i] !== turn; i--) {
       const m = messages[i] as Message;
       if (m.role === "tool") answered.add(m.toolCallId);
     }
+    if (this.#inStore && answered.size === 0) {
+      const changed: PendingCall[] = [];
+      for (const id of this.#changed) changed.push(this.#calls.get(id) as PendingCall);
+      this.#changed.clear();
+      // The rest (the guard's memory of a whole turn) changes once a turn, not once a call.
+      if (state.guard === undefined || state.guard.turns === this.#guardTurn)
+        return { progress: { pending: changed }, progressMode: "calls" };
+      return { progress: { pending: changed, ...this.#rest(state, turn) }, progressMode: "calls-and-rest" };
+    }
     const pending: PendingCall[] = (turn?.toolCalls ?? [])
       .filter((c) => !answered.has(c.id))
       .map((c) => this.#calls.get(c.id) ?? { call: c, state: "queued" });
+    this.#changed.clear();
+    // Answered calls leave the store for good; the calls still open stay as written.
+    this.#inStore = pending.length > 0;
+    return { progress: { pending, ...this.#rest(state, turn) } };
+  }
+
+  /** The progress besides its calls: the guard's memory and the last answer's finish reason. */
+  #rest(state: RunState<unknown>, turn: AssistantMessage | undefined): Omit<RunProgress, "pending"> {
+    this.#guardTurn = state.guard?.turns;
     const answer = this.#answer?.turn === turn ? this.#answer : undefined;
     return {
-      pending,
       ...(state.guard && { guard: state.guard.save() }),
       ...(answer && { finishReason: answer.finishReason }),
     };

@@ -29,6 +29,7 @@ export class LoopGuard {
   readonly maxRepeats: number;
   #previous = new Map<string, { content: string; repeats: number }>();
   #current = new Map<string, { content: string; repeats: number }>();
+  #turns = 0;
 
   constructor(options: LoopGuardOptions = {}) {
     checkLoopGuard(options);
@@ -46,8 +47,14 @@ export class LoopGuard {
     this.#current.set(keyOf(call), { content, repeats });
   }
 
+  /** How many times what `save` returns has changed: a checkpoint rewrites it only then. */
+  get turns(): number {
+    return this.#turns;
+  }
+
   /** Ends the turn: only consecutive repeats count. */
   nextTurn(): void {
+    this.#turns++;
     // The two maps swap roles instead of a new map per turn; nothing outside holds either.
     const spent = this.#previous;
     this.#previous = this.#current;
@@ -62,8 +69,9 @@ export class LoopGuard {
 
   /** Restores what `save` returned, so a resumed run judges repeats as the original would have. */
   restore(saved: unknown): void {
-    if (Array.isArray(saved))
-      this.#previous = new Map(saved as [string, { content: string; repeats: number }][]);
+    if (!Array.isArray(saved)) return;
+    this.#previous = new Map(saved as [string, { content: string; repeats: number }][]);
+    this.#turns++;
   }
 }
 

@@ -137,6 +137,8 @@ async function runStep(
   try {
     const response = await modelAnswer(state, settings, step);
     const assistant = toAssistantMessage(response, step, state.messages);
+    // Refused-by-size calls keep a marker, not their bytes, before anything stores or re-sends them.
+    if (assistant.toolCalls) assistant.toolCalls = state.environment.admit(assistant.toolCalls);
     state.messages.push(assistant);
     if (state.durable) await state.durable.answered(state, assistant, response.finishReason);
     const breach = budget.afterModelCall();

@@ -6,6 +6,7 @@ import type { Message, ToolCall } from "../memory/messages.js";
 import type { AgentTool } from "../tools/tool.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import { formatIssues, serializeResult, truncate } from "./feedback.js";
+import { omitArguments, omittedFeedback } from "./omitted-arguments.js";
 import { startTimer } from "./timer.js";
 
 /** Limits the environment enforces on every tool call. */
@@ -18,6 +19,11 @@ export interface EnvironmentOptions {
   maxResultChars?: number;
   /** Tool calls of one turn that run at the same time (default 4). */
   concurrency?: number;
+  /**
+   * Tool calls one model answer may make (default 128); the calls past it are refused with
+   * feedback, and their arguments are not kept. `limits.maxToolCalls` is the run's whole budget.
+   */
+  maxToolCallsPerTurn?: number;
 }
 
 /** The defaults of `EnvironmentOptions`. */
@@ -26,9 +32,10 @@ export const ENVIRONMENT_DEFAULTS: Required<EnvironmentOptions> = {
   maxArgumentChars: 10_000,
   maxResultChars: 20_000,
   concurrency: 4,
+  maxToolCallsPerTurn: 128,
 };
 
-const WHOLE = new Set<string>(["maxArgumentChars", "maxResultChars", "concurrency"]);
+const WHOLE = new Set<string>(["maxArgumentChars", "maxResultChars", "concurrency", "maxToolCallsPerTurn"]);
 
 /**
  * Throws a ConfigError for an option that is not a whole number (timeouts: a number) of at least 1
@@ -105,8 +112,33 @@ export class Environment<TContext> {
     this.options = { ...ENVIRONMENT_DEFAULTS, ...stripUndefined(options) };
   }
 
+  /**
+   * The calls of one model answer as memory keeps them: a call whose arguments are over the size
+   * limit, or past the per-turn limit, has its arguments replaced by a marker carrying the
+   * refusal, so neither the transcript, the store nor the next request holds the refused bytes.
+   * Returns `calls` itself when nothing was refused (the common case allocates nothing).
+   */
+  admit(calls: ToolCall[]): ToolCall[] {
+    const { maxArgumentChars, maxToolCallsPerTurn } = this.options;
+    let admitted: ToolCall[] | undefined;
+    for (const [i, call] of calls.entries()) {
+      let feedback: string | undefined;
+      if (i >= maxToolCallsPerTurn) {
+        feedback = `Not run: this answer made ${calls.length} tool calls and at most ${maxToolCallsPerTurn} run per answer. Make the rest in your next answer.`;
+      } else if (call.arguments.length > maxArgumentChars) {
+        feedback = tooLong(call, maxArgumentChars);
+      }
+      if (feedback === undefined) continue;
+      admitted ??= calls.slice();
+      admitted[i] = omitArguments(call, feedback);
+    }
+    return admitted ?? calls;
+  }
+
   /** Validates one call without running anything. */
   prepare(call: ToolCall): ReadyCall<TContext> | InvalidCall {
+    const omitted = omittedFeedback(call.arguments);
+    if (omitted !== undefined) return invalid(call, omitted);
     const tool = this.registry.get(call.name);
     if (!tool) {
       const names = this.registry.list().map((t) => t.name);
@@ -116,12 +148,7 @@ export class Environment<TContext> {
       );
     }
     const { maxArgumentChars } = this.options;
-    if (call.arguments.length > maxArgumentChars) {
-      return invalid(
-        call,
-        `Arguments for ${call.name} are ${call.arguments.length} characters; the limit is ${maxArgumentChars}. Send shorter arguments.`,
-      );
-    }
+    if (call.arguments.length > maxArgumentChars) return invalid(call, tooLong(call, maxArgumentChars));
     let json: unknown;
     try {
       // Several providers send "" for a call without arguments.
@@ -265,6 +292,10 @@ function timed(outcome: Omit<ToolOutcome, "durationMs">, started: number): ToolO
   const done = outcome as ToolOutcome;
   done.durationMs = performance.now() - started;
   return done;
+}
+
+function tooLong(call: ToolCall, maxArgumentChars: number): string {
+  return `Arguments for ${call.name} are ${call.arguments.length} characters; the limit is ${maxArgumentChars}. Send shorter arguments.`;
 }
 
 function invalid(call: ToolCall, content: string): InvalidCall {

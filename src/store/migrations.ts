@@ -95,6 +95,21 @@ export const MIGRATIONS: readonly Migration[] = [
     // Nullable: runs stored before version 2 have no record, and stay readable.
     sql: "ALTER TABLE runs ADD COLUMN tools TEXT;",
   },
+  {
+    version: 3,
+    description: "the calls of the turn in progress, one row each",
+    sql: `
+      -- One row per call of the turn in progress, so a checkpoint after one call writes that call
+      -- alone (runs.progress keeps the loop guard; its "pending" is only read from older databases).
+      CREATE TABLE run_calls (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        call_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        pending TEXT NOT NULL,
+        PRIMARY KEY (run_id, call_id)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** The newest schema version this code knows. */

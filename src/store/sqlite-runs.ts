@@ -4,6 +4,7 @@ import type { Message } from "../memory/messages.js";
 import { RunBusyError, RunNotResumableError, StoreError, UnknownRunError } from "./errors.js";
 import { ownerAlive } from "./owner.js";
 import { parseStored } from "./sqlite-open.js";
+import { SqliteRunCalls } from "./sqlite-run-calls.js";
 import { type RunRow, sessionLinkOf, withoutSteps } from "./sqlite-run-row.js";
 import type {
   ClaimExpectation,
@@ -11,6 +12,7 @@ import type {
   RunCheckpoint,
   RunEnd,
   RunOwner,
+  RunProgress,
   StoredRun,
   StoredRunStatus,
   StoredRunSummary,
@@ -28,6 +30,9 @@ export class SqliteRuns {
   readonly #row: Database.Statement;
   readonly #update: Database.Statement;
   readonly #status: Database.Statement;
+  readonly #calls: SqliteRunCalls;
+  readonly #progress: Database.Statement;
+  readonly #updateStatus: Database.Statement;
 
   constructor(db: Database.Database, file: string) {
     this.#db = db;
@@ -42,6 +47,9 @@ export class SqliteRuns {
     this.#update = db.prepare(
       "UPDATE runs SET status = ?, usage = ?, progress = ?, updated_at = ? WHERE id = ?",
     );
+    this.#updateStatus = db.prepare("UPDATE runs SET status = ?, usage = ?, updated_at = ? WHERE id = ?");
+    this.#calls = new SqliteRunCalls(db, file);
+    this.#progress = db.prepare("UPDATE runs SET progress = ? WHERE id = ?");
   }
 
   create(run: NewRun): void {
@@ -65,11 +73,12 @@ export class SqliteRuns {
         run.session?.base ?? null,
         run.session?.version ?? null,
         JSON.stringify(totals),
-        JSON.stringify(run.progress),
+        JSON.stringify(rowProgress(run.progress)),
         run.tools === undefined ? null : JSON.stringify(run.tools),
         now,
         now,
       );
+    this.#calls.replace(run.runId, run.progress.pending);
     this.#appendMessages(run.runId, run.messages, 0);
     this.#writeSteps(run.runId, steps);
   }
@@ -77,13 +86,17 @@ export class SqliteRuns {
   checkpoint(runId: string, checkpoint: RunCheckpoint): void {
     this.#checkOpen(runId);
     this.#appendTranscript(runId, checkpoint.messages, checkpoint.persisted, checkpoint.usage);
-    this.#update.run(
-      checkpoint.status,
-      JSON.stringify(withoutSteps(checkpoint.usage)),
-      JSON.stringify(checkpoint.progress),
-      Date.now(),
-      runId,
-    );
+    const { progress } = checkpoint;
+    const usage = JSON.stringify(withoutSteps(checkpoint.usage));
+    const mode = checkpoint.progressMode ?? "replace";
+    if (mode !== "replace") {
+      this.#calls.upsert(runId, progress.pending);
+      this.#updateStatus.run(checkpoint.status, usage, Date.now(), runId);
+      if (mode === "calls-and-rest") this.#progress.run(JSON.stringify(rowProgress(progress)), runId);
+      return;
+    }
+    this.#calls.replace(runId, progress.pending);
+    this.#update.run(checkpoint.status, usage, JSON.stringify(rowProgress(progress)), Date.now(), runId);
   }
 
   /** Writes the end of a run; returns the row so the caller can save its session. */
@@ -104,6 +117,7 @@ export class SqliteRuns {
         Date.now(),
         runId,
       );
+    this.#calls.replace(runId, []);
     return row;
   }
 
@@ -274,6 +288,13 @@ export class SqliteRuns {
       this.#insertMessage.run(runId, i, JSON.stringify(messages[i]));
   }
 
+  /** The stored progress: the guard from the run row, the calls from their rows (older databases kept them in the row). */
+  #progressOf(row: RunRow): RunProgress {
+    const file = this.#file;
+    const stored = parseStored<Partial<RunProgress>>(row.progress, file, `the progress of run ${row.id}`);
+    return { ...stored, pending: [...(stored.pending ?? []), ...this.#calls.list(row.id)] };
+  }
+
   /** Steps are keyed by their number, so a checkpoint may carry only the steps that changed. */
   #writeSteps(runId: string, steps: readonly StepUsage[]): void {
     for (const step of steps) this.#upsertStep.run(runId, step.step, JSON.stringify(step));
@@ -297,7 +318,7 @@ export class SqliteRuns {
       owner: { pid: row.owner_pid, host: row.owner_host },
       messages: this.messages(row.id),
       usage: { ...totals, steps },
-      progress: parseStored(row.progress, file, `the progress of run ${row.id}`),
+      progress: this.#progressOf(row),
       ...(row.session_id !== null && { session: sessionLinkOf(row) }),
       ...(row.tools !== null && { tools: parseStored(row.tools, file, `the tools of run ${row.id}`) }),
       ...(row.output !== null && { output: parseStored(row.output, file, `the output of run ${row.id}`) }),
@@ -306,4 +327,10 @@ export class SqliteRuns {
       updatedAt: row.updated_at,
     };
   }
+}
+
+/** What of a progress the run row keeps: all but the calls, which have rows of their own. */
+function rowProgress(progress: RunProgress): RunProgress {
+  const { pending: _calls, ...rest } = progress;
+  return { ...rest, pending: [] };
 }

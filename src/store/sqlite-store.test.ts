@@ -91,6 +91,47 @@ describe("SqliteStore runs", () => {
     expect(run).toMatchObject({ status: "ok", output: "hello" });
   });
 
+  it("stores a turn's calls one row each: a checkpoint of changes rewrites only those, in place", async () => {
+    const store = open();
+    await store.createRun(newRun("r1", [user("hi")]));
+    const call = (id: string) => ({ id, name: "t", arguments: "{}" });
+    const base = {
+      persisted: 1,
+      messages: [user("hi")],
+      usage: emptyUsage(false),
+      status: "running" as const,
+    };
+    const queued = ["a", "b", "c"].map((id) => ({ call: call(id), state: "queued" as const }));
+    await store.checkpoint("r1", { ...base, progress: { pending: queued, guard: ["g1"] } });
+    const done = {
+      call: call("b"),
+      state: "done" as const,
+      outcome: { status: "ok" as const, content: "2" },
+    };
+    await store.checkpoint("r1", { ...base, progress: { pending: [done] }, progressMode: "calls" });
+    let run = await store.loadRun("r1");
+    expect(run.progress).toEqual({ pending: [queued[0], done, queued[2]], guard: ["g1"] });
+    // A full progress replaces the list (a new turn); a changed guard is written with the changes.
+    await store.checkpoint("r1", {
+      ...base,
+      progress: { pending: [], guard: ["g2"] },
+      progressMode: "calls-and-rest",
+    });
+    await store.checkpoint("r1", { ...base, progress: { pending: [queued[2]!], guard: ["g2"] } });
+    run = await store.loadRun("r1");
+    expect(run.progress).toEqual({ pending: [queued[2]], guard: ["g2"] });
+  });
+
+  it("reads the pending calls an older database kept inside the run row", async () => {
+    const store = open();
+    await store.createRun(newRun("r1", [user("hi")]));
+    const legacy = { pending: [{ call: { id: "x", name: "t", arguments: "{}" }, state: "started" }] };
+    const raw = new Database(file);
+    raw.prepare("UPDATE runs SET progress = ? WHERE id = 'r1'").run(JSON.stringify(legacy));
+    raw.close();
+    expect((await store.loadRun("r1")).progress).toEqual(legacy);
+  });
+
   it("refuses a checkpoint that does not continue the stored transcript", async () => {
     const store = open();
     await store.createRun(newRun("r1", [user("hi")]));
@@ -296,7 +337,7 @@ describe("SqliteStore schema version 2 (the tools a run started with)", () => {
     });
     expect((await store.loadRun("new")).tools).toEqual({ names: ["calculator"], setup: { x: 1 } });
     const raw = new Database(file);
-    expect(raw.pragma("user_version", { simple: true })).toBe(2);
+    expect(raw.pragma("user_version", { simple: true })).toBe(MIGRATIONS.at(-1)?.version);
     raw.close();
   });
 

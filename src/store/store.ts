@@ -71,6 +71,15 @@ export interface RunTools {
   setup?: unknown;
 }
 
+/**
+ * How a checkpoint's `progress` is applied. `replace` (the default): it is the whole progress.
+ * `calls`: `progress.pending` holds only the calls that changed since the last checkpoint, each
+ * upserted by call id (a new id goes after the stored ones), and everything else stays as stored.
+ * `calls-and-rest`: the same, and the other fields of `progress` replace the stored ones. This
+ * keeps a turn of N calls at O(N) bytes written, not O(N²).
+ */
+export type ProgressMode = "replace" | "calls" | "calls-and-rest";
+
 /** What a store needs to create a run record. */
 export interface NewRun {
   runId: string;
@@ -109,6 +118,8 @@ export interface RunCheckpoint {
   messages: readonly Message[];
   usage: RunUsage;
   progress: RunProgress;
+  /** How `progress` applies to what is stored (default `replace`). */
+  progressMode?: ProgressMode;
   status: "running" | "awaiting_approval";
 }
 
