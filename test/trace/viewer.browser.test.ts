@@ -158,6 +158,34 @@ describe("trace viewer in a real browser", () => {
     await page.close();
   });
 
+  it("labels a run and its nested runs with their agents' names", async () => {
+    const dir = tempDir();
+    const writer = new TraceWriter({ dir });
+    const researcher = new Agent({ name: "researcher", model: new ScriptedModel([{ text: "facts" }]) });
+    const writerAgent = new Agent({
+      name: "writer",
+      model: new ScriptedModel([
+        { toolCalls: [{ id: "r1", name: "research", args: { input: "q" } }] },
+        { text: "ok" },
+      ]),
+      tools: [researcher.asTool({ name: "research", description: "Finds facts." })],
+    });
+    const result = await writerAgent.run("Write", { onEvent: writer.onEvent });
+    const nested = await startViewer({ dir });
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(nested.runUrl(result.runId));
+      await page.waitForSelector("[data-testid=run-agent]");
+      expect(await page.locator("[data-testid=run-agent] dd").textContent()).toBe("writer");
+      await page.click("[data-testid=step-1]");
+      await page.waitForSelector("[data-testid=sub-run]");
+      expect(await page.locator("[data-testid=sub-run]").textContent()).toMatch(/^sub-run researcher run_/);
+      await page.close();
+    } finally {
+      await nested.close();
+    }
+  });
+
   it("loaded nothing from anywhere but the local server", () => {
     expect(browser.offsite).toEqual([]);
   });

@@ -72,6 +72,12 @@ function RunHeader({ run }: { run: ServedRun }) {
         <StatusBadge status={run.status} /> <span class="mono">{run.runId}</span>
       </h1>
       <dl class="facts">
+        {run.agent !== undefined && (
+          <div class="fact" data-testid="run-agent">
+            <dt>agent</dt>
+            <dd class="mono">{run.agent}</dd>
+          </div>
+        )}
         <div class="fact">
           <dt>model</dt>
           <dd class="mono">{run.model}</dd>

@@ -184,7 +184,7 @@ function ToolCall({ call }: { call: ToolCallView }) {
         </div>
       </div>
       {call.subRuns.map((sub) => (
-        <p key={sub.runId} class="muted">
+        <p key={sub.runId} class="muted" data-testid="sub-run">
           sub-run {sub.agent !== undefined && <strong>{sub.agent}</strong>}{" "}
           <span class="mono">{sub.runId}</span> · {sub.model} · <StatusBadge status={sub.status} /> ·{" "}
           {sub.steps.length} steps ·{" "}
