@@ -1,20 +1,38 @@
 /**
- * Seed 001's experiment: one agent with six tools versus a router over two specialists with three
- * tools each. The seed reports that routing picks the right tools more often; this measures it.
+ * Seed 001's experiment as an eval: one agent with six tools versus a router over two specialists
+ * with three tools each. The seed reports that routing picks the right tools more often; this
+ * measures it, case by case, with intervals and a paired test.
  *
- *   npx tsx examples/routing-experiment.ts --model openai:gpt-4o-mini   # the real experiment
- *   npx tsx examples/routing-experiment.ts                              # offline keyword baseline
+ *   npx tsx examples/routing-experiment.ts                              # offline: replays the recordings
+ *   npx tsx examples/routing-experiment.ts --model openai:gpt-4o-mini   # live, with a real model
+ *   npx tsx examples/routing-experiment.ts --record                     # record again (keyword baseline)
  *
- * Offline there is no language model: a keyword matcher stands in for one (it scores tool
- * descriptions by shared words), so the numbers show the harness works, not what an LLM does.
+ * The committed recordings (examples/recordings/routing-experiment/) were made with the offline stand-in,
+ * a keyword matcher that scores tool descriptions by shared words: they show the harness works and
+ * let CI replay it deterministically, not what an LLM does. Run it live for the real numbers.
  */
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Agent, type Model, Router, tool } from "glassloop";
+import {
+  compareResults,
+  dataset,
+  defineEval,
+  type EvalDefinition,
+  type EvalResult,
+  evaluate,
+  formatComparison,
+  formatReport,
+  replayEval,
+  scorer,
+} from "glassloop/evals";
 import { FunctionModel, type RecordedRequest, type ScriptStep } from "glassloop/testing";
 import { z } from "zod";
 import { chooseModel, isMain, type Print } from "./cli.js";
 
 const text = (description: string) => z.object({ query: z.string().describe(description) });
-const mathTools = [
+/** The math specialist's tools. */
+export const mathTools = [
   tool({
     name: "calculate",
     description: "Evaluate an arithmetic expression: add, multiply, divide numbers.",
@@ -34,7 +52,8 @@ const mathTools = [
     run: ({ query }) => `percent ${query}`,
   }),
 ];
-const lookupTools = [
+/** The lookup specialist's tools. */
+export const lookupTools = [
   tool({
     name: "search",
     description: "Search the web for facts about a topic, a person or a place.",
@@ -55,19 +74,58 @@ const lookupTools = [
   }),
 ];
 
-/** Labelled requests: which specialist (and so which tools) should handle each. */
-export const CASES: { input: string; expert: "math" | "lookup" }[] = [
-  { input: "What is 17 multiplied by 23?", expert: "math" },
-  { input: "How many miles is 42 km?", expert: "math" },
-  { input: "What is a 15% tip on a 80 dollar bill?", expert: "math" },
-  { input: "Convert 100 fahrenheit to celsius", expert: "math" },
-  { input: "Divide 144 by 12 and add 7", expert: "math" },
-  { input: "Who wrote the novel Dune?", expert: "lookup" },
-  { input: "Will it rain in Shanghai tomorrow?", expert: "lookup" },
-  { input: "What time is it in Tokyo right now?", expert: "lookup" },
-  { input: "Find facts about the Eiffel Tower", expert: "lookup" },
-  { input: "What is the temperature forecast for Beijing?", expert: "lookup" },
-];
+/** Which specialist (and so which tools) should handle a request. */
+export type Expert = "math" | "lookup";
+
+/** The labelled requests: each case's `expected` is the specialist that should handle it. */
+export const ROUTING = dataset<Expert>("routing", [
+  { id: "multiply", input: "What is 17 multiplied by 23?", expected: "math" },
+  { id: "km-to-miles", input: "How many miles is 42 km?", expected: "math" },
+  { id: "tip", input: "What is a 15% tip on a 80 dollar bill?", expected: "math" },
+  { id: "fahrenheit", input: "Convert 100 fahrenheit to celsius", expected: "math" },
+  { id: "divide-add", input: "Divide 144 by 12 and add 7", expected: "math" },
+  { id: "dune", input: "Who wrote the novel Dune?", expected: "lookup" },
+  { id: "rain", input: "Will it rain in Shanghai tomorrow?", expected: "lookup" },
+  { id: "tokyo-time", input: "What time is it in Tokyo right now?", expected: "lookup" },
+  { id: "eiffel", input: "Find facts about the Eiffel Tower", expected: "lookup" },
+  { id: "forecast", input: "What is the temperature forecast for Beijing?", expected: "lookup" },
+]);
+
+const FAMILY: Record<string, Expert> = {
+  ...Object.fromEntries(mathTools.map((t) => [t.name, "math" as const])),
+  ...Object.fromEntries(lookupTools.map((t) => [t.name, "lookup" as const])),
+  transfer_to_math: "math",
+  transfer_to_lookup: "lookup",
+};
+
+/** Routing accuracy: the first decision (a tool, or the router's hand-off) belongs to the right specialist. */
+const routing = scorer<unknown, Expert>("routing", ({ trajectory, expected }) => {
+  const first = trajectory.calls[0]?.name;
+  const family = first === undefined ? undefined : FAMILY[first];
+  return {
+    score: family === expected ? 1 : 0,
+    pass: family === expected,
+    reason:
+      first === undefined
+        ? "no tool called"
+        : `first call ${first} (${family ?? "unknown"}), expected ${expected}`,
+  };
+});
+
+/** Every tool the agent ran (hand-offs aside) is one of the right specialist's. */
+const rightTools = scorer<unknown, Expert>("right-tools", ({ trajectory, expected }) => {
+  const used = trajectory.calls.filter((c) => !c.name.startsWith("transfer_to_"));
+  const wrong = used.filter((c) => FAMILY[c.name] !== expected);
+  if (used.length === 0) return { score: 0, pass: false, reason: "no tool ran" };
+  return {
+    score: (used.length - wrong.length) / used.length,
+    pass: wrong.length === 0,
+    reason:
+      wrong.length === 0
+        ? `ran ${used.map((c) => c.name).join(", ")}`
+        : `ran ${wrong.map((c) => c.name).join(", ")} (not ${expected})`,
+  };
+});
 
 const words = (s: string) => new Set(s.toLowerCase().match(/[a-z]+/g) ?? []);
 
@@ -86,62 +144,96 @@ export function keywordModel(): Model {
   );
 }
 
-/** Accuracy of both set-ups on CASES: the share of requests whose first tool belongs to the right specialist. */
-export async function measure(model: () => Model): Promise<{ single: number; routed: number }> {
-  const toolsOf = { math: mathTools.map((t) => t.name), lookup: lookupTools.map((t) => t.name) };
-  let single = 0;
-  let routed = 0;
-  for (const c of CASES) {
-    let first: string | undefined;
-    const agent = new Agent({
-      model: model(),
-      tools: [...mathTools, ...lookupTools],
-      limits: { maxSteps: 2 },
-    });
-    await agent
-      .run(c.input, {
-        onEvent: (e) => {
-          if (e.type === "tool_call") first ??= e.toolName;
-        },
-      })
-      .catch(() => {});
-    if (first && toolsOf[c.expert].includes(first)) single++;
+const limits = { maxSteps: 2 };
 
-    const router = new Router({
-      model: model(),
+/** One agent with all six tools. */
+export const singleAgent: EvalDefinition<unknown, Expert> = defineEval<unknown, Expert>({
+  name: "routing: one agent, six tools",
+  agent: ({ model }) =>
+    new Agent({ model: model ?? keywordModel(), tools: [...mathTools, ...lookupTools], limits }),
+  dataset: ROUTING,
+  scorers: [routing, rightTools],
+});
+
+/** A router over two specialists with three tools each (seed 001's split). */
+export const routed: EvalDefinition<unknown, Expert> = defineEval<unknown, Expert>({
+  name: "routing: router over two specialists",
+  agent: ({ model }) => {
+    const m = model ?? keywordModel();
+    return new Router({
+      model: m,
       specialists: {
         math: {
           description: "Arithmetic, unit conversion, percentages.",
-          agent: new Agent({ model: model(), tools: mathTools, limits: { maxSteps: 2 } }),
+          agent: new Agent({ model: m, tools: mathTools, limits }),
         },
         lookup: {
           description: "Facts, weather, time in places.",
-          agent: new Agent({ model: model(), tools: lookupTools, limits: { maxSteps: 2 } }),
+          agent: new Agent({ model: m, tools: lookupTools, limits }),
         },
       },
     });
-    const result = await router.run(c.input).catch(() => undefined);
-    if (result?.agent === c.expert) routed++;
+  },
+  dataset: ROUTING,
+  scorers: [routing, rightTools],
+});
+
+/** Where the committed recordings of both set-ups live. */
+export const RECORDINGS = fileURLToPath(new URL("./recordings/routing-experiment", import.meta.url));
+
+/** Runs both set-ups: replayed from `recordings` (offline), or live, writing results under `outDir`. */
+export async function measure(options: {
+  model?: Model;
+  recordings?: string;
+  outDir?: string;
+}): Promise<{ single: EvalResult; router: EvalResult }> {
+  if (options.recordings !== undefined && options.model === undefined) {
+    return {
+      single: await replayEval(singleAgent, join(options.recordings, "single")),
+      router: await replayEval(routed, join(options.recordings, "router")),
+    };
   }
-  return { single: single / CASES.length, routed: routed / CASES.length };
+  const run = (definition: EvalDefinition<unknown, Expert>, name: string) =>
+    evaluate({
+      ...definition,
+      ...(options.model && { model: options.model }),
+      ...(options.outDir !== undefined && { outDir: join(options.outDir, name) }),
+    });
+  return { single: await run(singleAgent, "single"), router: await run(routed, "router") };
 }
 
-/** Prints the two accuracies. */
+/** Prints both reports and the router against the single agent, case by case. */
 export async function main(
   argv: readonly string[] = process.argv.slice(2),
   print: Print = console.log,
 ): Promise<number> {
   const live = argv.includes("--model");
+  const record = argv.includes("--record");
   print(
     live
       ? "Measuring with a real model…"
-      : "No --model: using the offline keyword baseline (not a language model).",
+      : record
+        ? `Recording with the offline keyword baseline (not a language model) into ${RECORDINGS}`
+        : "No --model: replaying recordings of the offline keyword baseline (not a language model).",
   );
-  const { single, routed } = await measure(() => chooseModel(argv, keywordModel));
+  const { single, router } = live
+    ? await measure({ model: chooseModel(argv, keywordModel), outDir: ".glassloop/evals/routing-experiment" })
+    : record
+      ? await measure({ outDir: RECORDINGS })
+      : await measure({ recordings: RECORDINGS });
+  const accuracy = (r: EvalResult) => r.summary.scorers.find((s) => s.scorer === "routing")?.passRate;
+  print(formatReport(single));
+  print("");
+  print(formatReport(router));
+  print("");
+  print(formatComparison(compareResults(single, router)));
+  print("");
+  const [a, b] = [accuracy(single), accuracy(router)];
+  const pct = (x: number | undefined) => `${((x ?? 0) * 100).toFixed(0)}%`;
   print(
-    `one agent, six tools:          ${(single * 100).toFixed(0)}% right tool family (${CASES.length} requests)`,
+    `one agent, six tools:          ${pct(a?.value)} right tool family [${pct(a?.lo)}, ${pct(a?.hi)}] (${ROUTING.cases.length} requests)`,
   );
-  print(`router over two specialists:   ${(routed * 100).toFixed(0)}% right specialist`);
+  print(`router over two specialists:   ${pct(b?.value)} right specialist [${pct(b?.lo)}, ${pct(b?.hi)}]`);
   return 0;
 }
 

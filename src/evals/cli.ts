@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { type CliIO, type Command, EXIT, UsageError } from "../cli/command.js";
+import { type Command, EXIT, UsageError } from "../cli/command.js";
 import { Printer } from "../cli/printer.js";
 import "../cli/providers.js";
 import { compareResults } from "./compare.js";
