@@ -76,6 +76,15 @@ export {
 } from "./models/anthropic/index.js";
 export * from "./models/errors.js";
 export {
+  GEMINI_DEFAULT_BASE_URL,
+  GeminiBlockedError,
+  GeminiModel,
+  type GeminiOptions,
+  GeminiSchemaError,
+  google,
+  toGeminiSchema,
+} from "./models/google/index.js";
+export {
   DEFAULT_DEADLINE_MS,
   DEFAULT_MAX_ERROR_BODY_BYTES,
   DEFAULT_MAX_RESPONSE_BYTES,

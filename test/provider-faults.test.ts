@@ -8,6 +8,7 @@ import {
   type AgentEvent,
   AuthenticationError,
   ContextOverflowError,
+  GeminiModel,
   type HttpOptions,
   type Model,
   ModelCallError,
@@ -16,7 +17,7 @@ import {
 } from "glassloop";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ofType } from "./helpers/core.js";
-import { sseEvents, startWireServer, type WireServer } from "./helpers/wire-server.js";
+import { sseData, sseEvents, startWireServer, type WireServer } from "./helpers/wire-server.js";
 
 const KEY = "sk-proj-fault-matrix-key-0123456789";
 
@@ -36,7 +37,7 @@ interface Dialect {
   /** A streamed "Hel" + "lo" answer, its end marker last. */
   stream: string;
   /** Where the stream's end marker (or final event) begins: cutting there leaves it incomplete. */
-  endMarker: string;
+  endAt: number;
   /** The error body of a bad key that echoes the key. */
   unauthorized: unknown;
   /** The error body of an over-long prompt. */
@@ -78,7 +79,9 @@ const responses: Dialect = {
       },
     },
   ]),
-  endMarker: "event: response.completed",
+  get endAt() {
+    return this.stream.indexOf("event: response.completed");
+  },
   unauthorized: {
     error: {
       message: `Incorrect API key provided: ${KEY}.`,
@@ -105,7 +108,50 @@ const responses: Dialect = {
   ]),
 };
 
-const DIALECTS: Dialect[] = [responses];
+const geminiChunk = (text: string, finishReason?: string) => ({
+  candidates: [{ content: { role: "model", parts: [{ text }] }, ...(finishReason && { finishReason }) }],
+  usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 2 },
+});
+const geminiStream = sseData([geminiChunk("Hel"), geminiChunk("lo"), geminiChunk("", "STOP")], {
+  done: false,
+});
+
+const gemini: Dialect = {
+  name: "google",
+  model: (url, http) =>
+    new GeminiModel("gemini-2.5-flash", { baseURL: `${url}/v1beta`, apiKey: KEY, http, env: {} }),
+  completion: (text) => geminiChunk(text, "STOP"),
+  stream: geminiStream,
+  // No end marker: a stream that stops before the chunk with the finish reason is incomplete.
+  endAt: geminiStream.lastIndexOf("data: "),
+  // Gemini answers a bad key with 400 INVALID_ARGUMENT and the reason API_KEY_INVALID.
+  unauthorized: {
+    error: {
+      code: 400,
+      message: `API key not valid: ${KEY}. Please pass a valid API key.`,
+      status: "INVALID_ARGUMENT",
+      details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID" }],
+    },
+  },
+  overflow: {
+    status: 400,
+    json: {
+      error: {
+        code: 400,
+        message: "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
+        status: "INVALID_ARGUMENT",
+      },
+    },
+  },
+  streamError: sseData(
+    [geminiChunk("Hel"), { error: { code: 500, message: "Internal error", status: "INTERNAL" } }],
+    {
+      done: false,
+    },
+  ),
+};
+
+const DIALECTS: Dialect[] = [responses, gemini];
 
 for (const dialect of DIALECTS) {
   async function run(stream: boolean, http: HttpOptions = {}, signal?: AbortSignal) {
@@ -158,7 +204,7 @@ for (const dialect of DIALECTS) {
     });
 
     it("a stream cut before its end is a stream_incomplete error", async () => {
-      server.enqueue({ sse: dialect.stream, endAt: offsetOf(dialect.endMarker) });
+      server.enqueue({ sse: dialect.stream, endAt: dialect.endAt });
       const { error } = await run(true);
       expect(error).toMatchObject({ code: "stream_incomplete" });
     });
@@ -197,8 +243,8 @@ for (const dialect of DIALECTS) {
       expect(ofType(events, "text_delta").map((e) => e.text)).toEqual(["Hel", "lo"]);
     });
 
-    it("401 is an AuthenticationError and the key is redacted everywhere", async () => {
-      server.enqueue({ status: 401, json: dialect.unauthorized });
+    it("a bad key (401, Gemini's 400 API_KEY_INVALID) is an AuthenticationError and the key is redacted everywhere", async () => {
+      server.enqueue({ status: dialect.name === "google" ? 400 : 401, json: dialect.unauthorized });
       const { error, events } = await run(false);
       expect(error).toMatchObject({ code: "authentication" });
       const cause = (error as ModelCallError).cause as AuthenticationError;

@@ -12,6 +12,7 @@ export const KEYED_DEFAULTS = [
   { env: "OPENROUTER_API_KEY", model: "openrouter:openai/gpt-4o-mini" },
   { env: "DEEPSEEK_API_KEY", model: "deepseek:deepseek-chat" },
   { env: "GROQ_API_KEY", model: "groq:llama-3.3-70b-versatile" },
+  { env: "GEMINI_API_KEY", model: "google:gemini-2.5-flash" },
 ] as const;
 
 /** Which model a command will use and why. */

@@ -5,3 +5,5 @@
 import "../models/presets.js";
 import "../models/anthropic/index.js";
 import "../models/replay.js";
+import "../models/openai-responses/index.js";
+import "../models/google/index.js";

@@ -163,6 +163,15 @@ const OVERFLOW_CODES = new Set([
 const OVERFLOW_TEXT =
   /prompt is too long|maximum context length|context[ _]length|context window|exceeds? (?:the )?(?:available )?context|too many tokens|reduce the length of the messages|exceeds the maximum number of tokens/i;
 
+/** Gemini answers a bad key with HTTP 400 and the reason `API_KEY_INVALID` in the error's details. */
+function isInvalidKey(body: unknown): boolean {
+  const details = (body as { error?: { details?: unknown } } | null)?.error?.details;
+  return (
+    Array.isArray(details) &&
+    details.some((d) => (d as { reason?: unknown } | null)?.reason === "API_KEY_INVALID")
+  );
+}
+
 /** The `{ error: { type, code, message } }` fields OpenAI- and Anthropic-style bodies share. */
 export interface ErrorFields {
   type?: string;
@@ -211,7 +220,8 @@ export function errorForStatus(
     init.status === 200
       ? `${init.provider} reported an error: ${detail}`
       : `${init.provider} returned HTTP ${init.status}: ${detail}`;
-  if (init.status === 401 || init.status === 403) return new AuthenticationError(message, init);
+  if (init.status === 401 || init.status === 403 || isInvalidKey(init.body))
+    return new AuthenticationError(message, init);
   if (init.status === 429) return new RateLimitError(message, init, retryAfterMs);
   // Servers disagree on the status (400, 413, 422, even 500 or an error inside a 200 stream); the
   // body is what says the prompt was too long.

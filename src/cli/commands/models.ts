@@ -78,7 +78,13 @@ function statuses(io: CliIO, ollama: string[] | undefined): ProviderStatus[] {
     const provider = model.slice(0, model.indexOf(":"));
     const set = Boolean(env[variable]?.trim());
     const preset = (OPENAI_PRESETS as Record<string, { baseURLEnv: string }>)[provider];
-    const baseEnv = preset?.baseURLEnv ?? (provider === "anthropic" ? "ANTHROPIC_BASE_URL" : undefined);
+    const baseEnv =
+      preset?.baseURLEnv ??
+      (provider === "anthropic"
+        ? "ANTHROPIC_BASE_URL"
+        : provider === "google"
+          ? "GOOGLE_GEMINI_BASE_URL"
+          : undefined);
     const base = baseEnv && env[baseEnv] ? `, ${baseEnv}=${withoutCredentials(env[baseEnv] as string)}` : "";
     return {
       provider,

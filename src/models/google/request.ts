@@ -1,0 +1,145 @@
+import type { Message, ReasoningPart } from "../../memory/messages.js";
+import type { JsonSchema, ModelRequest, ToolSpec } from "../model.js";
+import { ownReasoning } from "../reasoning.js";
+import { toGeminiSchema } from "./schema.js";
+import type { GeminiContent, GeminiFunctionDeclaration, GeminiPart, GeminiRequestBody } from "./wire.js";
+
+/** The reasoning parts' provider label for this wire format. */
+export const GEMINI_PROVIDER = "google";
+
+/** Settings of the body that do not come from the `ModelRequest`. */
+export interface GeminiBodyOptions {
+  /** `thinkingConfig` as sent: a token budget (0 turns thinking off on Flash) and thought summaries. */
+  thinking?: { budgetTokens?: number; includeThoughts?: boolean };
+}
+
+/**
+ * The body of `generateContent` for `request`: instructions as `systemInstruction`, turns as
+ * `user`/`model` contents (consecutive ones of a role merged), tool calls as `functionCall` parts
+ * carrying their `thoughtSignature` exactly as received, results as `functionResponse` parts.
+ */
+export function toGeminiBody(request: ModelRequest, options: GeminiBodyOptions = {}): GeminiRequestBody {
+  const contents: GeminiContent[] = [];
+  const system: string[] = request.instructions ? [request.instructions] : [];
+  for (const m of request.messages) {
+    if (m.role === "system") {
+      if (m.content) system.push(m.content);
+      continue;
+    }
+    const parts = partsOf(m);
+    if (parts.length === 0) continue;
+    const role = m.role === "assistant" ? "model" : "user";
+    const last = contents.at(-1);
+    if (last && last.role === role) last.parts.push(...parts);
+    else contents.push({ role, parts });
+  }
+  const body: GeminiRequestBody = { contents };
+  if (system.length > 0) body.systemInstruction = { parts: [{ text: system.join("\n\n") }] };
+  if (request.tools.length > 0) {
+    body.tools = [{ functionDeclarations: request.tools.map(declaration) }];
+    const choice = request.toolChoice;
+    if (choice !== undefined) {
+      body.toolConfig = {
+        functionCallingConfig:
+          choice === "auto"
+            ? { mode: "AUTO" }
+            : choice === "none"
+              ? { mode: "NONE" }
+              : choice === "required"
+                ? { mode: "ANY" }
+                : { mode: "ANY", allowedFunctionNames: [choice.name] },
+      };
+    }
+  }
+  const generation: NonNullable<GeminiRequestBody["generationConfig"]> = {};
+  if (request.maxOutputTokens !== undefined) generation.maxOutputTokens = request.maxOutputTokens;
+  if (request.temperature !== undefined) generation.temperature = request.temperature;
+  if (options.thinking) {
+    generation.thinkingConfig = {
+      ...(options.thinking.budgetTokens !== undefined && { thinkingBudget: options.thinking.budgetTokens }),
+      ...(options.thinking.includeThoughts !== undefined && {
+        includeThoughts: options.thinking.includeThoughts,
+      }),
+    };
+  }
+  if (Object.keys(generation).length > 0) body.generationConfig = generation;
+  return body;
+}
+
+// One conversion per schema object: tools are the same objects every step of a run.
+const declarations = new WeakMap<JsonSchema, GeminiFunctionDeclaration["parameters"]>();
+
+function declaration(tool: ToolSpec): GeminiFunctionDeclaration {
+  let parameters = declarations.get(tool.parameters);
+  if (!parameters) {
+    parameters = toGeminiSchema(tool.name, tool.parameters);
+    declarations.set(tool.parameters, parameters);
+  }
+  return { name: tool.name, description: tool.description, parameters };
+}
+
+function partsOf(m: Exclude<Message, { role: "system" }>): GeminiPart[] {
+  switch (m.role) {
+    case "user":
+      return [{ text: m.content }];
+    case "tool":
+      return [
+        {
+          functionResponse: {
+            id: m.toolCallId,
+            name: m.toolName,
+            // Gemini's convention: `output` for a result, `error` for a failure.
+            response: m.isError === true ? { error: m.content } : { output: m.content },
+          },
+        },
+      ];
+    case "assistant":
+      return modelParts(m.content, m.toolCalls ?? [], ownReasoning(m, GEMINI_PROVIDER));
+  }
+}
+
+/** A model turn's parts: thoughts, the answer text, the calls, each with the signature it came with. */
+function modelParts(
+  text: string,
+  calls: readonly { id: string; name: string; arguments: string }[],
+  reasoning: readonly ReasoningPart[],
+): GeminiPart[] {
+  const parts: GeminiPart[] = [];
+  let textSignature: string | undefined;
+  const callSignatures = new Map<string, string>();
+  for (const r of reasoning) {
+    if (r.anchor === "text") textSignature = r.signature;
+    else if (typeof r.anchor === "object") {
+      if (r.signature !== undefined) callSignatures.set(r.anchor.toolCallId, r.signature);
+    } else {
+      parts.push({
+        text: r.text,
+        thought: true,
+        ...(r.signature !== undefined && { thoughtSignature: r.signature }),
+      });
+    }
+  }
+  if (text !== "" || textSignature !== undefined)
+    parts.push({ text, ...(textSignature !== undefined && { thoughtSignature: textSignature }) });
+  for (const call of calls) {
+    const signature = callSignatures.get(call.id);
+    parts.push({
+      functionCall: { id: call.id, name: call.name, args: argsOf(call.arguments) },
+      ...(signature !== undefined && { thoughtSignature: signature }),
+    });
+  }
+  return parts;
+}
+
+/** Arguments as the object Gemini's `args` must be; text that is not an object is kept under `_raw_arguments`. */
+function argsOf(text: string): Record<string, unknown> {
+  if (text.trim() === "") return {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
+  } catch {
+    // Falls through to the raw text.
+  }
+  return { _raw_arguments: text };
+}
