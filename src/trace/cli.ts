@@ -25,7 +25,10 @@ Options:
   --port <n>              view: port on 127.0.0.1 (default: a free one)
   --agent <module>        replay: module whose default export is (model) => Agent, or an agent
                           config without a model; without it, a "glassloop run" recording is
-                          replayed with its own instructions, built-in tools and limits
+                          replayed with its own instructions, built-in tools and limits, and
+                          every tool but the calculator answers from the recording (not run)
+  --run-tools             replay without --agent: run the recording's tools for real, in this
+                          directory (a trace you did not make can write files with this)
   --from-step <n>         replay: fork, answering from the recording before step n ...
   --model <provider:model>  ... and from this live model from step n on
   --trace <file>          replay: write the replayed run's own trace here`;
@@ -123,8 +126,14 @@ async function replay(args: string[], io: CliIO): Promise<number> {
     "from-step": { type: "string" },
     model: { type: "string" },
     trace: { type: "string" },
+    "run-tools": { type: "boolean" },
   });
   const file = positionals[0];
+  if (values["run-tools"] && values.agent !== undefined)
+    throw new UsageError(
+      "--run-tools is for a replay without --agent (the module decides its tools)",
+      "trace",
+    );
   if (file === undefined) throw new UsageError("trace replay needs a trace file", "trace");
   const fromStep = values["from-step"] === undefined ? undefined : Number(values["from-step"]);
   if (fromStep !== undefined && (!Number.isInteger(fromStep) || fromStep < 1)) {
@@ -146,6 +155,13 @@ async function replay(args: string[], io: CliIO): Promise<number> {
     values.agent,
     io,
     all.filter((e) => e.runId === runId),
+    {
+      runTools: values["run-tools"] === true,
+      onAnswered: (names) =>
+        io.stderr.write(
+          `Answering ${names.join(", ")} from the recording (not run); --run-tools runs them for real.\n`,
+        ),
+    },
   );
   const writer =
     values.trace === undefined ? undefined : new TraceWriter({ file: resolve(io.cwd, values.trace) });

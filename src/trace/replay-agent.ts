@@ -10,6 +10,7 @@ import type { Model } from "../models/model.js";
 import { canonicalFromBody } from "../models/replay/canonical.js";
 import { BUILTIN_TOOLS, type BuiltinEntry } from "../tools/builtin/index.js";
 import type { Tool } from "../tools/tool.js";
+import { answeredFromRecording, PURE_BUILTINS } from "./recorded-tools.js";
 import type { ReplayableAgent } from "./replay.js";
 
 /**
@@ -21,8 +22,9 @@ export async function loadReplayAgent(
   spec: string | undefined,
   io: CliIO,
   events: readonly AgentEvent[],
+  options: RecordedAgentOptions = {},
 ): Promise<(model: Model) => ReplayableAgent> {
-  if (spec === undefined) return recordedAgent(events, io);
+  if (spec === undefined) return recordedAgent(events, io, options);
   const path = resolve(io.cwd, spec);
   if (!existsSync(path)) throw new UsageError(`--agent: no module at ${path}`, "trace");
   const loaded = ((await import(pathToFileURL(path).href)) as { default?: unknown }).default;
@@ -57,8 +59,24 @@ function isReplayable(value: unknown): value is ReplayableAgent {
   );
 }
 
-/** The agent of a recorded `glassloop run`: its instructions, built-in tools and limits. */
-function recordedAgent(events: readonly AgentEvent[], io: CliIO): (model: Model) => ReplayableAgent {
+/** How the agent of a recorded `glassloop run` is rebuilt. */
+export interface RecordedAgentOptions {
+  /** Run the recording's tools for real, in the working directory (`--run-tools`); else only pure ones run. */
+  runTools?: boolean;
+  /** Told the names of the tools answered from the recording instead of run. */
+  onAnswered?: (names: string[]) => void;
+}
+
+/**
+ * The agent of a recorded `glassloop run`: its instructions, built-in tools and limits. The
+ * trace chose those tools and will choose their arguments, so only pure ones run unless
+ * `runTools`; the others answer from the recording (a crafted trace cannot write a file).
+ */
+function recordedAgent(
+  events: readonly AgentEvent[],
+  io: CliIO,
+  options: RecordedAgentOptions,
+): (model: Model) => ReplayableAgent {
   const request = events.find((e) => e.type === "model_request");
   const start = events.find((e) => e.type === "run_start");
   if (!request) throw new UsageError("the trace has no model request to replay", "trace");
@@ -79,6 +97,14 @@ function recordedAgent(events: readonly AgentEvent[], io: CliIO): (model: Model)
     tools.push(...made);
     for (const t of made) names.delete(t.name);
   }
+  const answered: string[] = [];
+  if (options.runTools !== true) {
+    for (const [i, t] of tools.entries()) {
+      if (PURE_BUILTINS.has(t.name)) continue;
+      tools[i] = answeredFromRecording(t, events);
+      answered.push(t.name);
+    }
+  }
   if (names.size > 0) {
     throw new UsageError(
       `the recording used tools that are not built in (${[...names].join(", ")}); give the agent that has them with --agent <module>`,
@@ -86,6 +112,7 @@ function recordedAgent(events: readonly AgentEvent[], io: CliIO): (model: Model)
     );
   }
   const limits = start?.type === "run_start" ? start.limits : undefined;
+  if (answered.length > 0) options.onAnswered?.(answered);
   return (model) =>
     new Agent({
       name: "glassloop",
