@@ -76,43 +76,86 @@ function consumption(run: ServedRun): Point[] {
     });
 }
 
-/** Cumulative tokens per step as a small SVG line chart, with the token limit drawn when set. */
+/**
+ * Cumulative tokens per step as a small SVG line chart: axes with their units and ticks, the token
+ * limit when set, a legend. The line starts at step 0 with 0 tokens, so a one-step run is a line
+ * from the start, not a lone dot.
+ */
 function TokenChart({ points, max }: { points: Point[]; max: number | undefined }) {
   if (points.length === 0) return null;
-  const w = 320;
-  const h = 110;
-  const pad = 24;
-  const top = Math.max(1, max ?? 0, ...points.map((p) => p.tokens));
-  const x = (i: number) =>
-    pad + (points.length === 1 ? (w - 2 * pad) / 2 : (i * (w - 2 * pad)) / (points.length - 1));
-  const y = (v: number) => h - pad - (v / top) * (h - 2 * pad);
-  const path = points
+  const w = 340;
+  const h = 150;
+  const left = 46;
+  const right = 12;
+  const top = 12;
+  const bottom = 34;
+  const series = [{ step: 0, tokens: 0 }, ...points];
+  const scaleTop = Math.max(1, max ?? 0, ...points.map((p) => p.tokens));
+  const x = (i: number) => left + (i * (w - left - right)) / (series.length - 1);
+  const y = (v: number) => h - bottom - (v / scaleTop) * (h - top - bottom);
+  const path = series
     .map((p, i) => `${i === 0 ? "M" : "L"}${x(i).toFixed(1)},${y(p.tokens).toFixed(1)}`)
     .join(" ");
+  // Step labels thin out on long runs so they never run into each other.
+  const every = Math.max(1, Math.ceil(series.length / 12));
   return (
-    <svg viewBox={`0 0 ${w} ${h}`} class="chart" role="img" aria-label="tokens used after each step">
-      <line x1={pad} y1={h - pad} x2={w - pad} y2={h - pad} class="axis" />
-      {max !== undefined && (
-        <>
-          <line x1={pad} y1={y(max)} x2={w - pad} y2={y(max)} class="limit" />
-          <text x={w - pad} y={y(max) - 4} text-anchor="end" class="limit-label">
-            maxTokens {max.toLocaleString()}
+    <figure class="chart-figure">
+      <svg viewBox={`0 0 ${w} ${h}`} class="chart" role="img" aria-label="tokens used after each step">
+        <line x1={left} y1={h - bottom} x2={w - right} y2={h - bottom} class="axis" />
+        <line x1={left} y1={top} x2={left} y2={h - bottom} class="axis" />
+        {[0, scaleTop].map((v) => (
+          <text key={v} x={left - 5} y={y(v) + 3} text-anchor="end" class="y-tick">
+            {v.toLocaleString("en-US")}
           </text>
-        </>
-      )}
-      <path d={path} class="line" />
-      {points.map((p, i) => (
-        <g key={p.step}>
-          <circle cx={x(i)} cy={y(p.tokens)} r={3} class="dot">
-            <title>
-              step {p.step}: {p.tokens.toLocaleString()} tokens
-            </title>
-          </circle>
-          <text x={x(i)} y={h - pad + 14} text-anchor="middle" class="tick">
-            {p.step}
-          </text>
-        </g>
-      ))}
-    </svg>
+        ))}
+        <text
+          x={10}
+          y={(top + h - bottom) / 2}
+          text-anchor="middle"
+          transform={`rotate(-90 10 ${(top + h - bottom) / 2})`}
+          class="axis-label"
+          data-testid="y-axis-label"
+        >
+          tokens (cumulative)
+        </text>
+        <text
+          x={(left + w - right) / 2}
+          y={h - 4}
+          text-anchor="middle"
+          class="axis-label"
+          data-testid="x-axis-label"
+        >
+          step
+        </text>
+        {max !== undefined && <line x1={left} y1={y(max)} x2={w - right} y2={y(max)} class="limit" />}
+        <path d={path} class="line" />
+        {series.map((p, i) => (
+          <g key={p.step}>
+            {i > 0 && (
+              <circle cx={x(i)} cy={y(p.tokens)} r={3} class="dot">
+                <title>
+                  step {p.step}: {p.tokens.toLocaleString()} tokens
+                </title>
+              </circle>
+            )}
+            {(i % every === 0 || i === series.length - 1) && (
+              <text x={x(i)} y={h - bottom + 13} text-anchor="middle" class="tick">
+                {p.step}
+              </text>
+            )}
+          </g>
+        ))}
+      </svg>
+      <figcaption class="legend" data-testid="budget-legend">
+        <span>
+          <span class="key key-line" /> tokens used (input + output), after each step
+        </span>
+        {max !== undefined && (
+          <span>
+            <span class="key key-limit" /> maxTokens {max.toLocaleString("en-US")}
+          </span>
+        )}
+      </figcaption>
+    </figure>
   );
 }

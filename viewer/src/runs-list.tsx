@@ -67,15 +67,21 @@ export function RunsList() {
           <tbody>
             {shown.map((r) => (
               <tr key={r.runId} class={r.status === "ok" ? "" : "row-bad"} data-run-id={r.runId}>
-                <td>
+                <td class="status-cell">
                   <StatusBadge status={r.status} />
+                  {/* As `trace list` shows it: the code, unless it only repeats the status. */}
+                  {r.errorCode !== undefined && r.errorCode !== r.status && (
+                    <span class="error-code mono" data-testid="error-code">
+                      {r.errorCode}
+                    </span>
+                  )}
                 </td>
-                <td>
-                  <a href={href({ page: "run", runId: r.runId })} class="mono">
+                <td class="run-id-cell">
+                  <a href={href({ page: "run", runId: r.runId })} class="mono run-id" title={r.runId}>
                     {r.runId}
                   </a>
                 </td>
-                <td class="mono">{r.model}</td>
+                <td class="mono model-cell">{r.model}</td>
                 <td class="num">{r.steps}</td>
                 <td class="num">
                   {r.inputTokens.toLocaleString()} / {r.outputTokens.toLocaleString()}

@@ -104,7 +104,10 @@ function Response({ response: r, costUsd }: { response: ResponseView; costUsd: n
   return (
     <div data-testid="response">
       <p class="facts-line">
-        <span>finish {r.finishReason}</span>
+        {/* "finish tool_calls" read like a tool named finish: the field is named in full. */}
+        <span>
+          finish reason <code data-testid="finish-reason">{r.finishReason}</code>
+        </span>
         <span data-testid="tokens">
           {inputSplit(r.usage)} / {r.usage.outputTokens.toLocaleString()} out tokens
           {r.usage.reasoningTokens ? ` (${r.usage.reasoningTokens.toLocaleString()} reasoning)` : ""}

@@ -8,28 +8,52 @@ export function Timeline({ run, selected }: { run: ServedRun; selected: number |
   const total = Math.max(1, run.durationMs ?? 0, ...run.steps.map((s) => s.offsetMs + (s.durationMs ?? 0)));
   const pct = (ms: number) => `${Math.max(0, Math.min(100, (ms / total) * 100))}%`;
   return (
-    <ol class="timeline" data-testid="timeline">
-      {run.steps.map((s) => {
-        const bad = s.error !== undefined || s.tools.some((t) => t.status !== undefined && t.status !== "ok");
-        return (
-          <li key={s.step} class={`${s.step === selected ? "selected" : ""} ${bad ? "bad" : ""}`}>
-            <a href={href({ page: "run", runId: run.runId, step: s.step })} data-testid={`step-${s.step}`}>
-              <span class="step-label">step {s.step}</span>
-              <span class="track">
-                <span class="bar" style={{ left: pct(s.offsetMs), width: pct(s.durationMs ?? 0) }}>
-                  {segments(s)}
+    <>
+      <ol class="timeline" data-testid="timeline">
+        {run.steps.map((s) => {
+          const bad =
+            s.error !== undefined || s.tools.some((t) => t.status !== undefined && t.status !== "ok");
+          return (
+            <li key={s.step} class={`${s.step === selected ? "selected" : ""} ${bad ? "bad" : ""}`}>
+              <a href={href({ page: "run", runId: run.runId, step: s.step })} data-testid={`step-${s.step}`}>
+                <span class="step-label">step {s.step}</span>
+                <span class="track">
+                  <span class="bar" style={{ left: pct(s.offsetMs), width: pct(s.durationMs ?? 0) }}>
+                    {segments(s)}
+                  </span>
                 </span>
-              </span>
-              <span class="step-meta">
-                {s.durationMs === undefined ? "–" : formatMs(s.durationMs)}
-                {s.tools.length > 0 && ` · ${s.tools.map((t) => t.toolName).join(", ")}`}
-                {s.error && <strong class="bad-text"> · {s.error.code}</strong>}
-              </span>
-            </a>
-          </li>
-        );
-      })}
-    </ol>
+                <span class="step-meta">
+                  {s.durationMs === undefined ? "–" : formatMs(s.durationMs)}
+                  {s.tools.length > 0 && ` · ${s.tools.map((t) => t.toolName).join(", ")}`}
+                  {s.error && <strong class="bad-text"> · {s.error.code}</strong>}
+                </span>
+              </a>
+            </li>
+          );
+        })}
+      </ol>
+      <TimelineLegend />
+    </>
+  );
+}
+
+/** What the timeline's colours mean; the swatches use the very classes the bars do. */
+function TimelineLegend() {
+  return (
+    <ul class="legend timeline-legend" data-testid="timeline-legend">
+      <li>
+        <span class="swatch seg-model" />
+        model call
+      </li>
+      <li>
+        <span class="swatch seg-tool" />
+        tool calls
+      </li>
+      <li>
+        <span class="swatch swatch-bad" />
+        step with an error
+      </li>
+    </ul>
   );
 }
 
