@@ -14,6 +14,11 @@ import { z } from "zod";
 import { openBrowser } from "../helpers/browser.js";
 import { tempDir, tracedCalculatorRun } from "../helpers/traced-run.js";
 
+// The page's globals, as far as the callbacks below (run inside the browser) use them; the test's
+// own compilation has no DOM library.
+declare const document: { documentElement: { scrollWidth: number } };
+declare function getComputedStyle(element: unknown): { backgroundColor: string; lineHeight: string };
+
 const ARTIFACTS = join(import.meta.dirname, "../../test-artifacts");
 const LONG_MODEL = "openrouter:qwen/qwen2.5_coder_32b_instruct_awq_int4_gguf_q8_0";
 
