@@ -138,3 +138,19 @@ describe("a model evaluator inside the run's budget", () => {
     expect(limitsSeen).toEqual([{ maxTokens: 989, maxToolCalls: 5 }]);
   });
 });
+
+describe("a model evaluator at the edge of the budget", () => {
+  it("a run exactly at maxTokens when its answer is judged stops with BudgetExceededError, the judge makes no call", async () => {
+    const judge = new ScriptedModel([]);
+    const model = new ScriptedModel([{ text: "Hi.", usage: { inputTokens: 90, outputTokens: 10 } }]);
+    const agent = new Agent({
+      model,
+      reflect: { evaluator: modelEvaluator(judge) },
+      limits: { maxTokens: 100 },
+    });
+    const error = await agent.run("Greet").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BudgetExceededError);
+    expect(error).toMatchObject({ limit: "maxTokens", used: 100, max: 100 });
+    expect(judge.requests).toHaveLength(0);
+  });
+});

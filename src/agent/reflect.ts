@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ConfigError, RunError } from "../errors.js";
+import { BudgetExceededError, ConfigError, RunError } from "../errors.js";
 import type { Message } from "../memory/messages.js";
 import type { Model } from "../models/model.js";
 import { limitsWithin, type RemainingBudget } from "./budget.js";
@@ -144,7 +144,11 @@ export async function judge(
 /** The run's error for a failed evaluator: the run's abort or budget stop, else the failure with the run's state. */
 function evaluatorError(state: RunState<unknown>, error: unknown): unknown {
   if (state.signal.aborted) return abortError(state);
-  const breach = state.budget.afterModelCall();
+  // A judge stopped by its ceiling (what the run had left) is the run's budget stop, also when
+  // the run is exactly at a limit rather than past it.
+  const breach =
+    state.budget.afterModelCall() ??
+    (error instanceof BudgetExceededError ? state.budget.beforeSideCall() : undefined);
   if (breach) return budgetError(state, breach);
   if (error instanceof RunError)
     return new RunError(error.code, `The evaluator failed: ${error.message}`, errorState(state), {
