@@ -27,6 +27,18 @@ const schema = z.strictObject({
       timeoutMs: z.number().positive().optional(),
     })
     .optional(),
+  /** Transport bounds of the model's HTTP calls (providers over HTTP; see docs/providers.md). */
+  modelHttp: z
+    .strictObject({
+      deadlineMs: z.number().int().positive().optional(),
+      timeoutMs: z.number().int().positive().optional(),
+      streamIdleTimeoutMs: z.number().int().positive().optional(),
+      maxStreamBytes: z.number().int().positive().optional(),
+      maxResponseBytes: z.number().int().positive().optional(),
+      maxErrorBodyBytes: z.number().int().positive().optional(),
+      maxRetries: z.number().int().min(0).optional(),
+    })
+    .optional(),
   shell: z
     .strictObject({
       /** Environment variables passed to `shell` commands besides PATH, HOME, LANG, LC_*, TERM, TZ, USER, SHELL, TMPDIR. */

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import { Agent } from "../agent/agent.js";
 import type { Limits } from "../agent/budget.js";
 import type { Model } from "../models/model.js";
-import { resolveModel } from "../models/resolve.js";
+import { type ProviderOptions, resolveModel } from "../models/resolve.js";
 import { RunNotResumableError } from "../store/errors.js";
 import { redactingStore } from "../store/redacting-store.js";
 import { SqliteStore } from "../store/sqlite-store.js";
@@ -118,7 +118,7 @@ export async function prepareAgent(
           config,
           ...(path && { configPath: path }),
         });
-  const model = resolveModel(choice.model, io.env);
+  const model = resolveModel(choice.model, io.env, modelOptions(config));
   const agent = new Agent<undefined, unknown>({
     name: "glassloop",
     instructions: flags.instructions ?? config.instructions ?? DEFAULT_INSTRUCTIONS,
@@ -189,6 +189,13 @@ function unwritable(target: { dir: string } | { file: string }): string | undefi
   } catch (error) {
     return `cannot write the trace ${shown}: ${(error as Error).message}`;
   }
+}
+
+/** The config's `modelHttp` as the providers' `http` option. */
+function modelOptions(config: CliConfig): ProviderOptions | undefined {
+  if (!config.modelHttp) return undefined;
+  const { maxRetries, ...bounds } = config.modelHttp;
+  return { http: { ...bounds, ...(maxRetries !== undefined && { retry: { maxRetries } }) } };
 }
 
 function positive(text: string, flag: string, whole: boolean): number {

@@ -130,5 +130,7 @@ function exampleModel(name: OpenAIPresetName): string {
 }
 
 for (const name of Object.keys(OPENAI_PRESETS) as OpenAIPresetName[]) {
-  registerProvider(name, (model, env) => presetModel(name, model, { env }));
+  registerProvider(name, (model, env, options) =>
+    presetModel(name, model, { env, ...(options?.http && { http: options.http }) }),
+  );
 }

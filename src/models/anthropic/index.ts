@@ -15,4 +15,7 @@ export function anthropic(model: string, options?: AnthropicOptions): AnthropicM
 }
 
 // `"anthropic:claude-…"` strings resolve with ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL.
-registerProvider("anthropic", (model, env) => new AnthropicModel(model, { env }));
+registerProvider(
+  "anthropic",
+  (model, env, options) => new AnthropicModel(model, { env, ...(options?.http && { http: options.http }) }),
+);

@@ -13,4 +13,8 @@ export function openaiResponses(model: string, options?: OpenAIResponsesOptions)
 }
 
 // `"openai-responses:gpt-5"` strings resolve with OPENAI_API_KEY and OPENAI_BASE_URL.
-registerProvider("openai-responses", (model, env) => new OpenAIResponsesModel(model, { env }));
+registerProvider(
+  "openai-responses",
+  (model, env, options) =>
+    new OpenAIResponsesModel(model, { env, ...(options?.http && { http: options.http }) }),
+);
