@@ -259,7 +259,11 @@ export function builtEntry(): string {
   const entry = `${ROOT}dist/index.mjs`;
   const newest = newestMtime(`${ROOT}src`);
   if (!existsSync(entry) || statSync(entry).mtimeMs < newest) {
-    spawnSync(process.execPath, [`${ROOT}node_modules/tsdown/dist/run.mjs`], { cwd: ROOT, stdio: "ignore" });
+    // The package's own build (also npm ci's `prepare`): it clears stale chunks before bundling.
+    spawnSync(process.execPath, ["--import", "tsx", `${ROOT}scripts/build.ts`], {
+      cwd: ROOT,
+      stdio: "ignore",
+    });
   }
   return entry;
 }

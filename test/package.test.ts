@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type InstalledProject, packAndInstall, ROOT, sh, sizeOf } from "./helpers/packed.js";
@@ -120,6 +120,24 @@ await agent.close();
     const run = node(["calculator.mjs"]);
     expect(run.stderr).toBe("");
     expect(JSON.parse(run.stdout)).toEqual({ output: "420", tools: ["210", "420"] });
+  });
+
+  it("without better-sqlite3's native binding, SqliteStore names the command that builds it", () => {
+    const binary = join(installed.dir, "node_modules/better-sqlite3/build/Release/better_sqlite3.node");
+    renameSync(binary, `${binary}.aside`);
+    try {
+      const run = node([
+        "--input-type=module",
+        "-e",
+        `import { SqliteStore } from "glassloop";
+         try { new SqliteStore({ path: ":memory:" }); console.log("opened"); } catch (e) { console.log(e.code + ": " + e.message); }`,
+      ]);
+      expect(run.stdout.trim()).toBe(
+        "sqlite_binding_missing: better-sqlite3 is installed without its native binding (its install script did not run). Build it with: npm install-scripts approve better-sqlite3 && npm rebuild better-sqlite3",
+      );
+    } finally {
+      renameSync(`${binary}.aside`, binary);
+    }
   });
 
   it("a .ts file type-checks under tsc --strict with the package's own declarations checked", () => {

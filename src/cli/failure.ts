@@ -24,6 +24,7 @@ const CONFIG_CODES = new Set([
   "db_corrupt",
   "schema_too_new",
   "missing_dependency",
+  "sqlite_binding_missing",
 ]);
 
 /**

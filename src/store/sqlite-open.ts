@@ -58,9 +58,22 @@ export function openDatabase(file: string, options: SqliteOptions): Database.Dat
   }
 }
 
+/** What to run when better-sqlite3 is installed but its native binding was never built. */
+export const SQLITE_BINDING_FIX = "npm install-scripts approve better-sqlite3 && npm rebuild better-sqlite3";
+
 /** Turns a driver error into a StoreError that names the file; glassloop's own errors pass through. */
 export function translateError(error: unknown, file: string): Error {
   if (error instanceof GlassloopError) return error;
+  // The `bindings` package's words when better-sqlite3's install script never ran (npm 11 skips
+  // scripts that are not approved, `--ignore-scripts` skips all).
+  if (error instanceof Error && error.message.startsWith("Could not locate the bindings file")) {
+    return new StoreError(
+      "sqlite_binding_missing",
+      file,
+      `better-sqlite3 is installed without its native binding (its install script did not run). Build it with: ${SQLITE_BINDING_FIX}`,
+      { cause: error },
+    );
+  }
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string") {
     if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))

@@ -26,8 +26,6 @@ export interface InstalledProject {
   dir: string;
   tarball: string;
   files: string[];
-  /** How the install went: "offline" (the npm cache alone) or "prefer-offline" (the registry filled gaps). */
-  installMode: "offline" | "prefer-offline";
   installOutput: string;
 }
 
@@ -83,12 +81,10 @@ export function packAndInstall(): InstalledProject {
   // (minutes on two cores); neither belongs in a test. Scripts are skipped and the binary the
   // repository's own install produced for this very version is copied in below.
   const base = ["install", "--ignore-scripts", "--no-package-lock", tarball];
-  let installMode: InstalledProject["installMode"] = "offline";
   let install = sh("npm", [...base, "--offline"], project);
   if (install.status !== 0) {
     // The cache holds every tarball after `npm ci`, but not always the registry metadata a fresh
     // resolve needs; then the registry answers what the cache lacks.
-    installMode = "prefer-offline";
     install = sh("npm", [...base, "--prefer-offline"], project);
   }
   if (install.status !== 0) throw new Error(`npm install of the tarball failed:\n${output(install)}`);
@@ -97,7 +93,6 @@ export function packAndInstall(): InstalledProject {
     dir: project,
     tarball,
     files: result.files.map((f) => f.path),
-    installMode,
     installOutput: output(install),
   };
 }
