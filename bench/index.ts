@@ -3,6 +3,7 @@
  * sections named. To add one, export a `BenchSection` from a file here and list it below.
  */
 import { cliBench } from "./cli.js";
+import { evalsBench } from "./evals.js";
 import { localModelBench } from "./local-model.js";
 import { loopBench } from "./loop.js";
 import { memoryBench } from "./memory.js";
@@ -17,6 +18,7 @@ const sections: BenchSection[] = [
   { name: "memory", run: memoryBench },
   { name: "cli", run: cliBench },
   { name: "local", run: localModelBench },
+  { name: "evals", run: evalsBench },
 ];
 
 const wanted = process.argv.slice(2);
