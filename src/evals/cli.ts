@@ -38,8 +38,8 @@ Options:
   -h, --help                   this help
 
 Ctrl-C stops the eval: trials in flight are aborted, what finished is kept and written.
-Exit codes: 0 done, 1 a replay diverged, --fail-under was missed or the eval was stopped,
-2 bad usage or configuration.`;
+Exit codes: 0 done, 1 a replay diverged, --fail-under was missed or the budget ran out,
+2 bad usage or configuration, 130 stopped with Ctrl-C (what finished is written).`;
 
 const OPTIONS = {
   model: { type: "string", short: "m" },
@@ -151,6 +151,8 @@ const evalCommand: Command = {
         printer.note(printer.err.dim(`view it: glassloop trace view   (evals are listed under "evals")`));
       }
     }
+    // Ctrl-C is the user's choice: 130, as shells expect of an interrupted program.
+    if (result.stopped === "aborted") return EXIT.interrupted;
     if (result.stopped) return EXIT.failed;
     if (failUnder !== undefined && result.summary.passRate.value < failUnder) {
       if (!values.json)
