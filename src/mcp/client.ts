@@ -22,6 +22,18 @@ export type McpServerConfig = {
   callTimeoutMs?: number;
   /** Longest wait for the connection and the first tool list (default 20,000 ms). */
   connectTimeoutMs?: number;
+  /** Longest wait for one re-read of the tool list after a change notification (default 20,000 ms). */
+  listTimeoutMs?: number;
+  /** Most tools the server may offer (default 512); more is an error, not a longer tool list. */
+  maxTools?: number;
+  /** Most pages one tool listing may take (default 64). */
+  maxListPages?: number;
+  /**
+   * Told about what the server got wrong and glassloop ignored (a line on stdout that is not
+   * JSON-RPC, a response to no request, a tool list it refused). Default: `process.emitWarning`,
+   * at most 10 per server.
+   */
+  onWarning?: (message: string) => void;
 } /** An already made transport (in-process servers, tests). */ & (
   | { transport: Transport }
   | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string }
@@ -35,6 +47,18 @@ export class McpConnectError extends GlassloopError {
   }
 }
 
+/** A server's tool list that glassloop refuses: too many tools, too many pages, a cursor that repeats. */
+export class McpToolListError extends GlassloopError {
+  constructor(server: string, why: string) {
+    super("mcp_tool_list", `MCP server "${server}" sent a tool list glassloop refuses: ${why}`);
+  }
+}
+
+const DEFAULT_MAX_TOOLS = 512;
+const DEFAULT_MAX_PAGES = 64;
+const MAX_WARNINGS = 10;
+const CLOSED_BY_US = "the client closed the connection";
+
 /**
  * A connection to one MCP server whose tools become glassloop tools. Pass it to an agent as a
  * tool source: the list follows the server's change notifications, a crashed or hung server
@@ -45,6 +69,10 @@ export class McpClient implements ToolSource {
   #tools: AgentTool<unknown>[] = [];
   #listeners = new Set<() => void>();
   #exited: string | undefined;
+  #warnings = 0;
+  /** A re-read in flight, and whether another change came in meanwhile. */
+  #refreshing: Promise<void> | undefined;
+  #again = false;
 
   private constructor(
     private readonly config: McpServerConfig,
@@ -65,11 +93,13 @@ export class McpClient implements ToolSource {
       client.onclose = () => {
         mcp.#exited ??= "the server closed the connection";
       };
+      // A stray stdout line or a response to no request is the server's noise, not its death:
+      // the SDK reports it and carries on, and so do we (only onclose means it is gone).
       client.onerror = (error) => {
-        mcp.#exited ??= messageOf(error);
+        mcp.#warn(`ignored: ${messageOf(error).slice(0, 200)}`);
       };
-      client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-        await mcp.refresh();
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        mcp.#changed();
       });
       await mcp.refresh({ signal: timeout });
     } catch (error) {
@@ -93,21 +123,70 @@ export class McpClient implements ToolSource {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Re-reads the tool list (done automatically on `notifications/tools/list_changed`). */
+  /**
+   * Re-reads the tool list (done automatically on `notifications/tools/list_changed`). Bounded:
+   * at most `maxListPages` pages, `maxTools` tools and `listTimeoutMs`, and a cursor seen before
+   * ends it; each is an McpToolListError and the previous list stays.
+   */
   async refresh(options: { signal?: AbortSignal } = {}): Promise<void> {
+    const { name } = this.config;
+    const maxTools = this.config.maxTools ?? DEFAULT_MAX_TOOLS;
+    const maxPages = this.config.maxListPages ?? DEFAULT_MAX_PAGES;
+    const timeout = AbortSignal.timeout(this.config.listTimeoutMs ?? 20_000);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     const listed: { name: string; description?: string; inputSchema: unknown }[] = [];
+    const seen = new Set<string>();
     let cursor: string | undefined;
-    do {
-      const page = await this.client.listTools(cursor ? { cursor } : {}, options);
+    for (let pages = 1; ; pages++) {
+      const page = await this.client.listTools(cursor ? { cursor } : {}, { signal });
       listed.push(...page.tools);
+      if (listed.length > maxTools)
+        throw new McpToolListError(name, `more than ${maxTools} tools (the maxTools option)`);
       cursor = page.nextCursor;
-    } while (cursor);
+      if (!cursor) break;
+      if (seen.has(cursor))
+        throw new McpToolListError(name, `the page cursor ${JSON.stringify(cursor.slice(0, 40))} repeats`);
+      seen.add(cursor);
+      if (pages >= maxPages)
+        throw new McpToolListError(name, `more than ${maxPages} pages (the maxListPages option)`);
+    }
     this.#tools = listed.map((t) => this.#wrap(t));
     for (const listener of this.#listeners) listener();
   }
 
+  /** A change notification: one re-read at a time, and one more if changes came in meanwhile. */
+  #changed(): void {
+    if (this.#refreshing) {
+      this.#again = true;
+      return;
+    }
+    this.#refreshing = this.refresh()
+      .catch((error: unknown) => this.#warn(`kept the previous tool list: ${messageOf(error)}`))
+      .finally(() => {
+        this.#refreshing = undefined;
+        if (this.#again && !this.#exited) {
+          this.#again = false;
+          this.#changed();
+        }
+      });
+  }
+
+  #warn(message: string): void {
+    // After close() the transport reports its own shutdown (an aborted stream): not news.
+    if (this.#exited === CLOSED_BY_US) return;
+    const full = `MCP server "${this.config.name}": ${message}`;
+    if (this.config.onWarning) {
+      this.config.onWarning(full);
+      return;
+    }
+    // A server can make noise forever; the person needs to hear it, not ten thousand times.
+    if (++this.#warnings > MAX_WARNINGS) return;
+    const more = this.#warnings === MAX_WARNINGS ? " (further warnings from this server are not shown)" : "";
+    process.emitWarning(`glassloop: ${full}${more}`);
+  }
+
   async close(): Promise<void> {
-    this.#exited ??= "the client closed the connection";
+    this.#exited ??= CLOSED_BY_US;
     await this.client.close();
   }
 

@@ -1,10 +1,26 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { RE2JS } from "re2js";
 import { z } from "zod";
 import type { JsonSchema } from "../models/model.js";
 import type { AgentTool, ToolRunOptions } from "../tools/tool.js";
 
+/**
+ * `pattern` and `patternProperties` run on RE2 (re2js): linear in the input, so a server's
+ * `^(a+)+$` cannot hold the process (JavaScript's backtracking RegExp can, for minutes, and no
+ * timeout fires while it runs). A pattern RE2 cannot compile (lookaround, backreferences) makes
+ * the schema uncompilable: it is then not validated locally (see below).
+ */
+const linearRegExp = Object.assign(
+  (pattern: string) => {
+    const compiled = RE2JS.compile(pattern);
+    // Ajv keys compiled patterns by toString(): it must name the pattern, or all would share one.
+    return { test: (text: string) => compiled.test(text), toString: () => `re2js:${pattern}` };
+  },
+  { code: "re2js" },
+);
+
 // Not strict: servers write schemas for many validators; unknown keywords and formats are not errors.
-const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false });
+const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false, code: { regExp: linearRegExp } });
 
 /** What a tool defined by JSON Schema (no zod) needs. */
 export interface JsonSchemaToolDefinition {
