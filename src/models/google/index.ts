@@ -11,4 +11,7 @@ export function google(model: string, options?: GeminiOptions): GeminiModel {
 }
 
 // `"google:gemini-2.5-flash"` strings resolve with GEMINI_API_KEY / GOOGLE_API_KEY.
-registerProvider("google", (model, env) => new GeminiModel(model, { env }));
+registerProvider(
+  "google",
+  (model, env, options) => new GeminiModel(model, { env, ...(options?.http && { http: options.http }) }),
+);
