@@ -74,6 +74,26 @@ describe("Router.run with a session", () => {
     ]);
   });
 
+  it("a specialist that stops on the budget saves its turn as any agent session run does; no routing in it", async () => {
+    const chatModel = new FunctionModel(() => ({
+      toolCalls: [{ id: "t1", name: "transfer_to_chat", args: {} }],
+      usage: { inputTokens: 50, outputTokens: 50 },
+    }));
+    const router = new Router({
+      model: routesTo("chat"),
+      specialists: { chat: { description: "Talks.", agent: new Agent({ model: chatModel, store }) } },
+    });
+    const error = await router
+      .run("hi", { session: "s", limits: { maxTokens: 50 } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BudgetExceededError);
+    const saved = await store.readSession("s");
+    expectEveryCallAnswered(saved);
+    // The specialist's own (unknown) call is answered; the router's transfer call is not in the session.
+    expect(saved.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect(saved[2]).toMatchObject({ role: "tool", toolCallId: "t1", isError: true });
+  });
+
   it("refuses session and history together, and session with a handoff history other than full", async () => {
     const make = (history?: "input") =>
       new Router({
