@@ -1,3 +1,4 @@
+import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -132,6 +133,38 @@ describe("glassloop eval through the real CLI against the local wire server", ()
     expect(result.summary.scored).toBe(2);
     expect(result.cases[2].trials[0]).toMatchObject({ status: "aborted", error: { code: "eval_budget" } });
     expect(wire.server.requests).toHaveLength(4);
+  });
+
+  it("Ctrl-C stops the eval: what finished is written and reported, exit 130", async () => {
+    const cwd = tempCwd("glassloop-eval-");
+    const answer = capitalsModel(true);
+    // The first case answers at once; every later request hangs until the child is interrupted.
+    wire.server.handler = (request, index) =>
+      index < 2 ? answer(request, index) : { ...answer(request, index), delayMs: 60_000 };
+    let child: ChildProcess | undefined;
+    const running = runCli(
+      ["eval", FIXTURE, "--model", "openai:gpt-4o-mini", "--concurrency", "1", "--out", "cut"],
+      {
+        cwd,
+        env: wire.env(),
+        onStart: (c) => {
+          child = c;
+        },
+      },
+    );
+    await expect.poll(() => wire.server.requests.length, { timeout: 20_000 }).toBe(3);
+    child?.kill("SIGINT");
+    const run = await running;
+    expect(run.code).toBe(130);
+    expect(run.stdout).toMatch(/^france +pass /m);
+    expect(run.stdout).toMatch(/stopped early \(aborted\): 2 of 3 trial\(s\) did not run to a score/);
+    const result = JSON.parse(readFileSync(join(cwd, "cut", "result.json"), "utf8"));
+    expect(result.stopped).toBe("aborted");
+    expect(result.cases.map((c: { trials: { status: string }[] }) => c.trials[0]?.status)).toEqual([
+      "ok",
+      "aborted",
+      "skipped",
+    ]);
   });
 
   it("says what is wrong with a bad eval file or flag", async () => {

@@ -96,6 +96,18 @@ function CaseColumn({ ev, c }: { ev: ServedEval; c: CaseRecord }) {
             {t.scores.map((s) => (
               <li key={s.scorer} class={s.pass ? "" : "bad-text"}>
                 <strong>{s.scorer}</strong> {s.score.toFixed(2)} {s.pass ? "✓" : "✗"} — {s.reason}
+                {s.judgeRunIds?.[0] && (
+                  <>
+                    {" "}
+                    <a
+                      href={href({ page: "run", runId: s.judgeRunIds[0] })}
+                      class="mono"
+                      data-testid="judge-run"
+                    >
+                      judge's run →
+                    </a>
+                  </>
+                )}
               </li>
             ))}
           </ul>
