@@ -3,7 +3,17 @@
  * and the user's headers win over the ones glassloop sets (the key from the environment, the
  * content type, `anthropic-version`). Gateways (Portkey, LiteLLM, Helicone) depend on both.
  */
-import { Agent, AnthropicModel, anthropic, type Model, OpenAIChatModel, openai, openrouter } from "glassloop";
+import {
+  Agent,
+  AnthropicModel,
+  anthropic,
+  google,
+  type Model,
+  OpenAIChatModel,
+  openai,
+  openaiResponses,
+  openrouter,
+} from "glassloop";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startWireServer, type WireServer } from "./helpers/wire-server.js";
 
@@ -102,6 +112,51 @@ describe("one value per header, the user's winning", () => {
     expect(headers["x-api-key"]).toBe("sk-ant-gateway");
     expect(headers["anthropic-version"]).toBe("2024-01-01");
     expect(headers["content-type"]).toBe("application/json; charset=utf-8");
+  });
+
+  it("google (Gemini): a user X-Goog-Api-Key replaces the key's, sent once", async () => {
+    const headers = await sentHeaders(
+      google("gemini-2.5-flash", {
+        baseURL: server.url,
+        apiKey: "gm-option-0123456789",
+        headers: { "X-Goog-Api-Key": "gm-gateway" },
+      }),
+      {
+        json: {
+          candidates: [{ content: { role: "model", parts: [{ text: "ok" }] }, finishReason: "STOP" }],
+          usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1 },
+        },
+      },
+    );
+    expect(headers["x-goog-api-key"]).toBe("gm-gateway");
+  });
+
+  it("openai-responses: a user Authorization replaces the key's, sent once", async () => {
+    const headers = await sentHeaders(
+      openaiResponses("gpt-5", {
+        baseURL: `${server.url}/v1`,
+        apiKey: "sk-option-0123456789",
+        headers: { Authorization: "Bearer sk-gateway" },
+      }),
+      {
+        json: {
+          id: "resp_1",
+          object: "response",
+          status: "completed",
+          output: [
+            {
+              type: "message",
+              id: "msg_1",
+              role: "assistant",
+              status: "completed",
+              content: [{ type: "output_text", text: "ok", annotations: [] }],
+            },
+          ],
+          usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
+        },
+      },
+    );
+    expect(headers.authorization).toBe("Bearer sk-gateway");
   });
 
   it("no header glassloop sets arrives joined with a comma", async () => {
