@@ -115,6 +115,9 @@ export class Agent<TContext = undefined, TOutput = string> {
       );
       if ("context" in options) checkContext(this.registry.list(), options.context);
       if (options.limits) checkLimits(options.limits, "options.limits");
+      checkCostLimit(tightenLimits(this.#config.limits ?? {}, options.limits), this.model, () =>
+        this.#otherModels(),
+      );
       decisions = decisionsFor(
         read.progress.pending,
         options.approve,

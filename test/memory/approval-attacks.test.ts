@@ -181,6 +181,28 @@ describe("a resumed run offers exactly the tools the run started with", () => {
   });
 });
 
+describe("a refused resume claims nothing", () => {
+  it("a resume refused for its options (a cost limit the model cannot price) leaves the run paused for the next one", async () => {
+    const ran: string[] = [];
+    const unpriced = new OpenAIChatModel({
+      model: "house-model",
+      baseURL: `${server.url}/v1`,
+      apiKey: "sk-x",
+    });
+    const agent = new Agent({ model: unpriced, tools: [deleter(ran)], store });
+    server.enqueue(calls(["call_1", "delete_path", '{"path":"/tmp/x"}']));
+    const paused = (await agent.run("Clean").catch((e) => e)) as ApprovalRequiredError;
+    const refused = await agent
+      .resume(paused.runId, { approve: ["call_1"], limits: { maxCostUsd: 1 } })
+      .catch((e) => e);
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect((await store.loadRun(paused.runId)).status).toBe("awaiting_approval");
+    server.enqueue(chatJson({ text: "done" }));
+    await agent.resume(paused.runId, { approve: ["call_1"] });
+    expect(ran).toEqual(["/tmp/x"]);
+  });
+});
+
 describe("what the user approves is what runs", () => {
   it("arguments with keys the schema does not know are refused for a tool that needs approval, not stripped and run", async () => {
     const ran: string[] = [];
