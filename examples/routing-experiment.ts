@@ -11,6 +11,7 @@
  * a keyword matcher that scores tool descriptions by shared words: they show the harness works and
  * let CI replay it deterministically, not what an LLM does. Run it live for the real numbers.
  */
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Agent, type Model, Router, tool } from "glassloop";
@@ -23,6 +24,7 @@ import {
   evaluate,
   formatComparison,
   formatReport,
+  newEvalId,
   replayEval,
   scorer,
 } from "glassloop/evals";
@@ -181,11 +183,11 @@ export const routed: EvalDefinition<unknown, Expert> = defineEval<unknown, Exper
 /** Where the committed recordings of both set-ups live. */
 export const RECORDINGS = fileURLToPath(new URL("./recordings/routing-experiment", import.meta.url));
 
-/** Runs both set-ups: replayed from `recordings` (offline), or live, writing results under `outDir`. */
+/** Runs both set-ups: replayed from `recordings` (offline), or live, writing each result where `outDirs` say. */
 export async function measure(options: {
   model?: Model;
   recordings?: string;
-  outDir?: string;
+  outDirs?: { single: string; router: string };
 }): Promise<{ single: EvalResult; router: EvalResult }> {
   if (options.recordings !== undefined && options.model === undefined) {
     return {
@@ -193,13 +195,25 @@ export async function measure(options: {
       router: await replayEval(routed, join(options.recordings, "router")),
     };
   }
-  const run = (definition: EvalDefinition<unknown, Expert>, name: string) =>
+  const run = (definition: EvalDefinition<unknown, Expert>, outDir: string | undefined) =>
     evaluate({
       ...definition,
       ...(options.model && { model: options.model }),
-      ...(options.outDir !== undefined && { outDir: join(options.outDir, name) }),
+      ...(outDir !== undefined && { outDir }),
     });
-  return { single: await run(singleAgent, "single"), router: await run(routed, "router") };
+  return {
+    single: await run(singleAgent, options.outDirs?.single),
+    router: await run(routed, options.outDirs?.router),
+  };
+}
+
+/** Where a live run's results go: beside `glassloop eval`'s, so `glassloop trace view` lists them. */
+function liveDirs(): { single: string; router: string } {
+  const id = newEvalId();
+  return {
+    single: join(".glassloop/evals", `${id}-single`),
+    router: join(".glassloop/evals", `${id}-router`),
+  };
 }
 
 /** Prints both reports and the router against the single agent, case by case. */
@@ -217,9 +231,12 @@ export async function main(
         : "No --model: replaying recordings of the offline keyword baseline (not a language model).",
   );
   const { single, router } = live
-    ? await measure({ model: chooseModel(argv, keywordModel), outDir: ".glassloop/evals/routing-experiment" })
+    ? await measure({ model: chooseModel(argv, keywordModel), outDirs: liveDirs() })
     : record
-      ? await measure({ outDir: RECORDINGS })
+      ? (rmSync(RECORDINGS, { recursive: true, force: true }),
+        await measure({
+          outDirs: { single: join(RECORDINGS, "single"), router: join(RECORDINGS, "router") },
+        }))
       : await measure({ recordings: RECORDINGS });
   const accuracy = (r: EvalResult) => r.summary.scorers.find((s) => s.scorer === "routing")?.passRate;
   print(formatReport(single));

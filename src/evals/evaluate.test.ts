@@ -195,5 +195,9 @@ describe("evaluate", () => {
     expect(lines.filter((l) => l.type === "model_request")).toHaveLength(2);
     expect(existsSync(join(outDir, "result.json"))).toBe(true);
     expect(readResult(outDir).result.cases[0]?.trials[0]?.runIds).toEqual(trial?.runIds);
+    // A second eval into the same directory would append to these traces: refused.
+    await expect(
+      evaluate({ agent: agentOf, model, dataset: cases, scorers: [exact()], outDir }),
+    ).rejects.toThrow(/already holds an eval/);
   });
 });

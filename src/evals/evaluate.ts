@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { ConfigError, type Limits, type Model, resolveModel } from "../index.js";
 import { BudgetPool } from "./budget-pool.js";
 import { ALL_PASS, checkRule } from "./combine.js";
 import type { EvalEvent } from "./events.js";
-import { writeResult } from "./result-file.js";
+import { RESULT_FILE, writeResult } from "./result-file.js";
 import { summarize, summarizeCase } from "./summary.js";
 import { runTrial, type TrialModels } from "./trial.js";
 import type {
@@ -87,7 +88,15 @@ export async function evaluate<TOutput, TExpected>(
   const emit = (event: EvalEvent) => options.onEvent?.(event);
   const startedAt = Date.now();
   const started = performance.now();
-  if (options.outDir) mkdirSync(options.outDir, { recursive: true });
+  if (options.outDir !== undefined) {
+    // Traces append: a second eval in the same directory would corrupt the first one's recording.
+    if (existsSync(join(options.outDir, RESULT_FILE)) || existsSync(join(options.outDir, "traces"))) {
+      throw new ConfigError(
+        `evaluate: ${options.outDir} already holds an eval; give another directory or remove it`,
+      );
+    }
+    mkdirSync(options.outDir, { recursive: true });
+  }
 
   const jobs = options.dataset.cases.flatMap((c) =>
     Array.from({ length: repeat }, (_, r) => ({ c, repeat: r + 1 })),

@@ -74,15 +74,22 @@ export function formatReport(result: EvalResult, style: ReportStyle = PLAIN): st
     );
   } else lines.push("cost        unknown (a model without a price)");
   lines.push(`latency     median ${ms(s.latencyMs.median)}, p95 ${ms(s.latencyMs.p95)}`);
+  // Each failing trial: why, and where its trace is (relative to the result file).
   const failed = result.cases.flatMap((c) =>
-    c.trials.filter((t) => isScored(t) && t.status !== "ok").map((t) => [c.id, t] as const),
+    c.trials.filter((t) => isScored(t) && !t.pass).map((t) => [c.id, t] as const),
   );
-  for (const [id, t] of failed.slice(0, 5))
-    lines.push(
-      style.yellow(
-        `! ${id} r${t.repeat}: ${t.status}${t.error ? ` (${t.error.code}: ${clip(t.error.message, 100)})` : ""}`,
-      ),
-    );
+  if (failed.length > 0) lines.push("");
+  for (const [id, t] of failed.slice(0, 10)) {
+    const why = t.error
+      ? `${t.status} (${t.error.code}: ${clip(t.error.message, 100)})`
+      : t.scores
+          .filter((s) => !s.pass)
+          .map((s) => `${s.scorer}: ${clip(s.reason, 80)}`)
+          .join("; ");
+    lines.push(style.yellow(`✗ ${id} r${t.repeat}: ${why}`) + (t.trace ? style.dim(` · ${t.trace}`) : ""));
+  }
+  if (failed.length > 10)
+    lines.push(style.dim(`  … ${failed.length - 10} more failing trial(s) in the result file`));
   if (result.stopped) {
     const left = s.trials - s.scored;
     lines.push(

@@ -7,14 +7,20 @@ export function isScored(trial: TrialRecord): boolean {
 }
 
 /** A case's numbers over its scored trials. */
-export function summarizeCase(base: Omit<CaseRecord, "passRate" | "passAtK" | "meanScore">): CaseRecord {
+export function summarizeCase(
+  base: Omit<CaseRecord, "passRate" | "passAtK" | "meanScore" | "latencyMs" | "costUsd">,
+): CaseRecord {
   const scored = base.trials.filter(isScored);
   const passed = scored.filter((t) => t.pass).length;
+  const costs = scored.map((t) => t.costUsd);
+  const known = scored.length > 0 && costs.every((c) => c !== undefined);
   return {
     ...base,
     passRate: scored.length === 0 ? 0 : passed / scored.length,
     passAtK: scored.map((_, i) => passAtK(scored.length, passed, i + 1)),
     meanScore: mean(scored.map((t) => t.score)),
+    latencyMs: spread(scored.map((t) => t.latencyMs)),
+    ...(known && { costUsd: spread(costs as number[]) }),
   };
 }
 

@@ -169,6 +169,9 @@ export interface CaseRecord {
   /** pass@k for k = 1..trials (unbiased estimator): the chance at least one of k trials passes. */
   passAtK: number[];
   meanScore: number;
+  /** Over the case's scored trials: latency, and cost when every price is known. */
+  latencyMs: Spread;
+  costUsd?: Spread;
 }
 
 /** Per scorer: mean score with its interval and the share of passes with its Wilson interval. */
