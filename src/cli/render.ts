@@ -23,6 +23,8 @@ export class RunRenderer {
   #requests = 0;
   #streamedSteps = new Set<number>();
   #textShown = false;
+  /** A streamed piece ended in `\r`: held back in case the next piece starts with `\n` (a CRLF). */
+  #heldCr = false;
 
   constructor(printer: Printer, options: RenderOptions) {
     this.#printer = printer;
@@ -74,7 +76,7 @@ export class RunRenderer {
         this.#spinner.stop();
         this.#streamedSteps.add(event.step);
         this.#textShown = true;
-        p.text(visible(event.text, "text"));
+        this.#answer(event.text);
         return;
       case "reasoning_dropped":
         this.#spinner.stop();
@@ -86,6 +88,7 @@ export class RunRenderer {
         return;
       case "model_response":
         this.#spinner.stop();
+        this.#flushCr();
         if (event.reasoning?.length) p.note(s.dim(`  (reasoned: ${plural(event.reasoning.length, "part")})`));
         if (!this.#streamedSteps.has(event.step) && event.text) {
           this.#textShown = true;
@@ -117,6 +120,21 @@ export class RunRenderer {
         return;
     }
   };
+
+  /** Streamed answer text, its control characters made visible; a CRLF split across pieces is a newline. */
+  #answer(text: string): void {
+    let piece = this.#heldCr ? `\r${text}` : text;
+    this.#heldCr = piece.endsWith("\r");
+    if (this.#heldCr) piece = piece.slice(0, -1);
+    if (piece !== "") this.#printer.text(visible(piece, "text"));
+  }
+
+  /** A carriage return that no newline followed is shown as one. */
+  #flushCr(): void {
+    if (!this.#heldCr) return;
+    this.#heldCr = false;
+    this.#printer.text(visible("\r"));
+  }
 
   /** Stops the spinner for good. */
   close(): void {
