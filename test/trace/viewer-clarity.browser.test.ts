@@ -106,7 +106,9 @@ describe("the viewer says what it shows", () => {
     await shot(page, "viewer-budget-one-step.png", "[data-testid=budget]");
 
     await page.goto(viewer.runUrl(calcRun));
-    await page.waitForSelector("[data-testid=budget] svg");
+    // Wait for this run's chart (its last tick), not for any chart: under load the previous run's
+    // page can still be on screen when the selector is first checked.
+    await page.locator("[data-testid=budget] svg .tick").nth(3).waitFor();
     expect(await page.locator("[data-testid=budget] svg .tick").allTextContents()).toEqual([
       "0",
       "1",
