@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { EnvironmentOptions } from "../environment/environment.js";
-import type { Message } from "../memory/messages.js";
+import type { ImagePart, Message } from "../memory/messages.js";
 import type { MemoryStrategy } from "../memory/strategy.js";
 import type { Model, ToolChoice } from "../models/model.js";
 import type { Store } from "../store/store.js";
@@ -86,6 +86,8 @@ export interface RunOptions<TContext> {
   onEvent?: (event: AgentEvent) => void;
   /** An earlier `result.messages` to continue from. */
   history?: readonly Message[];
+  /** Images sent with the input (checked: type, size, url). */
+  images?: readonly ImagePart[];
   /** Replaces the agent's context for this run (checked like the agent's). */
   context?: TContext;
   /** Extra ceilings for this run; each is combined with the agent's own by taking the lower. */

@@ -1,7 +1,9 @@
 import { Environment, type EnvironmentOptions } from "../environment/environment.js";
 import { startTimer } from "../environment/timer.js";
+import { ConfigError } from "../errors.js";
+import { imageProblem } from "../memory/images.js";
 import { parseHistory } from "../memory/message-schema.js";
-import type { Message } from "../memory/messages.js";
+import type { ImagePart, Message } from "../memory/messages.js";
 import type { Model } from "../models/model.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import { Budget, type Limits } from "./budget.js";
@@ -15,12 +17,21 @@ export function initialMessages(
   instructions: string | undefined,
   input: string,
   history: readonly Message[] | undefined,
+  images?: readonly ImagePart[],
 ): Message[] {
   const past = history === undefined ? [] : parseHistory(history);
   // The agent's current instructions replace whatever system prompt the history began with.
   const body = past[0]?.role === "system" ? past.slice(1) : past;
   const system: Message[] = instructions === undefined ? [] : [{ role: "system", content: instructions }];
-  return [...system, ...body, { role: "user", content: input }];
+  const turn: Message = { role: "user", content: input };
+  if (images !== undefined && images.length > 0) {
+    for (const image of images) {
+      const problem = imageProblem(image);
+      if (problem) throw new ConfigError(`The run's input has ${problem}`);
+    }
+    turn.images = [...images];
+  }
+  return [...system, ...body, turn];
 }
 
 /** What one run's shared state is built from (already checked by the agent). */

@@ -1,5 +1,6 @@
 import type { Environment } from "../environment/environment.js";
 import { BudgetExceededError, RunAbortedError, type RunErrorState } from "../errors.js";
+import { imageContent } from "../memory/images.js";
 import type { Message, ToolCall, ToolMessage } from "../memory/messages.js";
 import type { Model } from "../models/model.js";
 import type { ApprovalGate } from "./approval.js";
@@ -101,7 +102,13 @@ export function recordResult(
   state: RunState<unknown>,
   step: number,
   call: ToolCall,
-  outcome: { status: ToolOutcomeStatus; content: string; durationMs?: number; errorDetail?: string },
+  outcome: {
+    status: ToolOutcomeStatus;
+    content: string;
+    durationMs?: number;
+    errorDetail?: string;
+    value?: unknown;
+  },
 ): ToolMessage {
   // Assigned rather than spread in: same keys in the same order, without the slow literal path.
   const message: ToolMessage = {
@@ -111,6 +118,11 @@ export function recordResult(
     content: outcome.content,
   };
   if (outcome.status !== "ok") message.isError = true;
+  // Checked when the result was serialized: only valid images reach here.
+  else if (typeof outcome.value === "object" && outcome.value !== null) {
+    const images = imageContent(outcome.value)?.images;
+    if (images) message.images = images;
+  }
   if (state.emit === silent) return message;
   state.emit({
     type: "tool_result",

@@ -1,4 +1,6 @@
 import type { z } from "zod";
+import { ToolError } from "../errors.js";
+import { describeImage, imageContent, imageProblem } from "../memory/images.js";
 
 /** Zod issues as one line the model can act on: `celsius: Too big: expected number to be <=100`. */
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
@@ -18,6 +20,15 @@ export function truncate(text: string, max: number): string {
 export function serializeResult(value: unknown): string {
   if (typeof value === "string") return value;
   if (value === undefined) return "null";
+  // Image content goes to the model as images (ToolMessage.images); the text only names them.
+  const content = imageContent(value);
+  if (content) {
+    for (const image of content.images) {
+      const problem = imageProblem(image);
+      if (problem) throw new ToolError(`The tool returned ${problem}.`);
+    }
+    return [content.text, ...content.images.map(describeImage)].filter((t) => t !== "").join("\n");
+  }
   const json = JSON.stringify(value);
   if (json === undefined)
     throw new TypeError(`tool returned a value JSON cannot represent (${typeof value})`);

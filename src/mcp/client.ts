@@ -212,10 +212,29 @@ export class McpClient implements ToolSource {
         }
         const text = renderContent(result);
         if (result.isError) throw new ToolError(text || `${remote.name} reported an error`);
-        return text;
+        // Image blocks pass through as images (the provider shows them to the model).
+        const images = imageBlocks(result.content);
+        if (images.length === 0) return text;
+        const rest = (result.content as unknown[]).filter(
+          (b) => !images.includes(b as (typeof images)[number]),
+        );
+        return [{ type: "text", text: renderContent({ ...result, content: rest }) }, ...images];
       },
     });
   }
+}
+
+/** MCP `image` content blocks of a tool result, as glassloop image content. */
+function imageBlocks(content: unknown): { type: "image"; mimeType: string; data: string }[] {
+  if (!Array.isArray(content)) return [];
+  return content.filter(
+    (b): b is { type: "image"; mimeType: string; data: string } =>
+      b !== null &&
+      typeof b === "object" &&
+      b.type === "image" &&
+      typeof b.data === "string" &&
+      typeof b.mimeType === "string",
+  );
 }
 
 function transportFor(config: Exclude<McpServerConfig, { transport: Transport }>): Transport {

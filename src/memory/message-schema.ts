@@ -3,6 +3,14 @@ import { ConfigError } from "../errors.js";
 import type { Message } from "./messages.js";
 
 const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+const image = z
+  .object({
+    type: z.literal("image"),
+    mediaType: z.string(),
+    data: z.string().optional(),
+    url: z.string().optional(),
+  })
+  .refine((i) => i.data !== undefined || i.url !== undefined, "an image needs data or a url");
 const reasoning = z.object({
   type: z.literal("reasoning"),
   provider: z.string(),
@@ -16,7 +24,7 @@ const reasoning = z.object({
 /** The zod schema of a transcript message, for validating history that comes from outside. */
 export const messageSchema = z.discriminatedUnion("role", [
   z.object({ role: z.literal("system"), content: z.string() }),
-  z.object({ role: z.literal("user"), content: z.string() }),
+  z.object({ role: z.literal("user"), content: z.string(), images: z.array(image).optional() }),
   z.object({
     role: z.literal("assistant"),
     content: z.string(),
@@ -29,6 +37,7 @@ export const messageSchema = z.discriminatedUnion("role", [
     toolName: z.string(),
     content: z.string(),
     isError: z.boolean().optional(),
+    images: z.array(image).optional(),
   }),
 ]);
 

@@ -17,10 +17,26 @@ export interface SystemMessage {
   content: string;
 }
 
+/**
+ * An image in a user message or a tool result: base64 `data` or a `url` (http(s)), with its MIME
+ * type. Providers map it to their own form; traces keep a hash and size instead of the bytes.
+ */
+export interface ImagePart {
+  type: "image";
+  /** `image/png`, `image/jpeg`, `image/gif` or `image/webp`. */
+  mediaType: string;
+  /** The bytes, base64-encoded (no `data:` prefix). */
+  data?: string;
+  /** Where the provider fetches it; used when `data` is unset. */
+  url?: string;
+}
+
 /** A user turn, or feedback the loop sends the model on its behalf. */
 export interface UserMessage {
   role: "user";
   content: string;
+  /** Images shown with the text. */
+  images?: ImagePart[];
 }
 
 /**
@@ -71,6 +87,8 @@ export interface ToolMessage {
   content: string;
   /** True when the call failed, was refused, timed out, or was not executed. */
   isError?: boolean;
+  /** Images the tool returned (`content` then describes them in words). */
+  images?: ImagePart[];
 }
 
 /** Any message of a transcript. */

@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { AgentEvent } from "../agent/events.js";
+import { withoutImageBytes } from "./images.js";
 import { type RedactionOptions, Redactor } from "./redact.js";
 import { TRACE_FORMAT, TRACE_VERSION, type TraceHeader } from "./trace-format.js";
 
@@ -17,6 +18,11 @@ export interface TraceWriterOptions {
   redaction?: RedactionOptions;
   /** Write `text_delta` events too (default true: every event). */
   textDeltas?: boolean;
+  /**
+   * Image bytes (in requests and transcripts) are written as a hash and size by default; `"keep"`
+   * writes them whole.
+   */
+  images?: "digest" | "keep";
   /** Called once per file that cannot be written; the run goes on (default: a process warning). */
   onError?: (error: Error, path: string) => void;
 }
@@ -92,7 +98,8 @@ export class TraceWriter {
   #write(trace: OpenTrace, record: AgentEvent | TraceHeader): void {
     if (trace.fd === undefined) return;
     try {
-      writeSync(trace.fd, `${this.#redactor.stringify(record)}\n`);
+      const written = this.#options.images === "keep" ? record : withoutImageBytes(record);
+      writeSync(trace.fd, `${this.#redactor.stringify(written)}\n`);
     } catch (error) {
       this.#fail(error, trace.path);
       this.#closeFd(trace);

@@ -67,6 +67,23 @@ describe("MCP client against @modelcontextprotocol/server-everything (stdio)", (
     expect(model.requests[0]?.tools.map((t) => t.name)).toContain("get-sum");
   });
 
+  it("passes an image a tool returns through as an image of the tool message, not base64 text", async () => {
+    const mcp = await connect({ name: "everything", ...everything });
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "get-tiny-image", args: {} }] },
+      { text: "a tiny image" },
+    ]);
+    const result = await new Agent({ model, toolSources: [mcp] }).run("Show me the tiny image");
+    const [image] = results(result.messages);
+    expect(image?.isError).toBeUndefined();
+    expect(image?.images).toEqual([
+      { type: "image", mediaType: "image/png", data: expect.stringMatching(/^iVBOR/) },
+    ]);
+    // The text the model reads names the image; the bytes travel only as the image.
+    expect(image?.content).toMatch(/\[image image\/png, \d+ bytes\]/);
+    expect(image?.content).not.toContain(image?.images?.[0]?.data);
+  });
+
   it("turns a server killed mid-run into a clear tool error and the run goes on", async () => {
     const mcp = await connect({ name: "everything", ...everything });
     const model = new ScriptedModel([

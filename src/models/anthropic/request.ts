@@ -1,9 +1,11 @@
-import type { Message, ToolCall } from "../../memory/messages.js";
+import type { ImagePart, Message, ToolCall } from "../../memory/messages.js";
+import { checkedImages } from "../images.js";
 import type { ModelRequest, ToolChoice } from "../model.js";
 import { ownReasoning } from "../reasoning.js";
 import { ANTHROPIC_TOOL_CALL_IDS, normalizeToolCallIds } from "../tool-call-ids.js";
 import { type AnthropicCachePolicy, placeCacheBreakpoints } from "./cache.js";
 import type {
+  AnthropicImageBlock,
   AnthropicMessageParam,
   AnthropicRequestBlock,
   AnthropicRequestBody,
@@ -108,13 +110,19 @@ export function toToolInput(call: ToolCall): Record<string, unknown> {
 function toBlocks(message: Exclude<Message, { role: "system" }>): AnthropicRequestBlock[] {
   switch (message.role) {
     case "user":
-      return [{ type: "text", text: message.content }];
+      return [
+        { type: "text", text: message.content },
+        ...checkedImages(message.images ?? []).map(toImageBlock),
+      ];
     case "tool":
       return [
         {
           type: "tool_result",
           tool_use_id: message.toolCallId,
-          content: message.content,
+          // Anthropic's tool results hold images themselves.
+          content: message.images?.length
+            ? [{ type: "text", text: message.content }, ...message.images.map(toImageBlock)]
+            : message.content,
           ...(message.isError === true && { is_error: true }),
         },
       ];
@@ -133,6 +141,16 @@ function toBlocks(message: Exclude<Message, { role: "system" }>): AnthropicReque
       return blocks;
     }
   }
+}
+
+function toImageBlock(image: ImagePart): AnthropicImageBlock {
+  return {
+    type: "image",
+    source:
+      image.data !== undefined
+        ? { type: "base64", media_type: image.mediaType, data: image.data }
+        : { type: "url", url: image.url ?? "" },
+  };
 }
 
 /** Tool results first (Anthropic requires it), and a lone user text as a plain string. */

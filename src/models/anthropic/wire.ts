@@ -35,17 +35,24 @@ export interface AnthropicCacheControl {
   type: "ephemeral";
 }
 
-/** The result of one tool call, sent back in a user message. */
+/** An image, by its bytes or a URL. */
+export interface AnthropicImageBlock {
+  type: "image";
+  source: { type: "base64"; media_type: string; data: string } | { type: "url"; url: string };
+}
+
+/** The result of one tool call, sent back in a user message; text, or text and images. */
 export interface AnthropicToolResultBlock {
   type: "tool_result";
   tool_use_id: string;
-  content: string;
+  content: string | (AnthropicTextBlock | AnthropicImageBlock)[];
   is_error?: boolean;
 }
 
 /** A block glassloop sends; any may carry a cache breakpoint. */
 export type AnthropicRequestBlock = (
   | AnthropicTextBlock
+  | AnthropicImageBlock
   | AnthropicToolUseBlock
   | AnthropicToolResultBlock
   | AnthropicThinkingBlock

@@ -1,4 +1,5 @@
-import type { Message, ReasoningPart } from "../../memory/messages.js";
+import type { ImagePart, Message, ReasoningPart } from "../../memory/messages.js";
+import { checkedImages, toolImagesCaption } from "../images.js";
 import type { JsonSchema, ModelRequest, ToolSpec } from "../model.js";
 import { ownReasoning } from "../reasoning.js";
 import { toGeminiSchema } from "./schema.js";
@@ -21,7 +22,17 @@ export interface GeminiBodyOptions {
 export function toGeminiBody(request: ModelRequest, options: GeminiBodyOptions = {}): GeminiRequestBody {
   const contents: GeminiContent[] = [];
   const system: string[] = request.instructions ? [request.instructions] : [];
+  // Function responses hold no images here: a turn's tool images follow its responses.
+  let toolImages: GeminiPart[] | undefined;
   for (const m of request.messages) {
+    if (toolImages && m.role !== "tool") {
+      contents.at(-1)?.parts.push(...toolImages);
+      toolImages = undefined;
+    }
+    if (m.role === "tool" && m.images?.length) {
+      toolImages ??= [];
+      toolImages.push({ text: toolImagesCaption(m) }, ...m.images.map(toImagePart));
+    }
     if (m.role === "system") {
       if (m.content) system.push(m.content);
       continue;
@@ -33,6 +44,7 @@ export function toGeminiBody(request: ModelRequest, options: GeminiBodyOptions =
     if (last && last.role === role) last.parts.push(...parts);
     else contents.push({ role, parts });
   }
+  if (toolImages) contents.at(-1)?.parts.push(...toolImages);
   const body: GeminiRequestBody = { contents };
   if (system.length > 0) body.systemInstruction = { parts: [{ text: system.join("\n\n") }] };
   if (request.tools.length > 0) {
@@ -81,7 +93,7 @@ function declaration(tool: ToolSpec): GeminiFunctionDeclaration {
 function partsOf(m: Exclude<Message, { role: "system" }>): GeminiPart[] {
   switch (m.role) {
     case "user":
-      return [{ text: m.content }];
+      return [{ text: m.content }, ...checkedImages(m.images ?? []).map(toImagePart)];
     case "tool":
       return [
         {
@@ -129,6 +141,12 @@ function modelParts(
     });
   }
   return parts;
+}
+
+function toImagePart(image: ImagePart): GeminiPart {
+  return image.data !== undefined
+    ? { inlineData: { mimeType: image.mediaType, data: image.data } }
+    : { fileData: { mimeType: image.mediaType, fileUri: image.url ?? "" } };
 }
 
 /** Arguments as the object Gemini's `args` must be; text that is not an object is kept under `_raw_arguments`. */

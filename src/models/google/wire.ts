@@ -12,6 +12,10 @@ export interface GeminiPart {
   thoughtSignature?: string;
   functionCall?: { id?: string; name: string; args?: Record<string, unknown> };
   functionResponse?: { id?: string; name: string; response: Record<string, unknown> };
+  /** An image's bytes. */
+  inlineData?: { mimeType: string; data: string };
+  /** An image by URL. */
+  fileData?: { mimeType: string; fileUri: string };
 }
 
 /** A turn: `user` (text, function responses) or `model`. */

@@ -1,9 +1,16 @@
-import type { Message, ReasoningPart } from "../../memory/messages.js";
+import { imageUrl } from "../../memory/images.js";
+import type { ImagePart, Message, ReasoningPart } from "../../memory/messages.js";
+import { checkedImages, toolImagesCaption } from "../images.js";
 import type { ModelRequest, ToolChoice } from "../model.js";
 import { OPENAI_TOOL_CALL_IDS } from "../openai/quirks.js";
 import { ownReasoning } from "../reasoning.js";
 import { normalizeToolCallIds } from "../tool-call-ids.js";
-import type { ResponsesInputItem, ResponsesReasoningItem, ResponsesRequestBody } from "./wire.js";
+import type {
+  ResponsesInputItem,
+  ResponsesInputPart,
+  ResponsesReasoningItem,
+  ResponsesRequestBody,
+} from "./wire.js";
 
 /** The reasoning parts' provider label for this wire format. */
 export const RESPONSES_PROVIDER = "openai-responses";
@@ -29,7 +36,21 @@ export function toResponsesBody(request: ModelRequest, options: ResponsesBodyOpt
   const messages = normalizeToolCallIds(request.messages, OPENAI_TOOL_CALL_IDS);
   const start = options.previous ? options.previous.afterIndex + 1 : 0;
   const input: ResponsesInputItem[] = [];
-  for (let i = start; i < messages.length; i++) pushItems(input, messages[i] as Message);
+  // Function outputs hold text only: a turn's tool images follow its outputs as one user message.
+  let toolImages: ResponsesInputPart[] | undefined;
+  for (let i = start; i < messages.length; i++) {
+    const m = messages[i] as Message;
+    if (toolImages && m.role !== "tool") {
+      input.push({ role: "user", content: toolImages });
+      toolImages = undefined;
+    }
+    pushItems(input, m);
+    if (m.role === "tool" && m.images?.length) {
+      toolImages ??= [];
+      toolImages.push({ type: "input_text", text: toolImagesCaption(m) }, ...m.images.map(toInputImage));
+    }
+  }
+  if (toolImages) input.push({ role: "user", content: toolImages });
   const body: ResponsesRequestBody =
     request.instructions !== undefined
       ? { model: options.model, instructions: request.instructions, input }
@@ -63,7 +84,17 @@ function pushItems(input: ResponsesInputItem[], m: Message): void {
       input.push({ role: "system", content: m.content });
       return;
     case "user":
-      input.push({ role: "user", content: m.content });
+      input.push(
+        m.images?.length
+          ? {
+              role: "user",
+              content: [
+                { type: "input_text", text: m.content },
+                ...checkedImages(m.images).map(toInputImage),
+              ],
+            }
+          : { role: "user", content: m.content },
+      );
       return;
     case "tool":
       input.push({ type: "function_call_output", call_id: m.toolCallId, output: m.content });
@@ -100,6 +131,10 @@ export function reasoningItems(parts: readonly ReasoningPart[]): ResponsesReason
   }
   flush();
   return items;
+}
+
+function toInputImage(image: ImagePart): ResponsesInputPart {
+  return { type: "input_image", image_url: imageUrl(image), detail: "auto" };
 }
 
 function toToolChoice(choice: ToolChoice): NonNullable<ResponsesRequestBody["tool_choice"]> {

@@ -22,8 +22,14 @@ export interface ResponsesFunctionCall {
 }
 
 /** One item of the request's `input`. */
+/** Content of a user message with images. */
+export type ResponsesInputPart =
+  | { type: "input_text"; text: string }
+  | { type: "input_image"; image_url: string; detail: "auto" };
+
 export type ResponsesInputItem =
-  | { role: "user" | "system" | "developer"; content: string }
+  | { role: "user"; content: string | ResponsesInputPart[] }
+  | { role: "system" | "developer"; content: string }
   | { role: "assistant"; content: string }
   | ResponsesReasoningItem
   | ResponsesFunctionCall

@@ -1,8 +1,10 @@
-import type { Message } from "../../memory/messages.js";
+import { imageUrl } from "../../memory/images.js";
+import type { ImagePart, Message } from "../../memory/messages.js";
+import { checkedImages, toolImagesCaption } from "../images.js";
 import type { ModelRequest, ToolChoice } from "../model.js";
 import { normalizeToolCallIds } from "../tool-call-ids.js";
 import type { OpenAIQuirks } from "./quirks.js";
-import type { ChatMessage, ChatRequestBody, ChatToolChoice } from "./wire.js";
+import type { ChatMessage, ChatRequestBody, ChatToolChoice, ChatUserPart } from "./wire.js";
 
 /** Settings of an OpenAI-compatible model that are not part of a single request. */
 export interface ChatSettings {
@@ -20,7 +22,20 @@ export function toChatBody(
 ): ChatRequestBody {
   const messages: ChatMessage[] = [];
   if (request.instructions !== undefined) messages.push({ role: "system", content: request.instructions });
-  for (const m of normalizeToolCallIds(request.messages, quirks.toolCallIds)) messages.push(toChatMessage(m));
+  // Tool messages cannot carry images: a turn's tool images follow its results as one user message.
+  let toolImages: ChatUserPart[] | undefined;
+  for (const m of normalizeToolCallIds(request.messages, quirks.toolCallIds)) {
+    if (toolImages && m.role !== "tool") {
+      messages.push({ role: "user", content: toolImages });
+      toolImages = undefined;
+    }
+    messages.push(toChatMessage(m));
+    if (m.role === "tool" && m.images?.length) {
+      toolImages ??= [];
+      toolImages.push({ type: "text", text: toolImagesCaption(m) }, ...m.images.map(toImagePart));
+    }
+  }
+  if (toolImages) messages.push({ role: "user", content: toolImages });
   const body: ChatRequestBody = { model: settings.model, messages };
   if (request.tools.length > 0) {
     body.tools = request.tools.map((t) => ({
@@ -42,8 +57,13 @@ export function toChatBody(
 function toChatMessage(m: Message): ChatMessage {
   switch (m.role) {
     case "system":
-    case "user":
       return { role: m.role, content: m.content };
+    case "user":
+      if (!m.images?.length) return { role: "user", content: m.content };
+      return {
+        role: "user",
+        content: [{ type: "text", text: m.content }, ...checkedImages(m.images).map(toImagePart)],
+      };
     case "assistant": {
       if (!m.toolCalls?.length) return { role: "assistant", content: m.content };
       const tool_calls = m.toolCalls.map((c) => ({
@@ -60,6 +80,10 @@ function toChatMessage(m: Message): ChatMessage {
       // Chat Completions has no error flag: the content itself tells the model what went wrong.
       return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
   }
+}
+
+function toImagePart(image: ImagePart): ChatUserPart {
+  return { type: "image_url", image_url: { url: imageUrl(image) } };
 }
 
 function toChatToolChoice(choice: ToolChoice): ChatToolChoice {

@@ -10,10 +10,13 @@ export interface ChatToolCall {
   function: { name: string; arguments: string };
 }
 
+/** A part of a user message with images: text, or an image by URL (a `data:` URL for bytes). */
+export type ChatUserPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
+
 /** One message of the request's `messages`. */
 export type ChatMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | { role: "user"; content: string | ChatUserPart[] }
   | { role: "assistant"; content?: string | null; tool_calls?: ChatToolCall[] }
   | { role: "tool"; tool_call_id: string; content: string };
 
