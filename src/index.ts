@@ -46,6 +46,7 @@ export {
   ToolError,
 } from "./errors.js";
 export { type Embedder, OpenAIEmbeddings, type OpenAIEmbeddingsOptions } from "./memory/embeddings.js";
+export { IMAGE_MEDIA_TYPES, MAX_IMAGE_BYTES } from "./memory/images.js";
 export {
   LongTermMemory,
   type LongTermMemoryOptions,
@@ -53,7 +54,6 @@ export {
   type RecallMode,
 } from "./memory/long-term.js";
 export { MEMORY_TOOLS, memoryTools } from "./memory/memory-tools.js";
-export { IMAGE_MEDIA_TYPES, MAX_IMAGE_BYTES } from "./memory/images.js";
 export { messageSchema, parseHistory } from "./memory/message-schema.js";
 export * from "./memory/messages.js";
 export type { MemoryContext, MemoryStrategy, SummaryRequest } from "./memory/strategy.js";
