@@ -141,6 +141,8 @@ function docsEnv(): Record<string, string> {
     GROQ_API_KEY: "gsk-docs-example",
     OPENROUTER_API_KEY: "sk-or-docs-example",
     DEEPSEEK_API_KEY: "sk-docs-example",
+    GEMINI_API_KEY: "gemini-docs-example",
+    GOOGLE_GEMINI_BASE_URL: server.url,
     OLLAMA_HOST: "127.0.0.1:9",
     GLASSLOOP_DB: join(cwd, "docs.db"),
   };
