@@ -1,6 +1,5 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../agent/events.js";
 import { Printer } from "./printer.js";
 import { RunRenderer } from "./render.js";
 
