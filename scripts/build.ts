@@ -3,14 +3,14 @@
  * trace viewer's page (Vite). Runs as `prepare` (every `npm ci`, a `github:` install) and
  * `prepack` (`npm pack`, `npm publish`), so each part is rebuilt only when its inputs changed:
  * a second `npm ci` or the pack after it costs a hash of the sources, not a build.
- * `--force` (`npm run build`) rebuilds both.
+ * `--force` (`npm run build`) rebuilds both. The tests' global setup imports `buildStale` for the viewer.
  */
 
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -47,8 +47,8 @@ const parts: Part[] = [
   },
   {
     name: "viewer",
-    // What build-viewer.ts (the tests' global setup) also watches: the page bundles src/trace.
-    inputs: ["viewer", "src/trace"],
+    // The page bundles modules of src/trace and src/evals (the tests' global setup builds it through here too).
+    inputs: ["viewer", "src/trace", "src/evals"],
     outputs: [join(DIST, "viewer", "index.html")],
     build: buildViewer,
   },
@@ -116,20 +116,29 @@ function buildViewer(): void {
   renameSync(aside, join(DIST, "viewer"));
 }
 
-const force = process.argv.includes("--force");
-const stamp = readStamp();
-for (const part of parts) {
-  const hash = hashOf(part.inputs);
-  const built = part.outputs.every((file) => existsSync(file));
-  if (!force && built && stamp[part.name] === hash) {
-    console.log(`glassloop build: ${part.name} is up to date`);
-    continue;
+/** Builds the named parts (all by default) whose inputs changed since their last build, or all of them with `force`. */
+export function buildStale(
+  names: Part["name"][] = ["lib", "viewer"],
+  options: { force?: boolean } = {},
+): void {
+  const stamp = readStamp();
+  for (const part of parts.filter((p) => names.includes(p.name))) {
+    const hash = hashOf(part.inputs);
+    const built = part.outputs.every((file) => existsSync(file));
+    if (!options.force && built && stamp[part.name] === hash) {
+      console.log(`glassloop build: ${part.name} is up to date`);
+      continue;
+    }
+    const started = performance.now();
+    part.build();
+    stamp[part.name] = hash;
+    writeFileSync(STAMP, `${JSON.stringify(stamp)}\n`);
+    console.log(
+      `glassloop build: ${part.name} built in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
   }
-  const started = performance.now();
-  part.build();
-  stamp[part.name] = hash;
-  writeFileSync(STAMP, `${JSON.stringify(stamp)}\n`);
-  console.log(
-    `glassloop build: ${part.name} built in ${((performance.now() - started) / 1000).toFixed(1)} s`,
-  );
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+  buildStale(undefined, { force: process.argv.includes("--force") });
 }

@@ -1,29 +1,11 @@
-import { existsSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { buildStale } from "../../scripts/build.js";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
-const page = join(root, "dist/viewer/index.html");
-// The page bundles these: a change to any of them makes the built page stale.
-const sources = [join(root, "viewer"), join(root, "src/trace"), join(root, "src/evals")];
-
-function newest(path: string): number {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newest(join(path, name))));
-}
-
-/** Vitest global setup: builds the trace viewer (a clean clone in CI has none) unless it is fresh. */
-export default async function buildViewer(): Promise<void> {
-  if (existsSync(page) && statSync(page).mtimeMs >= Math.max(...sources.map(newest))) return;
-  const { build } = await import("vite");
-  // Built aside and moved in, so a test run beside this one never serves a half-written page.
-  const aside = join(root, `dist/viewer.building-${process.pid}`);
-  await build({
-    configFile: join(root, "viewer/vite.config.ts"),
-    logLevel: "warn",
-    build: { outDir: aside },
-  });
-  rmSync(join(root, "dist/viewer"), { recursive: true, force: true });
-  renameSync(aside, join(root, "dist/viewer"));
+/**
+ * Vitest global setup: builds the trace viewer's page (a clean clone in CI has none) unless it is
+ * fresh. The same build and freshness rule as `npm ci`'s prepare and `npm pack`'s prepack
+ * (scripts/build.ts: a hash of viewer/, src/trace and src/evals), so neither rebuilds what the
+ * other just built while a browser test is serving the page.
+ */
+export default function buildViewer(): void {
+  buildStale(["viewer"]);
 }
