@@ -89,7 +89,8 @@ export async function replayEval<TOutput, TExpected>(
       if (problem) throw problem;
     }
   }
-  return replayed;
+  // The answers are the recording's: say so wherever the result is shown (replayed calls cost $0).
+  return { ...replayed, model: `replay:${recording}` };
 }
 
 function differenceOf(caseId: string, before: TrialRecord, now: TrialRecord): EvalReplayError | undefined {
