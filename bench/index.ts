@@ -7,6 +7,7 @@ import { evalsBench } from "./evals.js";
 import { localModelBench } from "./local-model.js";
 import { loopBench } from "./loop.js";
 import { memoryBench } from "./memory.js";
+import { newProvidersBench } from "./new-providers.js";
 import { providersBench } from "./providers.js";
 import { type BenchSection, formatTable } from "./table.js";
 import { traceBench } from "./trace.js";
@@ -15,6 +16,7 @@ const sections: BenchSection[] = [
   { name: "loop", run: loopBench },
   { name: "trace", run: traceBench },
   { name: "providers", run: providersBench },
+  { name: "new-providers", run: newProvidersBench },
   { name: "memory", run: memoryBench },
   { name: "cli", run: cliBench },
   { name: "local", run: localModelBench },
