@@ -9,6 +9,7 @@ export default defineConfig({
     "mcp/index": "src/mcp/index.ts",
     otel: "src/otel.ts",
     "evals/index": "src/evals/index.ts",
+    "store/postgres/index": "src/store/postgres/index.ts",
     "cli/main": "src/cli/main.ts",
   },
   format: "esm",

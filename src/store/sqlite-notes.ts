@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { ConfigError } from "../errors.js";
+import { searchTerms } from "./search-terms.js";
 import { parseStored } from "./sqlite-open.js";
 import type { NewNote, Note, ScoredNote } from "./store.js";
 import { normalize, toBlob } from "./vector.js";
@@ -46,10 +47,7 @@ export class SqliteNotes {
 
   /** BM25 over the words of `query`, any of which may match (so a question finds its note). */
   search(scope: string, query: string, k: number): ScoredNote[] {
-    const words = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [])];
-    // Function words match nearly every note: they slow the search and add nothing to the ranking.
-    const content = words.filter((w) => !STOPWORDS.has(w));
-    const terms = content.length > 0 ? content : words;
+    const terms = searchTerms(query);
     if (terms.length === 0 || k <= 0) return [];
     const match = terms.map((t) => `"${t}"`).join(" OR ");
     const rows = this.#db
@@ -101,12 +99,3 @@ export class SqliteNotes {
 function keyOf(scope: string, model: string): string {
   return `${scope}\u0000${model}`;
 }
-
-const STOPWORDS = new Set(
-  (
-    "a an the is are was were be been being am to of in on at for and or but not no nor so if then than " +
-    "what which who whom whose how when where why do does did done i you he she it we they me him her us " +
-    "them my your his its our their mine yours this that these those with as by from about into over can " +
-    "could would should will shall may might must have has had there here some any all just also too very"
-  ).split(" "),
-);

@@ -166,7 +166,8 @@ export class SqliteRuns {
       .run(
         owner.pid,
         owner.host,
-        Date.now(),
+        // Later than the stamp read, even within one millisecond: a claim that read it is stale now.
+        Math.max(Date.now(), row.updated_at + 1),
         runId,
         row.status,
         row.owner_pid,

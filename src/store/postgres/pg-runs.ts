@@ -1,0 +1,363 @@
+import type { RunUsage, StepUsage } from "../../agent/usage.js";
+import type { Message } from "../../memory/messages.js";
+import { RunBusyError, RunNotResumableError, StoreError, UnknownRunError } from "../errors.js";
+import { ownerAlive } from "../owner.js";
+import type {
+  ClaimExpectation,
+  NewRun,
+  PendingCall,
+  RunCheckpoint,
+  RunEnd,
+  RunOwner,
+  RunProgress,
+  StoredRun,
+  StoredRunStatus,
+  StoredRunSummary,
+} from "../store.js";
+import type { PgClient } from "./pg-driver.js";
+import { OPEN_STATUSES, type PgRunRow, summaryOf } from "./pg-run-row.js";
+
+// Every write stamps `updated_at` later than the stamp it replaces (two writes in one millisecond
+// included), so a claim's compare-and-set on it never mistakes a newer write for the state it read.
+const STAMP = "greatest($2::bigint, updated_at + 1)";
+
+/** The runs tables on Postgres; every method runs inside the caller's transaction on `client`. */
+export class PgRuns {
+  readonly #location: string;
+
+  constructor(location: string) {
+    this.#location = location;
+  }
+
+  async create(c: PgClient, run: NewRun): Promise<void> {
+    const now = Date.now();
+    const { steps, ...totals } = run.usage;
+    await c.query(
+      `INSERT INTO runs (id, agent, model, input, status, owner_pid, owner_host, session_id, session_offset,
+         session_base, session_version, usage, progress, tools, message_count, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, 'running', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)`,
+      [
+        run.runId,
+        run.agent,
+        run.model,
+        JSON.stringify(run.input),
+        run.owner.pid,
+        run.owner.host,
+        run.session?.sessionId ?? null,
+        run.session?.offset ?? null,
+        run.session?.base ?? null,
+        run.session?.version ?? null,
+        JSON.stringify(totals),
+        JSON.stringify(rowProgress(run.progress)),
+        run.tools === undefined ? null : JSON.stringify(run.tools),
+        run.messages.length,
+        now,
+      ],
+    );
+    await this.#replaceCalls(c, run.runId, run.progress.pending);
+    await appendMessages(c, run.runId, run.messages, 0);
+    await writeSteps(c, run.runId, steps);
+  }
+
+  async checkpoint(c: PgClient, runId: string, checkpoint: RunCheckpoint): Promise<void> {
+    await this.#lockOpen(c, runId, checkpoint.persisted);
+    await this.#appendTranscript(c, runId, checkpoint.messages, checkpoint.persisted, checkpoint.usage);
+    const { progress } = checkpoint;
+    const mode = checkpoint.progressMode ?? "replace";
+    if (mode === "calls") await this.#upsertCalls(c, runId, progress.pending);
+    else if (mode === "calls-and-rest") await this.#upsertCalls(c, runId, progress.pending);
+    else await this.#replaceCalls(c, runId, progress.pending);
+    const rest = mode === "calls" ? null : JSON.stringify(rowProgress(progress));
+    await c.query(
+      `UPDATE runs SET status = $3, usage = $4, progress = coalesce($5::json, progress), message_count = $6,
+         updated_at = ${STAMP} WHERE id = $1`,
+      [
+        runId,
+        Date.now(),
+        checkpoint.status,
+        JSON.stringify(withoutSteps(checkpoint.usage)),
+        rest,
+        checkpoint.messages.length,
+      ],
+    );
+  }
+
+  /** Writes the end of a run; returns the row (locked) so the caller can save its session. */
+  async finish(c: PgClient, runId: string, end: RunEnd): Promise<PgRunRow> {
+    const row = await this.#lockOpen(c, runId, end.persisted);
+    await this.#appendTranscript(c, runId, end.messages, end.persisted, end.usage);
+    await c.query(
+      `UPDATE runs SET status = $3, usage = $4, progress = $5, output = $6, error = $7, message_count = $8,
+         updated_at = ${STAMP} WHERE id = $1`,
+      [
+        runId,
+        Date.now(),
+        end.status,
+        JSON.stringify(withoutSteps(end.usage)),
+        JSON.stringify({ pending: [] }),
+        end.output === undefined ? null : JSON.stringify(end.output),
+        end.error === undefined ? null : JSON.stringify(end.error),
+        end.messages.length,
+      ],
+    );
+    await c.query("DELETE FROM run_calls WHERE run_id = $1", [runId]);
+    return row;
+  }
+
+  async load(c: PgClient, runId: string): Promise<StoredRun> {
+    return this.#toStored(c, await this.#get(c, runId, false));
+  }
+
+  /**
+   * Takes over a crashed or paused run for `owner`, under the run row's lock (SELECT … FOR UPDATE):
+   * a second claim waits for the first to commit, then reads the run as the winner left it, and
+   * loses. Refuses a run that ended, is driven by a live owner, or moved on since `expect`.
+   */
+  async claim(c: PgClient, runId: string, owner: RunOwner, expect?: ClaimExpectation): Promise<PgRunRow> {
+    const row = await this.#get(c, runId, true);
+    if (!OPEN_STATUSES.includes(row.status)) {
+      throw new RunNotResumableError(
+        this.#location,
+        runId,
+        row.status,
+        `it already ended (${row.status}). Start a new run instead.`,
+      );
+    }
+    const current = { pid: row.owner_pid, host: row.owner_host };
+    if (row.status === "running" && ownerAlive(runId, current, row.updated_at)) {
+      throw new RunBusyError(
+        this.#location,
+        runId,
+        row.status,
+        `it is still running in process ${row.owner_pid} on ${row.owner_host}.`,
+      );
+    }
+    if (expect && (row.status !== expect.status || row.updated_at !== expect.updatedAt)) {
+      throw new RunBusyError(
+        this.#location,
+        runId,
+        row.status,
+        "another process claimed it while this resume was starting.",
+      );
+    }
+    await c.query(
+      `UPDATE runs SET status = 'running', owner_pid = $3, owner_host = $4, updated_at = ${STAMP} WHERE id = $1`,
+      [runId, Date.now(), owner.pid, owner.host],
+    );
+    return row;
+  }
+
+  /** Marks an interrupted run as discarded; returns its row so the caller can free its session. */
+  async discard(c: PgClient, runId: string): Promise<PgRunRow> {
+    const row = await this.#get(c, runId, true);
+    if (!OPEN_STATUSES.includes(row.status)) {
+      throw new RunNotResumableError(this.#location, runId, row.status, `it already ended (${row.status}).`);
+    }
+    if (
+      row.status === "running" &&
+      ownerAlive(runId, { pid: row.owner_pid, host: row.owner_host }, row.updated_at)
+    ) {
+      throw new RunNotResumableError(
+        this.#location,
+        runId,
+        row.status,
+        `it is still running in process ${row.owner_pid}; stop it first.`,
+      );
+    }
+    await c.query(`UPDATE runs SET status = 'discarded', updated_at = ${STAMP} WHERE id = $1`, [
+      runId,
+      Date.now(),
+    ]);
+    return row;
+  }
+
+  /** Whether the run holding a session still counts as holding it, and how (with its pid). */
+  async holder(
+    c: PgClient,
+    runId: string,
+  ): Promise<{ state: "gone" | "live" | "interrupted" | "awaiting_approval"; pid: number }> {
+    const found = await c.query<PgRunRow>(
+      "SELECT id, status, owner_pid, owner_host, updated_at FROM runs WHERE id = $1",
+      [runId],
+    );
+    const row = found.rows[0];
+    if (!row || !OPEN_STATUSES.includes(row.status)) return { state: "gone", pid: 0 };
+    if (row.status === "awaiting_approval") return { state: "awaiting_approval", pid: row.owner_pid };
+    const alive = ownerAlive(runId, { pid: row.owner_pid, host: row.owner_host }, row.updated_at);
+    return { state: alive ? "live" : "interrupted", pid: row.owner_pid };
+  }
+
+  async list(
+    c: PgClient,
+    filter: { status?: StoredRunStatus; sessionId?: string; limit?: number },
+  ): Promise<StoredRunSummary[]> {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (filter.status !== undefined) {
+      args.push(filter.status);
+      where.push(`status = $${args.length}`);
+    }
+    if (filter.sessionId !== undefined) {
+      args.push(filter.sessionId);
+      where.push(`session_id = $${args.length}`);
+    }
+    args.push(filter.limit ?? 100);
+    const rows = await c.query<PgRunRow>(
+      `SELECT id, agent, status, session_id, input, created_at, updated_at FROM runs
+       ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, id LIMIT $${args.length}`,
+      args,
+    );
+    return rows.rows.map(summaryOf);
+  }
+
+  async #get(c: PgClient, runId: string, lock: boolean): Promise<PgRunRow> {
+    const found = await c.query<PgRunRow>(`SELECT * FROM runs WHERE id = $1${lock ? " FOR UPDATE" : ""}`, [
+      runId,
+    ]);
+    const row = found.rows[0];
+    if (!row) throw new UnknownRunError(this.#location, runId);
+    return row;
+  }
+
+  /** Locks an open run's row and checks the writer continues its stored transcript. */
+  async #lockOpen(c: PgClient, runId: string, persisted: number): Promise<PgRunRow> {
+    const row = await this.#get(c, runId, true);
+    if (!OPEN_STATUSES.includes(row.status)) {
+      throw new StoreError(
+        "run_ended",
+        this.#location,
+        `Run ${runId} in ${this.#location} already ended (${row.status}); it cannot be written again`,
+      );
+    }
+    if (row.message_count !== persisted) {
+      throw new StoreError(
+        "checkpoint_mismatch",
+        this.#location,
+        `Run ${runId} in ${this.#location} has ${row.message_count} stored messages but the checkpoint assumed ${persisted}; ` +
+          "another process may be driving the same run",
+      );
+    }
+    return row;
+  }
+
+  async #appendTranscript(
+    c: PgClient,
+    runId: string,
+    messages: readonly Message[],
+    persisted: number,
+    usage: RunUsage,
+  ): Promise<void> {
+    await appendMessages(c, runId, messages, persisted);
+    await writeSteps(c, runId, usage.steps);
+  }
+
+  /** Writes these calls, each replacing the stored call of its id (a new id goes last). */
+  async #upsertCalls(c: PgClient, runId: string, calls: readonly PendingCall[]): Promise<void> {
+    if (calls.length === 0) return;
+    // One statement cannot touch a row twice: a repeated id keeps its first place and last value.
+    const byId = new Map<string, PendingCall>();
+    for (const call of calls) byId.set(call.call.id, call);
+    const unique = [...byId.values()];
+    await c.query(
+      `INSERT INTO run_calls (run_id, call_id, seq, pending)
+       SELECT $1, t.id, (SELECT coalesce(max(seq), -1) FROM run_calls WHERE run_id = $1) + t.n, t.p
+       FROM unnest($2::text[], $3::json[]) WITH ORDINALITY AS t(id, p, n)
+       ON CONFLICT (run_id, call_id) DO UPDATE SET pending = excluded.pending`,
+      [runId, unique.map((p) => p.call.id), unique.map((p) => JSON.stringify(p))],
+    );
+  }
+
+  async #replaceCalls(c: PgClient, runId: string, calls: readonly PendingCall[]): Promise<void> {
+    await c.query("DELETE FROM run_calls WHERE run_id = $1", [runId]);
+    await this.#upsertCalls(c, runId, calls);
+  }
+
+  async #toStored(c: PgClient, row: PgRunRow): Promise<StoredRun> {
+    const [messages, steps, calls] = [
+      await c.query<{ message: Message }>("SELECT message FROM run_messages WHERE run_id = $1 ORDER BY seq", [
+        row.id,
+      ]),
+      await c.query<{ usage: StepUsage }>(
+        "SELECT usage FROM run_steps WHERE run_id = $1 ORDER BY step_index",
+        [row.id],
+      ),
+      await c.query<{ pending: PendingCall }>(
+        "SELECT pending FROM run_calls WHERE run_id = $1 ORDER BY seq",
+        [row.id],
+      ),
+    ];
+    const progress: RunProgress = {
+      ...(row.progress as Partial<RunProgress>),
+      pending: calls.rows.map((r) => r.pending),
+    };
+    return {
+      runId: row.id,
+      agent: row.agent,
+      model: row.model,
+      input: row.input,
+      status: row.status,
+      owner: { pid: row.owner_pid, host: row.owner_host },
+      messages: messages.rows.map((r) => r.message),
+      usage: { ...row.usage, steps: steps.rows.map((r) => r.usage) },
+      progress,
+      ...(row.session_id !== null && {
+        session: {
+          sessionId: row.session_id,
+          offset: row.session_offset ?? 0,
+          base: row.session_base ?? 0,
+          version: row.session_version ?? 0,
+        },
+      }),
+      ...(row.tools !== null && { tools: row.tools }),
+      ...(row.output !== null && { output: row.output }),
+      ...(row.error !== null && { error: row.error }),
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    };
+  }
+}
+
+/** Appends `messages.slice(from)` in one statement. */
+export async function appendMessages(
+  c: PgClient,
+  runId: string,
+  messages: readonly Message[],
+  from: number,
+  table: "run_messages" | "session_messages" = "run_messages",
+  seqOffset = 0,
+): Promise<void> {
+  if (from >= messages.length) return;
+  const seqs: number[] = [];
+  const texts: string[] = [];
+  for (let i = from; i < messages.length; i++) {
+    seqs.push(i - seqOffset);
+    texts.push(JSON.stringify(messages[i]));
+  }
+  const key = table === "run_messages" ? "run_id" : "session_id";
+  await c.query(
+    `INSERT INTO ${table} (${key}, seq, message) SELECT $1, s, m FROM unnest($2::int[], $3::json[]) AS t(s, m)`,
+    [runId, seqs, texts],
+  );
+}
+
+/** Steps are keyed by their number, so a checkpoint may carry only the steps that changed. */
+async function writeSteps(c: PgClient, runId: string, steps: readonly StepUsage[]): Promise<void> {
+  if (steps.length === 0) return;
+  const unique = [...new Map(steps.map((s) => [s.step, s])).values()];
+  await c.query(
+    `INSERT INTO run_steps (run_id, step_index, usage) SELECT $1, s, u FROM unnest($2::int[], $3::json[]) AS t(s, u)
+     ON CONFLICT (run_id, step_index) DO UPDATE SET usage = excluded.usage`,
+    [runId, unique.map((s) => s.step), unique.map((s) => JSON.stringify(s))],
+  );
+}
+
+function withoutSteps(usage: RunUsage): Omit<RunUsage, "steps"> {
+  const { steps: _steps, ...totals } = usage;
+  return totals;
+}
+
+/** What of a progress the run row keeps: all but the calls, which have rows of their own. */
+function rowProgress(progress: RunProgress): RunProgress {
+  const { pending: _calls, ...rest } = progress;
+  return { ...rest, pending: [] };
+}
