@@ -140,6 +140,21 @@ await agent.close();
     }
   });
 
+  it("every other entry in package.json's exports loads from the installed package", () => {
+    const optional = new Set(["./mcp", "./otel"]);
+    const entries = Object.keys(pkg.exports)
+      .filter((key) => !optional.has(key))
+      .map((key) => `glassloop${key.slice(1)}`);
+    expect(entries).toContain("glassloop/testing");
+    const run = node([
+      "--input-type=module",
+      "-e",
+      `for (const entry of ${JSON.stringify(entries)}) console.log(entry, Object.keys(await import(entry)).length > 0);`,
+    ]);
+    expect(run.stderr).toBe("");
+    expect(run.stdout.trim().split("\n")).toEqual(entries.map((entry) => `${entry} true`));
+  });
+
   it("a .ts file type-checks under tsc --strict with the package's own declarations checked", () => {
     writeFileSync(
       join(installed.dir, "tsconfig.json"),
