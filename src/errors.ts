@@ -1,10 +1,16 @@
-import type { RunUsage } from "./agent/usage.js";
-import type { Message } from "./memory/messages.js";
+import type { ErrorCode } from "./vocabulary/error-codes.js";
+import type { LimitName } from "./vocabulary/limits.js";
+import type { Message } from "./vocabulary/messages.js";
+import type { RunStatus } from "./vocabulary/status.js";
+import type { RunUsage } from "./vocabulary/usage.js";
+
+export type { ErrorCode } from "./vocabulary/error-codes.js";
+export type { LimitName } from "./vocabulary/limits.js";
 
 /** Base class of every error glassloop throws on purpose; `code` is stable and meant for `switch`. */
 export class GlassloopError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
@@ -24,16 +30,13 @@ export class RunError extends GlassloopError {
   /** The transcript up to the stop, every tool call paired with a result (invariant 1). */
   readonly messages: Message[];
   readonly usage: RunUsage;
-  constructor(code: string, message: string, state: RunErrorState, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, state: RunErrorState, options?: { cause?: unknown }) {
     super(code, message, options);
     this.runId = state.runId;
     this.messages = state.messages;
     this.usage = state.usage;
   }
 }
-
-/** Names of the limits a run can hit. */
-export type LimitName = "maxSteps" | "maxToolCalls" | "maxTokens" | "maxCostUsd" | "timeoutMs";
 
 /** A budget in `limits` was reached; the run stopped before spending more. */
 export class BudgetExceededError extends RunError {
@@ -119,4 +122,21 @@ export class ConfigError extends GlassloopError {
 
 function formatNumber(n: number): string {
   return Number.isInteger(n) ? String(n) : n.toFixed(4);
+}
+
+/**
+ * How a run that threw `error` ended: the one mapping the loop, the store, replay and the CLI
+ * share. A pause for approval is `awaiting_approval`; anything that is not a budget stop or an
+ * abort (including a non-glassloop exception) is `failed`.
+ */
+export function runStatusOf(error: unknown): RunStatus {
+  if (!(error instanceof GlassloopError)) return "failed";
+  switch (error.code) {
+    case "budget_exceeded":
+    case "aborted":
+    case "awaiting_approval":
+      return error.code;
+    default:
+      return "failed";
+  }
 }

@@ -18,7 +18,6 @@ export {
 } from "./agent/approval.js";
 export { LIMIT_DEFAULTS, type Limits, type RemainingBudget } from "./agent/budget.js";
 export type { RecallOptions } from "./agent/context-view.js";
-export type * from "./agent/events.js";
 export type { LoopGuardOptions } from "./agent/loop-guard.js";
 export { FINAL_RESULT_TOOL } from "./agent/output.js";
 export { PLAN_TOOL, type PlanOptions } from "./agent/plan.js";
@@ -35,6 +34,7 @@ export { ENVIRONMENT_DEFAULTS, type EnvironmentOptions } from "./environment/env
 export {
   BudgetExceededError,
   ConfigError,
+  type ErrorCode,
   GlassloopError,
   type LimitName,
   LoopDetectedError,
@@ -43,6 +43,7 @@ export {
   RunAbortedError,
   RunError,
   type RunErrorState,
+  runStatusOf,
   ToolError,
 } from "./errors.js";
 export { type Embedder, OpenAIEmbeddings, type OpenAIEmbeddingsOptions } from "./memory/embeddings.js";
@@ -55,7 +56,6 @@ export {
 } from "./memory/long-term.js";
 export { MEMORY_TOOLS, memoryTools } from "./memory/memory-tools.js";
 export { messageSchema, parseHistory } from "./memory/message-schema.js";
-export * from "./memory/messages.js";
 export type { MemoryContext, MemoryStrategy, SummaryRequest } from "./memory/strategy.js";
 export { SUMMARY_PREFIX, SummaryMemory, type SummaryMemoryOptions } from "./memory/summary-memory.js";
 export {
@@ -253,3 +253,6 @@ export {
   type TraceRecord,
 } from "./trace/trace-format.js";
 export { DEFAULT_TRACE_DIR, TraceWriter, type TraceWriterOptions } from "./trace/writer.js";
+export type * from "./vocabulary/events.js";
+export * from "./vocabulary/messages.js";
+export type { ToolOutcome } from "./vocabulary/outcome.js";

@@ -1,16 +1,16 @@
 import type { z } from "zod";
 import type { EnvironmentOptions } from "../environment/environment.js";
-import type { ImagePart, Message } from "../memory/messages.js";
 import type { MemoryStrategy } from "../memory/strategy.js";
 import type { Model, ToolChoice } from "../models/model.js";
 import type { Store } from "../store/store.js";
 import type { AgentTool } from "../tools/tool.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import type { ToolSource } from "../tools/tool-source.js";
+import type { AgentEvent } from "../vocabulary/events.js";
+import type { ImagePart, Message } from "../vocabulary/messages.js";
 import type { ApprovalHandler } from "./approval.js";
 import type { Limits } from "./budget.js";
 import type { RecallOptions } from "./context-view.js";
-import type { AgentEvent } from "./events.js";
 import type { LoopGuardOptions } from "./loop-guard.js";
 import type { PlanOptions } from "./plan.js";
 import type { ReflectOptions } from "./reflect.js";

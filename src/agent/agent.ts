@@ -9,6 +9,7 @@ import { type AgentToolOptions, agentAsTool, type SubAgent } from "../multi/as-t
 import type { Store, StoredRun } from "../store/store.js";
 import type { Tool } from "../tools/tool.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
+import type { AgentEvent } from "../vocabulary/events.js";
 import type {
   AgentConfig,
   AgentConfigWithOutput,
@@ -22,7 +23,6 @@ import { agentRegistry, followToolSource, otherModels } from "./agent-tools.js";
 import { type ApprovalDecision, decisionsFor } from "./approval.js";
 import { checkCostLimit, checkLimits, tightenLimits } from "./budget.js";
 import { EventChannel } from "./event-channel.js";
-import type { AgentEvent } from "./events.js";
 import { type LoopOutcome, type LoopSettings, runLoop } from "./loop.js";
 import { checkLoopGuard } from "./loop-guard.js";
 import { textNotAllowed } from "./output.js";

@@ -1,5 +1,5 @@
-import type { AssistantMessage, ToolCall } from "../memory/messages.js";
 import type { FinishReason } from "../models/model.js";
+import type { AssistantMessage, ToolCall } from "../vocabulary/messages.js";
 import type { LoopSettings, StepResult } from "./loop.js";
 import { announceCall, type RunState, recordResult } from "./run-state.js";
 

@@ -1,9 +1,9 @@
 import type { InvalidCall, ReadyCall } from "../environment/environment.js";
 import { ConfigError, RunError, type RunErrorState } from "../errors.js";
-import type { ToolCall } from "../memory/messages.js";
 import type { PendingCall } from "../store/store.js";
+import type { ToolCall } from "../vocabulary/messages.js";
+import type { ToolOutcome } from "../vocabulary/outcome.js";
 import { argumentsText, droppedKeys } from "./approval-args.js";
-import type { ToolOutcomeStatus } from "./events.js";
 import { errorState, type RunState } from "./run-state.js";
 
 /** A tool call waiting for a human decision. */
@@ -52,8 +52,6 @@ export class ApprovalRequiredError extends RunError {
   }
 }
 
-type Decided = { status: ToolOutcomeStatus; content: string };
-
 /**
  * Gates the calls of a turn whose tool needs approval: each is approved or rejected by the
  * decisions given to `resume` (only in the resumed turn, only for the exact call decided), else by
@@ -73,11 +71,11 @@ export class ApprovalGate {
   async review(
     state: RunState<unknown>,
     prepared: readonly (ReadyCall<unknown> | InvalidCall)[],
-  ): Promise<Map<number, Decided>> {
+  ): Promise<Map<number, ToolOutcome>> {
     // Resume's decisions are for the paused turn, which is the first one reviewed; later turns ask again.
     const decisions = this.#decisions;
     this.#decisions = [];
-    const rejected = new Map<number, Decided>();
+    const rejected = new Map<number, ToolOutcome>();
     const undecided: number[] = [];
     const shown = new Map<number, string>();
     for (const [i, p] of prepared.entries()) {

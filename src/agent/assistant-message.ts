@@ -1,5 +1,5 @@
-import type { AssistantMessage, Message, ToolCall } from "../memory/messages.js";
 import type { ModelResponse } from "../models/model.js";
+import type { AssistantMessage, Message, ToolCall } from "../vocabulary/messages.js";
 
 /** The assistant message for a response; empty or duplicate call ids are replaced so pairing holds. */
 export function toAssistantMessage(

@@ -1,25 +1,9 @@
-import { ConfigError, type LimitName } from "../errors.js";
+import { ConfigError } from "../errors.js";
 import type { Model } from "../models/model.js";
+import { LIMIT_DEFAULTS, type LimitName, type Limits, type RemainingBudget } from "../vocabulary/limits.js";
 import type { UsageMeter } from "./usage.js";
 
-/** Limits of one run. Every one is checked before each model call and each tool call. */
-export interface Limits {
-  /** Agent turns, i.e. the agent's own model calls (default 15); summary and compaction calls are not turns. */
-  maxSteps?: number;
-  /** Tool calls, counted across all steps. */
-  maxToolCalls?: number;
-  /** Input plus output tokens, from the usage the provider reports. */
-  maxTokens?: number;
-  /** Dollars, computed from the model's price (the model must have one). */
-  maxCostUsd?: number;
-  /** Wall-clock time of the run; aborts the model call or tools in flight. */
-  timeoutMs?: number;
-  /** Unusable model outputs in a row (bad tool calls, text where output is required) before giving up (default 3). */
-  maxRetries?: number;
-}
-
-/** The defaults of `Limits`. */
-export const LIMIT_DEFAULTS = { maxSteps: 15, maxRetries: 3 } as const;
+export { LIMIT_DEFAULTS, type Limits, type RemainingBudget } from "../vocabulary/limits.js";
 
 const COUNTS = new Set<keyof Limits>(["maxSteps", "maxToolCalls", "maxRetries"]);
 
@@ -76,16 +60,6 @@ export function checkCostLimit(
 
 const none = (): readonly OtherModel[] => [];
 
-/** What is left of a run's budget as the limits of a run inside it (a sub-agent, an evaluator). */
-export function limitsWithin(left: RemainingBudget): Limits {
-  const limits: Limits = {};
-  if (left.toolCalls !== undefined) limits.maxToolCalls = left.toolCalls;
-  if (left.tokens !== undefined) limits.maxTokens = left.tokens;
-  if (left.costUsd !== undefined) limits.maxCostUsd = left.costUsd;
-  if (left.timeMs !== undefined) limits.timeoutMs = left.timeMs;
-  return limits;
-}
-
 /** Each limit of `base`, lowered to `extra`'s where `extra` is stricter. */
 export function tightenLimits(base: Limits, extra: Limits | undefined): Limits {
   if (!extra) return base;
@@ -99,12 +73,14 @@ export function tightenLimits(base: Limits, extra: Limits | undefined): Limits {
   return merged;
 }
 
-/** What is left of a run's limits; absent fields are unlimited. */
-export interface RemainingBudget {
-  toolCalls?: number;
-  tokens?: number;
-  costUsd?: number;
-  timeMs?: number;
+/** What is left of a run's budget as the limits of a run inside it (a sub-agent, an evaluator). */
+export function limitsWithin(left: RemainingBudget): Limits {
+  const limits: Limits = {};
+  if (left.toolCalls !== undefined) limits.maxToolCalls = left.toolCalls;
+  if (left.tokens !== undefined) limits.maxTokens = left.tokens;
+  if (left.costUsd !== undefined) limits.maxCostUsd = left.costUsd;
+  if (left.timeMs !== undefined) limits.timeoutMs = left.timeMs;
+  return limits;
 }
 
 /** A limit that was reached. */

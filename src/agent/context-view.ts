@@ -1,10 +1,10 @@
 import { RunError } from "../errors.js";
 import type { LongTermMemory } from "../memory/long-term.js";
-import type { Message } from "../memory/messages.js";
 import type { MemoryStrategy, SummaryRequest } from "../memory/strategy.js";
 import { TokenCounter } from "../memory/tokens.js";
 import { fitWindow } from "../memory/window-memory.js";
 import type { Model, ModelResponse, ToolSpec } from "../models/model.js";
+import type { Message } from "../vocabulary/messages.js";
 import { callError, callObserver, raceAbort, recordResponse } from "./model-call.js";
 import { abortError, budgetError, type RunState } from "./run-state.js";
 

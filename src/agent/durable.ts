@@ -1,12 +1,9 @@
-import type { ToolOutcome } from "../environment/environment.js";
-import type { AssistantMessage, Message, ToolCall } from "../memory/messages.js";
 import type { FinishReason } from "../models/model.js";
-import type { PendingCall, ProgressMode, RunEnd, RunProgress, Store, StoredOutcome } from "../store/store.js";
+import type { PendingCall, ProgressMode, RunEnd, RunProgress, Store } from "../store/store.js";
+import type { AssistantMessage, Message, ToolCall } from "../vocabulary/messages.js";
+import type { ToolOutcome } from "../vocabulary/outcome.js";
 import { lastAssistant } from "./assistant-message.js";
 import type { RunState } from "./run-state.js";
-
-/** A recovered or decided outcome the turn uses instead of running the tool. */
-export type KnownOutcome = ToolOutcome;
 
 /**
  * Checkpoints one run into a Store: after every model response, before and after every tool
@@ -19,7 +16,7 @@ export class DurableRun {
   #persisted: number;
   #turn: AssistantMessage | undefined;
   #calls = new Map<string, PendingCall>();
-  #known = new Map<string, KnownOutcome>();
+  #known = new Map<string, ToolOutcome>();
   #writes: Promise<void> = Promise.resolve();
   /** The latest answer and its finish reason, kept in progress while it is the last assistant message. */
   #answer: { turn: AssistantMessage; finishReason: FinishReason } | undefined;
@@ -37,7 +34,7 @@ export class DurableRun {
   }
 
   /** Outcomes the resumed turn must use as they are (finished before the crash, or interrupted). */
-  recover(turn: AssistantMessage, calls: PendingCall[], known: Map<string, KnownOutcome>): void {
+  recover(turn: AssistantMessage, calls: PendingCall[], known: Map<string, ToolOutcome>): void {
     this.#turn = turn;
     for (const pending of calls) this.#calls.set(pending.call.id, pending);
     this.#known = known;
@@ -46,7 +43,7 @@ export class DurableRun {
   }
 
   /** The outcome a resumed call already has, if any; the turn then skips running the tool. */
-  known(call: ToolCall): KnownOutcome | undefined {
+  known(call: ToolCall): ToolOutcome | undefined {
     const outcome = this.#known.get(call.id);
     if (outcome) this.#known.delete(call.id);
     return outcome;
@@ -101,7 +98,8 @@ export class DurableRun {
   /** A tool call finished: its result is durable before the turn moves on. */
   finished(state: RunState<unknown>, call: ToolCall, outcome: ToolOutcome): Promise<void> {
     const terminal = state.environment.registry.get(call.name)?.terminal === true;
-    const stored: StoredOutcome = { status: outcome.status, content: outcome.content };
+    // Only what the model and a terminal tool's output need: errorDetail is for traces, never stored.
+    const stored: ToolOutcome = { status: outcome.status, content: outcome.content };
     // Only a terminal tool's value is ever used again (as the run's output); it must be JSON.
     if (terminal && outcome.status === "ok" && outcome.value !== undefined) stored.value = outcome.value;
     this.#track(state, call, { call, state: "done", outcome: stored });

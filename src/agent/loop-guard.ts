@@ -1,5 +1,5 @@
 import { ConfigError } from "../errors.js";
-import type { ToolCall } from "../memory/messages.js";
+import type { ToolCall } from "../vocabulary/messages.js";
 
 /** Settings of the guard against repeated identical calls. */
 export interface LoopGuardOptions {

@@ -1,11 +1,10 @@
-import { GlassloopError, ModelBehaviorError, RunError } from "../errors.js";
+import { GlassloopError, ModelBehaviorError, RunError, runStatusOf } from "../errors.js";
 import type { ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
 import { decideAnswer } from "./answer.js";
 import { ApprovalRequiredError } from "./approval.js";
 import { toAssistantMessage } from "./assistant-message.js";
 import { LIMIT_DEFAULTS } from "./budget.js";
 import { callThroughView } from "./context-view.js";
-import type { RunStatus } from "./events.js";
 import { callModel } from "./model-call.js";
 import { PLAN_TOOL, planSteps } from "./plan.js";
 import { judge, type ReflectOptions, rejectionFeedback } from "./reflect.js";
@@ -116,7 +115,12 @@ export async function runLoop(state: RunState<unknown>, settings: LoopSettings):
     const runError = toRunError(state, error);
     if (!(runError instanceof ApprovalRequiredError))
       emit({ type: "error", code: runError.code, message: runError.message });
-    emit({ type: "run_end", status: statusOf(runError), usage: runError.usage, messages: runError.messages });
+    emit({
+      type: "run_end",
+      status: runStatusOf(runError),
+      usage: runError.usage,
+      messages: runError.messages,
+    });
     throw runError;
   }
 }
@@ -186,11 +190,4 @@ function toRunError(state: RunState<unknown>, error: unknown): RunError {
   return new RunError("internal", `The run failed unexpectedly: ${detail}`, errorState(state), {
     cause: error,
   });
-}
-
-function statusOf(error: RunError): RunStatus {
-  if (error.code === "budget_exceeded") return "budget_exceeded";
-  if (error.code === "aborted") return "aborted";
-  if (error instanceof ApprovalRequiredError) return "awaiting_approval";
-  return "failed";
 }

@@ -1,7 +1,7 @@
 import { ModelCallError, RunError } from "../errors.js";
 import type { ModelObserver, ModelRequest, ModelResponse, ToolSpec } from "../models/model.js";
+import type { ModelResponseEvent } from "../vocabulary/events.js";
 import type { RequestParts } from "./context-view.js";
-import type { ModelResponseEvent } from "./events.js";
 import type { LoopSettings } from "./loop.js";
 import { abortError, errorState, type RunState, silent } from "./run-state.js";
 

@@ -1,16 +1,11 @@
-import { ConfigError, RunError } from "../errors.js";
-import type { Message } from "../memory/messages.js";
+import { ConfigError, RunError, runStatusOf } from "../errors.js";
 import type { MemoryStrategy } from "../memory/strategy.js";
 import { defaultStore } from "../store/default-store.js";
 import { RunBusyError } from "../store/errors.js";
 import { currentOwner, markActive, reserveClaim } from "../store/owner.js";
 import type { RunTools, Store, StoredRun } from "../store/store.js";
-import {
-  type ApprovalDecision,
-  ApprovalGate,
-  type ApprovalHandler,
-  ApprovalRequiredError,
-} from "./approval.js";
+import type { Message } from "../vocabulary/messages.js";
+import { type ApprovalDecision, ApprovalGate, type ApprovalHandler } from "./approval.js";
 import { ContextView, type RecallOptions } from "./context-view.js";
 import { DurableRun } from "./durable.js";
 import type { LoopOutcome, LoopSettings } from "./loop.js";
@@ -173,11 +168,10 @@ export class Persistence {
       loop: run.resumed ? { resume: resumeHook(run.resumed, run.loop) } : {},
       succeeded: (s, outcome) => durableRun.finish(s, { status: "ok", ...jsonOutput(outcome.output) }),
       failed: async (s, error) => {
+        const status = runStatusOf(error);
         // A pause is not an end: the checkpoint written at the pause is the record.
-        if (error instanceof ApprovalRequiredError) return;
+        if (status === "awaiting_approval") return;
         const code = error instanceof RunError ? error.code : "internal";
-        const status =
-          code === "budget_exceeded" ? "budget_exceeded" : code === "aborted" ? "aborted" : "failed";
         const message = error instanceof Error ? error.message : String(error);
         try {
           await durableRun.finish(s, { status, error: { code, message } });

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { ToolCall } from "../memory/messages.js";
 import { type AgentTool, tool } from "../tools/tool.js";
+import type { ToolCall } from "../vocabulary/messages.js";
 
 /** Name of the built-in tool through which the model writes and revises its plan. */
 export const PLAN_TOOL = "update_plan";

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { BudgetExceededError, ConfigError, RunError } from "../errors.js";
-import type { Message } from "../memory/messages.js";
 import type { Model } from "../models/model.js";
+import type { AgentEvent } from "../vocabulary/events.js";
+import type { Message } from "../vocabulary/messages.js";
 import { limitsWithin, type RemainingBudget } from "./budget.js";
-import type { AgentEvent } from "./events.js";
 import { abortError, budgetError, errorState, type RunState } from "./run-state.js";
 import type { RunUsage } from "./usage.js";
 

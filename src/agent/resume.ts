@@ -1,8 +1,8 @@
 import { ConfigError } from "../errors.js";
 import type { StoredRun } from "../store/store.js";
+import type { ToolOutcome } from "../vocabulary/outcome.js";
 import { decideAnswer } from "./answer.js";
 import { lastAssistant } from "./assistant-message.js";
-import type { KnownOutcome } from "./durable.js";
 import type { LoopSettings, StepResult } from "./loop.js";
 import type { RunState } from "./run-state.js";
 import { runTurn } from "./turn.js";
@@ -40,7 +40,7 @@ export function resumeHook(
       if (decided) return { result: decided, step: lastStep };
     }
     if (turn?.toolCalls && pending.length > 0) {
-      const known = new Map<string, KnownOutcome>();
+      const known = new Map<string, ToolOutcome>();
       for (const p of pending) {
         if (p.state === "done" && p.outcome) {
           known.set(p.call.id, { ...p.outcome, durationMs: 0 });

@@ -1,13 +1,14 @@
 import type { Environment } from "../environment/environment.js";
 import { BudgetExceededError, RunAbortedError, type RunErrorState } from "../errors.js";
 import { imageContent } from "../memory/images.js";
-import type { Message, ToolCall, ToolMessage } from "../memory/messages.js";
 import type { Model } from "../models/model.js";
+import type { AgentEvent, EventInit } from "../vocabulary/events.js";
+import type { Message, ToolCall, ToolMessage } from "../vocabulary/messages.js";
+import type { ToolOutcome } from "../vocabulary/outcome.js";
 import type { ApprovalGate } from "./approval.js";
 import type { Breach, Budget } from "./budget.js";
 import type { ContextView } from "./context-view.js";
 import type { DurableRun } from "./durable.js";
-import type { AgentEvent, EventInit, ToolOutcomeStatus } from "./events.js";
 import type { LoopGuard } from "./loop-guard.js";
 import type { UsageMeter } from "./usage.js";
 
@@ -102,13 +103,7 @@ export function recordResult(
   state: RunState<unknown>,
   step: number,
   call: ToolCall,
-  outcome: {
-    status: ToolOutcomeStatus;
-    content: string;
-    durationMs?: number;
-    errorDetail?: string;
-    value?: unknown;
-  },
+  outcome: ToolOutcome,
 ): ToolMessage {
   // Assigned rather than spread in: same keys in the same order, without the slow literal path.
   const message: ToolMessage = {

@@ -1,10 +1,10 @@
 import { mapConcurrent } from "../environment/concurrency.js";
-import type { InvalidCall, ReadyCall, ToolOutcome } from "../environment/environment.js";
+import type { InvalidCall, ReadyCall } from "../environment/environment.js";
 import { truncate } from "../environment/feedback.js";
 import { LoopDetectedError } from "../errors.js";
-import type { ToolCall, ToolMessage } from "../memory/messages.js";
+import type { ToolCall, ToolMessage } from "../vocabulary/messages.js";
+import type { ToolOutcome } from "../vocabulary/outcome.js";
 import type { Breach } from "./budget.js";
-import type { ToolOutcomeStatus } from "./events.js";
 import { FINAL_RESULT_TOOL } from "./output.js";
 import {
   abortError,
@@ -20,8 +20,6 @@ export type TurnResult =
   | { kind: "continue"; unusable: boolean; detail: string; failed: boolean }
   | { kind: "end"; toolName: string; output: unknown };
 
-type Planned = { status: ToolOutcomeStatus; content: string; durationMs?: number; errorDetail?: string };
-
 /**
  * Handles the tool calls of one assistant message. Results are appended in the order the model
  * listed the calls, every call gets exactly one, and only then does a stop (budget, loop, abort)
@@ -34,7 +32,7 @@ export async function runTurn(
 ): Promise<TurnResult> {
   const { environment, guard } = state;
   const prepared = calls.map((call) => environment.prepare(call));
-  const results: Planned[] = new Array(calls.length);
+  const results: ToolOutcome[] = new Array(calls.length);
   let loop: { toolName: string; repeats: number } | undefined;
 
   for (const call of calls) announceCall(state, step, call);
@@ -51,10 +49,10 @@ export async function runTurn(
   let ended: { toolName: string; output: unknown } | undefined;
   for (const [endIndex, p] of prepared.entries()) {
     if (p.kind !== "ready" || !p.tool.terminal || results[endIndex]) continue;
-    const outcome: ToolOutcome | Planned = await executeCall(state, step, p, stop);
+    const outcome = await executeCall(state, step, p, stop);
     results[endIndex] = outcome;
     if (outcome.status !== "ok") continue;
-    ended = { toolName: p.tool.name, output: (outcome as ToolOutcome).value };
+    ended = { toolName: p.tool.name, output: outcome.value };
     for (let i = 0; i < calls.length; i++) {
       results[i] ??= { status: "not_executed", content: `Not executed: the run ended with ${p.tool.name}.` };
     }
@@ -101,7 +99,7 @@ export async function runTurn(
   }
 
   const messages: ToolMessage[] = calls.map((call, i) =>
-    recordResult(state, step, call, results[i] as Planned),
+    recordResult(state, step, call, results[i] as ToolOutcome),
   );
   state.messages.push(...messages);
   guard?.nextTurn();
@@ -131,7 +129,7 @@ async function executeCall(
   step: number,
   ready: ReadyCall<unknown>,
   stop: TurnStop,
-): Promise<Planned> {
+): Promise<ToolOutcome> {
   const { durable } = state;
   // A resumed turn: a call that finished before the crash (or was cut off by it) is not run again.
   const known = durable?.known(ready.call);

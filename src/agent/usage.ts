@@ -1,38 +1,7 @@
-import { costOf, type ModelPrice, type TokenUsage } from "../models/model.js";
+import { costOf, type ModelPrice } from "../models/model.js";
+import type { RunUsage, StepUsage, TokenUsage } from "../vocabulary/usage.js";
 
-/** Usage of one step (one model call and the tool calls it asked for). */
-export interface StepUsage {
-  step: number;
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  /** Input tokens written to the prompt cache (a subset of `inputTokens`); set once there are some. */
-  cacheWriteInputTokens?: number;
-  /** Output tokens spent reasoning (a subset of `outputTokens`); set once there are some. */
-  reasoningTokens?: number;
-  toolCalls: number;
-  durationMs: number;
-  /** Undefined when the model's price is unknown. */
-  costUsd?: number;
-}
-
-/** Usage of a whole run: totals plus one entry per step. */
-export interface RunUsage {
-  /** Requests sent to models: every attempt, the failed and the retried ones included. */
-  requests: number;
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  /** Input tokens written to the prompt cache (a subset of `inputTokens`); set once there are some. */
-  cacheWriteInputTokens?: number;
-  /** Output tokens spent reasoning (a subset of `outputTokens`); set once there are some. */
-  reasoningTokens?: number;
-  toolCalls: number;
-  durationMs: number;
-  /** Undefined when the model's price is unknown. */
-  costUsd?: number;
-  steps: StepUsage[];
-}
+export type { RunUsage, StepUsage } from "../vocabulary/usage.js";
 
 /** A fresh, all-zero usage record. */
 export function emptyUsage(knownPrice: boolean): RunUsage {

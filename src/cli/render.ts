@@ -1,5 +1,5 @@
-import type { AgentEvent } from "../agent/events.js";
 import type { RunUsage } from "../agent/usage.js";
+import type { AgentEvent } from "../vocabulary/events.js";
 import type { Printer } from "./printer.js";
 import { Spinner } from "./style.js";
 import { visible } from "./visible.js";

@@ -1,10 +1,11 @@
-import type { RemainingBudget } from "../agent/budget.js";
-import type { AgentEvent, ToolOutcomeStatus } from "../agent/events.js";
-import type { RunUsage } from "../agent/usage.js";
 import { ConfigError, ToolError } from "../errors.js";
-import type { Message, ToolCall } from "../memory/messages.js";
 import type { AgentTool } from "../tools/tool.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
+import type { AgentEvent } from "../vocabulary/events.js";
+import type { RemainingBudget } from "../vocabulary/limits.js";
+import type { Message, ToolCall } from "../vocabulary/messages.js";
+import type { ToolOutcome } from "../vocabulary/outcome.js";
+import type { RunUsage } from "../vocabulary/usage.js";
 import { formatIssues, serializeResult, truncate } from "./feedback.js";
 import { omitArguments, omittedFeedback } from "./omitted-arguments.js";
 import { startTimer } from "./timer.js";
@@ -74,16 +75,7 @@ export interface InvalidCall {
   errorDetail?: string;
 }
 
-/** What became of one executed call. */
-export interface ToolOutcome {
-  status: ToolOutcomeStatus;
-  content: string;
-  /** The tool's return value when `status` is "ok" (a terminal tool's output). */
-  value?: unknown;
-  /** Details for events and traces only; never sent to the model. */
-  errorDetail?: string;
-  durationMs: number;
-}
+export type { ToolOutcome } from "../vocabulary/outcome.js";
 
 /** What a tool run needs from the loop. */
 export interface ExecuteOptions {

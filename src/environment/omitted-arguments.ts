@@ -1,4 +1,4 @@
-import type { ToolCall } from "../memory/messages.js";
+import type { ToolCall } from "../vocabulary/messages.js";
 
 /**
  * The key of the JSON object that stands in for a call's arguments once the environment refused

@@ -1,4 +1,4 @@
-import type { ImagePart } from "./messages.js";
+import type { ImagePart } from "../vocabulary/messages.js";
 
 /** The image types every provider accepts. */
 export const IMAGE_MEDIA_TYPES: readonly string[] = ["image/png", "image/jpeg", "image/gif", "image/webp"];

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ConfigError } from "../errors.js";
-import type { Message } from "./messages.js";
+import type { Message } from "../vocabulary/messages.js";
 
 const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
 const image = z

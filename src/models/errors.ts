@@ -1,4 +1,5 @@
 import { GlassloopError } from "../errors.js";
+import type { ModelErrorCode } from "../vocabulary/error-codes.js";
 
 /**
  * Errors of model providers. Every message passes through `redact` before it is built, so an API
@@ -25,7 +26,7 @@ export class ProviderError extends GlassloopError {
   readonly excerpt: string;
   readonly body: unknown;
   readonly requestId: string | undefined;
-  constructor(code: string, message: string, init: ProviderErrorInit, options?: { cause?: unknown }) {
+  constructor(code: ModelErrorCode, message: string, init: ProviderErrorInit, options?: { cause?: unknown }) {
     super(code, message, options);
     this.provider = init.provider;
     this.status = init.status;
@@ -84,7 +85,7 @@ export class ModelTimeoutError extends GlassloopError {
   readonly timeoutMs: number;
   readonly kind: "request" | "stream_idle" | "deadline";
   constructor(
-    code: string,
+    code: ModelErrorCode,
     kind: "request" | "stream_idle" | "deadline",
     message: string,
     timeoutMs: number,

@@ -1,4 +1,8 @@
-import type { Message, ReasoningPart, ToolCall } from "../memory/messages.js";
+import type { FinishReason, Message, ReasoningPart, ToolCall } from "../vocabulary/messages.js";
+import type { TokenUsage } from "../vocabulary/usage.js";
+
+export type { FinishReason } from "../vocabulary/messages.js";
+export type { TokenUsage } from "../vocabulary/usage.js";
 
 /** JSON Schema as sent to providers (an object schema for tool parameters). */
 export type JsonSchema = { [key: string]: unknown };
@@ -27,21 +31,6 @@ export interface ModelRequest {
   temperature?: number;
   signal: AbortSignal;
 }
-
-/** Token counts of one model call, normalized across providers. */
-export interface TokenUsage {
-  inputTokens: number;
-  outputTokens: number;
-  /** Input tokens served from the provider's prompt cache (a subset of `inputTokens`). */
-  cachedInputTokens?: number;
-  /** Input tokens written to the provider's prompt cache (a subset of `inputTokens`; Anthropic prices them apart). */
-  cacheWriteInputTokens?: number;
-  /** Output tokens the model spent reasoning (a subset of `outputTokens`, priced as output). */
-  reasoningTokens?: number;
-}
-
-/** Why the model stopped generating. */
-export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "error" | "other";
 
 /** A model's answer to one request. */
 export interface ModelResponse {

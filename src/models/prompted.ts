@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ConfigError } from "../errors.js";
-import type { ToolCall } from "../memory/messages.js";
+import type { ToolCall } from "../vocabulary/messages.js";
 import type { Model, ModelObserver, ModelRequest, ModelResponse } from "./model.js";
 import { extractToolCalls } from "./prompted/extract.js";
 import {

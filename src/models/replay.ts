@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
-import type { AgentEvent } from "../agent/events.js";
-import { ConfigError, GlassloopError } from "../errors.js";
-import type { ToolCall } from "../memory/messages.js";
+import { ConfigError, type ErrorCode, GlassloopError } from "../errors.js";
 import { describeValue, firstDifference } from "../trace/request-diff.js";
 import { parseTraceText } from "../trace/trace-format.js";
+import type { AgentEvent } from "../vocabulary/events.js";
+import type { ToolCall } from "../vocabulary/messages.js";
 import type {
   FinishReason,
   Model,
@@ -56,7 +56,9 @@ export class ReplayDivergenceError extends GlassloopError {
 /** A recorded model call that failed, failing again in the replay the same way. */
 export class ReplayedFailureError extends GlassloopError {
   constructor(code: string, message: string) {
-    super(code, `(replayed failure) ${message}`);
+    // The code comes from a recorded trace, so it is one this library wrote (an older version's
+    // included); it is replayed as recorded, not checked against today's list.
+    super(code as ErrorCode, `(replayed failure) ${message}`);
   }
 }
 

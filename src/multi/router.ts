@@ -3,13 +3,13 @@ import { Agent, type RunOptions, type RunResult } from "../agent/agent.js";
 import { checkLimits, type Limits, tightenLimits } from "../agent/budget.js";
 import type { RunUsage } from "../agent/usage.js";
 import { BudgetExceededError, ConfigError, type LimitName } from "../errors.js";
-import type { Message } from "../memory/messages.js";
 import type { Model } from "../models/model.js";
 import { defaultStore } from "../store/default-store.js";
 import { UnknownSessionError } from "../store/errors.js";
 import type { Store } from "../store/store.js";
 import { tool } from "../tools/tool.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
+import type { Message } from "../vocabulary/messages.js";
 
 /** What a specialist receives of the conversation: all of it, only the latest user input, or your choice. */
 export type HandoffHistory = "full" | "input" | ((conversation: Message[]) => Message[]);

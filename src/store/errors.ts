@@ -1,10 +1,11 @@
 import { GlassloopError } from "../errors.js";
+import type { StoreErrorCode } from "../vocabulary/error-codes.js";
 
 /** A problem with the database file itself; `file` names it so the user knows where to look. */
 export class StoreError extends GlassloopError {
   /** The database the error is about (a path, `:memory:`, or a connection description). */
   readonly file: string;
-  constructor(code: string, file: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: StoreErrorCode, file: string, message: string, options?: { cause?: unknown }) {
     super(code, message, options);
     this.file = file;
   }

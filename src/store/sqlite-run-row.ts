@@ -1,4 +1,4 @@
-import type { RunUsage } from "../agent/usage.js";
+import type { RunUsage } from "../vocabulary/usage.js";
 import type { RunSessionLink, StoredRunStatus } from "./store.js";
 
 /** A row of the runs table as the driver returns it. */

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
-import type { RunUsage, StepUsage } from "../agent/usage.js";
-import type { Message } from "../memory/messages.js";
+import type { Message } from "../vocabulary/messages.js";
+import type { RunUsage, StepUsage } from "../vocabulary/usage.js";
 import { RunBusyError, RunNotResumableError, StoreError, UnknownRunError } from "./errors.js";
 import { ownerAlive } from "./owner.js";
 import { parseStored } from "./sqlite-open.js";

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { ConfigError } from "../errors.js";
-import { type Message, openToolCalls } from "../memory/messages.js";
+import { type Message, openToolCalls } from "../vocabulary/messages.js";
 import { SessionBusyError, StoreError, UnknownSessionError } from "./errors.js";
 import { parseStored } from "./sqlite-open.js";
 import type { SqliteRuns } from "./sqlite-runs.js";

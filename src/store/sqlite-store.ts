@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { Message } from "../memory/messages.js";
+import type { Message } from "../vocabulary/messages.js";
 import { StoreError } from "./errors.js";
 import { SqliteNotes } from "./sqlite-notes.js";
 import { defaultDatabasePath, openDatabase, type SqliteOptions, translateError } from "./sqlite-open.js";

@@ -3,20 +3,13 @@
  * last) and notes (long-term recall). Every method is async and every value is plain JSON (plus
  * float32 vectors), so a server database can implement it as well as the embedded SQLite one.
  */
-import type { ToolOutcomeStatus } from "../agent/events.js";
-import type { RunUsage } from "../agent/usage.js";
-import type { Message, ToolCall } from "../memory/messages.js";
-import type { FinishReason } from "../models/model.js";
 
-/** Where a stored run stands. `running` and `awaiting_approval` can be resumed; the rest ended. */
-export type StoredRunStatus =
-  | "running"
-  | "awaiting_approval"
-  | "ok"
-  | "failed"
-  | "budget_exceeded"
-  | "aborted"
-  | "discarded";
+import type { FinishReason, Message, ToolCall } from "../vocabulary/messages.js";
+import type { ToolOutcome } from "../vocabulary/outcome.js";
+import type { StoredRunStatus } from "../vocabulary/status.js";
+import type { RunUsage } from "../vocabulary/usage.js";
+
+export type { StoredRunStatus } from "../vocabulary/status.js";
 
 /** The process that drives a run, so a crashed one can be told from a live one. */
 export interface RunOwner {
@@ -24,13 +17,8 @@ export interface RunOwner {
   host: string;
 }
 
-/** A tool call's result, kept until the turn's results go into the transcript. */
-export interface StoredOutcome {
-  status: ToolOutcomeStatus;
-  content: string;
-  /** A terminal tool's return value (must be JSON) when `status` is `ok`. */
-  value?: unknown;
-}
+/** @deprecated The one tool outcome is `ToolOutcome`; the store keeps its status, content and value. */
+export type StoredOutcome = ToolOutcome;
 
 /**
  * One call of the turn in progress. `queued`: not started; `started`: it was running when the
@@ -40,7 +28,8 @@ export interface StoredOutcome {
 export interface PendingCall {
   call: ToolCall;
   state: "queued" | "started" | "done" | "awaiting_approval";
-  outcome?: StoredOutcome;
+  /** Its result once known; the store keeps `status`, `content` and `value`, never `errorDetail`. */
+  outcome?: ToolOutcome;
   /**
    * For `awaiting_approval`: the arguments as validated (JSON text), the ones the person decides
    * on; a decision applies only if the call still validates to exactly these.

@@ -1,5 +1,4 @@
 import { GlassloopError } from "../errors.js";
-import type { ToolCall } from "../memory/messages.js";
 import type {
   FinishReason,
   ModelObserver,
@@ -7,6 +6,7 @@ import type {
   ModelResponse,
   TokenUsage,
 } from "../models/model.js";
+import type { ToolCall } from "../vocabulary/messages.js";
 
 /** A tool call in a script; `args` may be an object or raw text (to script invalid JSON). */
 export interface ScriptedToolCall {

@@ -1,10 +1,10 @@
 import type { z } from "zod";
-import type { RemainingBudget } from "../agent/budget.js";
-import type { AgentEvent } from "../agent/events.js";
-import type { RunUsage } from "../agent/usage.js";
 import { ConfigError } from "../errors.js";
-import type { Message } from "../memory/messages.js";
 import type { JsonSchema, Model, ToolSpec } from "../models/model.js";
+import type { AgentEvent } from "../vocabulary/events.js";
+import type { RemainingBudget } from "../vocabulary/limits.js";
+import type { Message } from "../vocabulary/messages.js";
+import type { RunUsage } from "../vocabulary/usage.js";
 import { toolParameters } from "./json-schema.js";
 
 /**

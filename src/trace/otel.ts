@@ -1,6 +1,6 @@
 import type { Attributes, Span, SpanKind, Tracer } from "@opentelemetry/api";
-import type { AgentEvent } from "../agent/events.js";
 import { importOptional, OTEL_API } from "../optional-dependency.js";
+import type { AgentEvent } from "../vocabulary/events.js";
 import { type RedactionOptions, Redactor } from "./redact.js";
 
 // A peer the user installs: without it, importing glassloop/otel fails with the install command,

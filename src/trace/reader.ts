@@ -9,8 +9,8 @@ import {
   readFileSync,
 } from "node:fs";
 import { join, resolve } from "node:path";
-import type { AgentEvent } from "../agent/events.js";
 import { GlassloopError } from "../errors.js";
+import type { AgentEvent } from "../vocabulary/events.js";
 import { buildRunView, groupByRun, type RunSummary, type RunView, summarize } from "./run-view.js";
 import { parseTraceText, type TraceProblem } from "./trace-format.js";
 import { DEFAULT_TRACE_DIR } from "./writer.js";

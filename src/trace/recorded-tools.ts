@@ -1,6 +1,6 @@
-import type { AgentEvent } from "../agent/events.js";
 import { ToolError } from "../errors.js";
 import type { Tool } from "../tools/tool.js";
+import type { AgentEvent } from "../vocabulary/events.js";
 
 /**
  * Built-in tools a replay runs for real without being asked: they compute from their arguments

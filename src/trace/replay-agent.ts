@@ -2,7 +2,6 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Agent, type AgentConfigWithoutOutput } from "../agent/agent.js";
-import type { AgentEvent } from "../agent/events.js";
 import type { CliIO } from "../cli/command.js";
 import { UsageError } from "../cli/command.js";
 import { loadConfig } from "../cli/config.js";
@@ -10,6 +9,7 @@ import type { Model } from "../models/model.js";
 import { canonicalFromBody } from "../models/replay/canonical.js";
 import { BUILTIN_TOOLS, type BuiltinEntry } from "../tools/builtin/index.js";
 import type { Tool } from "../tools/tool.js";
+import type { AgentEvent } from "../vocabulary/events.js";
 import { answeredFromRecording, PURE_BUILTINS } from "./recorded-tools.js";
 import type { ReplayableAgent } from "./replay.js";
 

@@ -1,9 +1,9 @@
-import type { AgentEvent, ToolResultEvent } from "../agent/events.js";
-import { GlassloopError, RunError } from "../errors.js";
-import type { Message } from "../memory/messages.js";
+import { GlassloopError, RunError, runStatusOf } from "../errors.js";
 import type { Model, ModelObserver, ModelRequest, ModelResponse } from "../models/model.js";
 import { exchangesOf, ReplayDivergenceError, ReplayModel } from "../models/replay.js";
 import { resolveModel } from "../models/resolve.js";
+import type { AgentEvent, ToolResultEvent } from "../vocabulary/events.js";
+import type { Message } from "../vocabulary/messages.js";
 import { readTraceEvents } from "./reader.js";
 import { deepEqual, describeValue } from "./request-diff.js";
 import { buildRunView, type RunView } from "./run-view.js";
@@ -114,7 +114,9 @@ export async function replayTrace(options: ReplayTraceOptions): Promise<ReplayRe
         message: cause.message,
       });
     } else if (!fork) {
-      divergences.push(...compareEnd(recorded, model as ReplayModel, statusOf(error), undefined, error.code));
+      divergences.push(
+        ...compareEnd(recorded, model as ReplayModel, runStatusOf(error), undefined, error.code),
+      );
     }
   }
   divergences.sort((a, b) => a.step - b.step);
@@ -244,10 +246,4 @@ function compareEnd(
     ];
   }
   return [];
-}
-
-function statusOf(error: RunError): string {
-  if (error.code === "budget_exceeded") return "budget_exceeded";
-  if (error.code === "aborted") return "aborted";
-  return "failed";
 }

@@ -1,12 +1,12 @@
 import type { Limits } from "../agent/budget.js";
-import type { AgentEvent, RunStatus, ToolOutcomeStatus } from "../agent/events.js";
 import type { RunUsage } from "../agent/usage.js";
-import type { ReasoningPart, ToolCall } from "../memory/messages.js";
 import type { FinishReason, TokenUsage } from "../models/model.js";
+import type { AgentEvent, ToolOutcomeStatus } from "../vocabulary/events.js";
+import type { ReasoningPart, ToolCall } from "../vocabulary/messages.js";
+import type { TraceRunStatus } from "../vocabulary/status.js";
 import type { TraceProblem } from "./trace-format.js";
 
-/** A run's status in a trace; `incomplete` when the trace has no `run_end` (crash, still running). */
-export type TraceRunStatus = RunStatus | "incomplete";
+export type { TraceRunStatus } from "../vocabulary/status.js";
 
 /** One request as it went over the wire (one per attempt). */
 export interface RequestView {

@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../vocabulary/events.js";
 import { withoutImageBytes } from "./images.js";
 import { type RedactionOptions, Redactor } from "./redact.js";
 import { TRACE_FORMAT, TRACE_VERSION, type TraceHeader } from "./trace-format.js";

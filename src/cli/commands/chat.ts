@@ -1,12 +1,12 @@
 import { createInterface, type Interface } from "node:readline";
 import { parseArgs } from "node:util";
 import type { ApprovalHandler } from "../../agent/approval.js";
-import type { AgentEvent } from "../../agent/events.js";
 import { emptyUsage, type RunUsage } from "../../agent/usage.js";
 import { RunError } from "../../errors.js";
 import { UnknownSessionError } from "../../store/errors.js";
 import type { Store } from "../../store/store.js";
 import { BUILTIN_TOOLS, type BuiltinName } from "../../tools/builtin/index.js";
+import type { AgentEvent } from "../../vocabulary/events.js";
 import { refusingApprover, terminalApprover } from "../approval.js";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
 import { formatError } from "../failure.js";

@@ -1,11 +1,11 @@
 import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
-import type { AgentEvent } from "../../agent/events.js";
 import { RunError } from "../../errors.js";
 import { ReplayModel } from "../../models/replay.js";
 import { packageRoot } from "../../package-root.js";
 import { calculatorTool } from "../../tools/builtin/calculator.js";
 import { TraceWriter } from "../../trace/writer.js";
+import type { AgentEvent } from "../../vocabulary/events.js";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
 import { type DemoScenario, SCENARIOS } from "../demo/scenarios.js";
 import { formatError } from "../failure.js";

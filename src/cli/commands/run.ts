@@ -1,9 +1,9 @@
 import { parseArgs } from "node:util";
 import type { RunResult } from "../../agent/agent.js";
 import { type ApprovalHandler, ApprovalRequiredError, type PendingApproval } from "../../agent/approval.js";
-import type { AgentEvent } from "../../agent/events.js";
-import { RunError } from "../../errors.js";
+import { RunError, runStatusOf } from "../../errors.js";
 import type { Store } from "../../store/store.js";
+import type { AgentEvent } from "../../vocabulary/events.js";
 import { lazyTerminal, refusingApprover, terminalApprover } from "../approval.js";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
 import { exitCodeFor, formatError, redactorFor } from "../failure.js";
@@ -196,7 +196,7 @@ async function runTask(
     const failed = interrupted && error.code === "aborted" ? EXIT.interrupted : EXIT.failed;
     if (values.json) {
       printJson(io, {
-        status: statusOf(error),
+        status: runStatusOf(error),
         error: { code: error.code, message: formatError(error, io.env) },
         ...(pending && { pending }),
         runId: error.runId,
@@ -230,13 +230,6 @@ function traceWritten(prepared: Prepared, printer: Printer): string | undefined 
   for (const failure of prepared.traceFailures)
     printer.note(printer.err.yellow(`! trace not written: ${failure}`));
   return prepared.traceFailures.length > 0 ? undefined : prepared.tracer?.files[0];
-}
-
-function statusOf(error: RunError): JsonResult["status"] {
-  if (error.code === "budget_exceeded" || error.code === "aborted" || error.code === "awaiting_approval") {
-    return error.code;
-  }
-  return "failed";
 }
 
 function plural(n: number, one: string, many: string): string {

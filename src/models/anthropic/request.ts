@@ -1,4 +1,4 @@
-import type { ImagePart, Message, ToolCall } from "../../memory/messages.js";
+import type { ImagePart, Message, ToolCall } from "../../vocabulary/messages.js";
 import { checkedImages } from "../images.js";
 import type { ModelRequest, ToolChoice } from "../model.js";
 import { ownReasoning } from "../reasoning.js";

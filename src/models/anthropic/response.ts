@@ -1,4 +1,4 @@
-import type { ReasoningPart, ToolCall } from "../../memory/messages.js";
+import type { ReasoningPart, ToolCall } from "../../vocabulary/messages.js";
 import type { FinishReason, ModelResponse, TokenUsage } from "../model.js";
 import { anthropicProtocolError } from "./protocol-error.js";
 import type { AnthropicMessage, AnthropicUsage } from "./wire.js";

@@ -1,4 +1,4 @@
-import type { ReasoningPart, ToolCall } from "../../memory/messages.js";
+import type { ReasoningPart, ToolCall } from "../../vocabulary/messages.js";
 import type { ProviderProtocolError } from "../errors.js";
 import type { ModelDelta, ModelResponse } from "../model.js";
 import { parseArguments } from "../tool-arguments.js";

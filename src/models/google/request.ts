@@ -1,4 +1,4 @@
-import type { ImagePart, Message, ReasoningPart } from "../../memory/messages.js";
+import type { ImagePart, Message, ReasoningPart } from "../../vocabulary/messages.js";
 import { checkedImages, toolImagesCaption } from "../images.js";
 import type { JsonSchema, ModelRequest, ToolSpec } from "../model.js";
 import { ownReasoning } from "../reasoning.js";

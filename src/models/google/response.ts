@@ -1,4 +1,4 @@
-import type { ReasoningPart, ToolCall } from "../../memory/messages.js";
+import type { ReasoningPart, ToolCall } from "../../vocabulary/messages.js";
 import { errorForStatus, ProviderProtocolError, StreamIncompleteError } from "../errors.js";
 import type { FinishReason, ModelDelta, ModelResponse, TokenUsage } from "../model.js";
 import { freshToolCallId } from "../openai/response.js";

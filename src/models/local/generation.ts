@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import type { ChatHistoryItem, LlamaChatResponse, Token } from "node-llama-cpp";
-import type { ToolCall } from "../../memory/messages.js";
+import type { ToolCall } from "../../vocabulary/messages.js";
 import { ContextOverflowError } from "../errors.js";
 import type { FinishReason, ModelObserver, ModelRequest, ModelResponse } from "../model.js";
 import { steerToolCalls } from "./chat-wrapper.js";

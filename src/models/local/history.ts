@@ -4,7 +4,7 @@ import type {
   ChatModelFunctions,
   ChatModelResponse,
 } from "node-llama-cpp";
-import type { Message } from "../../memory/messages.js";
+import type { Message } from "../../vocabulary/messages.js";
 import type { ModelRequest, ToolChoice } from "../model.js";
 import { parseArguments } from "../tool-arguments.js";
 import { LocalModelError } from "./errors.js";

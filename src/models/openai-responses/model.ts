@@ -1,5 +1,5 @@
 import { ConfigError } from "../../errors.js";
-import type { Message } from "../../memory/messages.js";
+import type { Message } from "../../vocabulary/messages.js";
 import { mergeHeaders } from "../http/headers.js";
 import { type HttpCall, type HttpOptions, postEvents, postJson, redact } from "../http/index.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../model.js";

@@ -1,5 +1,5 @@
 import { imageUrl } from "../../memory/images.js";
-import type { ImagePart, Message, ReasoningPart } from "../../memory/messages.js";
+import type { ImagePart, Message, ReasoningPart } from "../../vocabulary/messages.js";
 import { checkedImages, toolImagesCaption } from "../images.js";
 import type { ModelRequest, ToolChoice } from "../model.js";
 import { OPENAI_TOOL_CALL_IDS } from "../openai/quirks.js";

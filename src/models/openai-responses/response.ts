@@ -1,4 +1,4 @@
-import type { ReasoningPart, ToolCall } from "../../memory/messages.js";
+import type { ReasoningPart, ToolCall } from "../../vocabulary/messages.js";
 import { errorForStatus, ProviderProtocolError } from "../errors.js";
 import type { FinishReason, ModelResponse, TokenUsage } from "../model.js";
 import { RESPONSES_PROVIDER } from "./request.js";

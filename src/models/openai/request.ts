@@ -1,5 +1,5 @@
 import { imageUrl } from "../../memory/images.js";
-import type { ImagePart, Message } from "../../memory/messages.js";
+import type { ImagePart, Message } from "../../vocabulary/messages.js";
 import { checkedImages, toolImagesCaption } from "../images.js";
 import type { ModelRequest, ToolChoice } from "../model.js";
 import { normalizeToolCallIds } from "../tool-call-ids.js";

@@ -1,4 +1,4 @@
-import type { ToolCall } from "../../memory/messages.js";
+import type { ToolCall } from "../../vocabulary/messages.js";
 import { errorFields, errorForStatus, ProviderProtocolError, StreamIncompleteError } from "../errors.js";
 import type { ModelObserver, ModelResponse } from "../model.js";
 import type { OpenAIQuirks } from "./quirks.js";

@@ -1,4 +1,4 @@
-import type { Message, ToolMessage } from "../../memory/messages.js";
+import type { Message, ToolMessage } from "../../vocabulary/messages.js";
 import type { ToolChoice, ToolSpec } from "../model.js";
 import { formatToolCall } from "./extract.js";
 

@@ -3,7 +3,7 @@
  * what it asked in a recording, whichever wire format the recording holds (OpenAI Chat Completions,
  * Anthropic Messages, or glassloop's own normalized body from test doubles and replays).
  */
-import type { Message } from "../../memory/messages.js";
+import type { Message } from "../../vocabulary/messages.js";
 import type { ModelRequest, ToolChoice } from "../model.js";
 import { parseArguments } from "../tool-arguments.js";
 

@@ -1,0 +1,84 @@
+/**
+ * Every `code` a GlassloopError can carry, closed so a `switch` over it is checked. A new error
+ * class adds its code here; the compiler then points at every switch that must learn it.
+ */
+
+/** Codes of errors that end a run (RunError and its subclasses). */
+export type RunErrorCode =
+  | "budget_exceeded"
+  | "loop_detected"
+  | "model_behavior"
+  | "aborted"
+  | "awaiting_approval"
+  /** The reflection evaluator rejected the answer more often than `maxRounds` allows. */
+  | "rejected"
+  /** An exception the loop did not expect; the cause is attached. */
+  | "internal"
+  /** A model call failed with an error that has no code of its own. */
+  | "model_error";
+
+/** Codes of provider and model-call failures (ProviderError, timeouts, the local engine). */
+export type ModelErrorCode =
+  | "provider_error"
+  | "authentication"
+  | "rate_limited"
+  | "context_overflow"
+  | "content_blocked"
+  | "provider_protocol"
+  | "stream_incomplete"
+  | "network"
+  | "request_timeout"
+  | "stream_idle_timeout"
+  | "deadline_exceeded"
+  | "response_too_large"
+  | "local_engine_missing"
+  | "local_engine_unavailable"
+  | "local_model_not_found"
+  | "local_model_load_failed"
+  | "local_download_failed"
+  | "local_bad_history"
+  | "local_generation_failed";
+
+/** Codes of the store (StoreError and its subclasses). */
+export type StoreErrorCode =
+  | "db_open"
+  | "db_locked"
+  | "db_corrupt"
+  | "db_error"
+  | "schema_too_new"
+  | "sqlite_binding_missing"
+  | "unknown_run"
+  | "unknown_session"
+  | "run_not_resumable"
+  | "run_ended"
+  | "checkpoint_mismatch"
+  | "session_busy"
+  | "session_conflict"
+  | "session_exists"
+  | "session_not_locked";
+
+/** Codes of the surfaces around the loop: traces, replay, evals, MCP, the CLI, test doubles. */
+export type SurfaceErrorCode =
+  | "trace_not_found"
+  | "trace_invalid"
+  | "viewer_not_built"
+  | "replay_divergence"
+  | "eval_budget"
+  | "eval_replay_diverged"
+  | "eval_result_invalid"
+  | "dataset_invalid"
+  | "mcp_connect"
+  | "mcp_tool_list"
+  | "no_model"
+  | "usage"
+  | "script_exhausted";
+
+/** Every code a GlassloopError can carry. */
+export type ErrorCode =
+  | RunErrorCode
+  | ModelErrorCode
+  | StoreErrorCode
+  | SurfaceErrorCode
+  | "config"
+  | "tool_error"
+  | "missing_dependency";
