@@ -59,12 +59,13 @@ describe("replayEval: an eval as an offline regression test", () => {
       (e: unknown) => e,
     )) as EvalReplayError;
     expect(error).toBeInstanceOf(EvalReplayError);
-    // The judge's request is no trial failure, so it shows as the judge's score changing.
     expect(error.caseId).toBe("a");
-    expect(error.kind).toBe("scores");
-    expect(error.message).toMatch(
-      /judge: 1\.00 \(pass\) → 0\.00 \(fail\): not judged: .*Replay diverged at model call 1/,
+    expect(error.kind).toBe("request");
+    expect(error.message).toContain(
+      `case "a" (repeat 1): the judge scorer's request differs from the recording at model call 1, messages[0].content`,
     );
+    expect(error.message).toMatch(/- recorded: "Rubric:\\nIs it loud\?/);
+    expect(error.message).toMatch(/\+ now: +"Rubric:\\nIs it polite\?/);
   });
 
   it("fails at the first case whose agent request differs, with the diff", async () => {

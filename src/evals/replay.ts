@@ -107,6 +107,18 @@ function differenceOf(caseId: string, before: TrialRecord, now: TrialRecord): Ev
       "request",
     );
   }
+  const judged = now.scores.find((s) => s.divergence);
+  if (judged?.divergence) {
+    const j = judged.divergence;
+    return new EvalReplayError(
+      `${where}: the ${judged.scorer} scorer's request differs from the recording at model call ${j.call}, ${j.path}\n` +
+        `  - recorded: ${shown(j.recorded, 400)}\n` +
+        `  + now:      ${shown(j.actual, 400)}`,
+      caseId,
+      now.repeat,
+      "request",
+    );
+  }
   if (now.status !== before.status) {
     return new EvalReplayError(
       `${where}: the trial ended ${now.status}${now.error ? ` (${now.error.code}: ${now.error.message})` : ""}; the recording ended ${before.status}`,

@@ -198,6 +198,10 @@ async function score<TOutput, TExpected>(
         pass: false,
         reason: `the scorer threw: ${(thrown as Error).message}`,
       };
+      if (thrown instanceof ReplayDivergenceError) {
+        const { call, path, recorded, actual } = thrown;
+        record.divergence = { call, path, recorded, actual };
+      }
     }
     const judgeRuns = judges.snapshot(0);
     if (judgeRuns.runIds.length > 0) {

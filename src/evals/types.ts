@@ -69,6 +69,8 @@ export interface ScoreRecord extends ScoreResult {
   /** Run ids of the judge's runs, when the scorer is an LLM judge (its own trace). */
   judgeRunIds?: string[];
   costUsd?: number;
+  /** In a replay: where the scorer's own model request (a judge's) first differed from the recording. */
+  divergence?: NonNullable<TrialError["divergence"]>;
 }
 
 /** What a scorer sees of one trial. */

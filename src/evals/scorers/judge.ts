@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Agent, type Limits, type Model, RunError } from "../../index.js";
+import { Agent, type Limits, type Model, ReplayDivergenceError, RunError } from "../../index.js";
 import { GuardedModel } from "../guarded-model.js";
 import type { ScoreContext, Scorer, TrajectoryCall } from "../types.js";
 import { graded, shown, verdict } from "./result.js";
@@ -87,6 +87,8 @@ export function judge<TOutput, TExpected>(options: JudgeOptions): Scorer<TOutput
         return graded(result.output.score, threshold, result.output.reason);
       } catch (error) {
         if (!(error instanceof RunError)) throw error;
+        // A replay whose judge now asks something else is no judgment: the eval reports the diff.
+        if (error.cause instanceof ReplayDivergenceError) throw error.cause;
         if (error.usage.costUsd !== undefined) cost = error.usage.costUsd;
         return verdict(false, `not judged: the judge's run ended with ${error.code}: ${error.message}`);
       } finally {
