@@ -8,6 +8,7 @@ import { localModelBench } from "./local-model.js";
 import { loopBench } from "./loop.js";
 import { memoryBench } from "./memory.js";
 import { newProvidersBench } from "./new-providers.js";
+import { postgresBench } from "./postgres.js";
 import { providersBench } from "./providers.js";
 import { type BenchSection, formatTable } from "./table.js";
 import { traceBench } from "./trace.js";
@@ -18,6 +19,7 @@ const sections: BenchSection[] = [
   { name: "providers", run: providersBench },
   { name: "new-providers", run: newProvidersBench },
   { name: "memory", run: memoryBench },
+  { name: "postgres", run: postgresBench },
   { name: "cli", run: cliBench },
   { name: "local", run: localModelBench },
   { name: "evals", run: evalsBench },

@@ -227,6 +227,19 @@ add.run({ a: "1", b: 2 }, undefined as never);
     expect(serve.stderr).toContain("Install it with: npm i -E @modelcontextprotocol/sdk@1.32.2");
   });
 
+  it("glassloop/postgres loads without pg, and connecting names the install command", () => {
+    const run = node([
+      "--input-type=module",
+      "-e",
+      `import("glassloop/postgres")
+         .then((m) => m.PostgresStore.connect({ url: "postgres://app@127.0.0.1:1/agents" }))
+         .then(() => console.log("connected"), (e) => console.log(e.code + ": " + e.message))`,
+    ]);
+    expect(run.stdout.trim()).toBe(
+      "missing_dependency: glassloop/postgres needs pg, which is not installed. Install it with: npm i -E pg@8.23.1",
+    );
+  });
+
   it("a local: model names the install command of the engine", () => {
     // A file that passes glassloop's GGUF check, so the next step is importing the engine.
     writeFileSync(join(installed.dir, "model.gguf"), "GGUF\u0003\u0000\u0000\u0000");
