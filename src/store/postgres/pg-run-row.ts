@@ -1,4 +1,4 @@
-import type { RunUsage } from "../../agent/usage.js";
+import type { RunUsage } from "../../vocabulary/usage.js";
 import type { RunSessionLink, RunTools, StoredRunStatus, StoredRunSummary } from "../store.js";
 
 /** A row of the runs table as `pg` returns it (json columns parsed, int8 as numbers). */

@@ -1,5 +1,5 @@
-import type { RunUsage, StepUsage } from "../../agent/usage.js";
 import type { Message } from "../../memory/messages.js";
+import type { RunUsage, StepUsage } from "../../vocabulary/usage.js";
 import { RunBusyError, RunNotResumableError, StoreError, UnknownRunError } from "../errors.js";
 import { ownerAlive } from "../owner.js";
 import type {
