@@ -1,6 +1,6 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Agent, startViewer, ToolError, TraceWriter, tool, type ViewerServer } from "glassloop";
+import { Agent, type Model, startViewer, ToolError, TraceWriter, tool, type ViewerServer } from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -183,6 +183,51 @@ describe("trace viewer in a real browser", () => {
       await page.close();
     } finally {
       await nested.close();
+    }
+  });
+
+  it("shows a step's reasoning collapsed and its input split into fresh, cached and written to cache", async () => {
+    const dir = tempDir();
+    const writer = new TraceWriter({ dir });
+    const model: Model = {
+      id: "test:reasoner",
+      async generate(_request, observer) {
+        observer.onRequest({ body: { probe: true }, attempt: 1 });
+        return {
+          text: "42",
+          toolCalls: [],
+          finishReason: "stop",
+          usage: {
+            inputTokens: 1000,
+            cachedInputTokens: 600,
+            cacheWriteInputTokens: 300,
+            outputTokens: 50,
+            reasoningTokens: 40,
+          },
+          reasoning: [
+            { type: "reasoning", provider: "test", text: "Six times seven.", signature: "sig-123" },
+          ],
+        };
+      },
+    };
+    const result = await new Agent({ model }).run("Answer?", { onEvent: writer.onEvent });
+    const own = await startViewer({ dir });
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(own.runUrl(result.runId));
+      await page.click("[data-testid=step-1]");
+      await page.waitForSelector("[data-testid=reasoning]");
+      expect(await page.locator("[data-testid=tokens]").textContent()).toContain(
+        "1,000 in (100 fresh + 600 cached + 300 written to cache) / 50 out tokens (40 reasoning)",
+      );
+      // Collapsed by default: the summary shows, the thinking only once opened.
+      expect(await page.locator("[data-testid=reasoning]").getAttribute("open")).toBeNull();
+      expect(await page.locator("[data-testid=reasoning] summary").textContent()).toBe("reasoning (1 part)");
+      await page.click("[data-testid=reasoning] summary");
+      expect(await page.locator("[data-testid=reasoning] pre").textContent()).toContain("Six times seven.");
+      await page.close();
+    } finally {
+      await own.close();
     }
   });
 
