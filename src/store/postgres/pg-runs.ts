@@ -59,27 +59,63 @@ export class PgRuns {
     await writeSteps(c, run.runId, steps);
   }
 
+  /**
+   * A checkpoint in one statement (one round trip, atomic on its own): the run's row is locked,
+   * and the transcript, steps and calls are written only if the run is open and its stored
+   * transcript is the one the checkpoint continues; otherwise nothing is written and the
+   * returned row says why. This runs four times per step, so its round trips are the cost.
+   */
   async checkpoint(c: PgClient, runId: string, checkpoint: RunCheckpoint): Promise<void> {
-    await this.#lockOpen(c, runId, checkpoint.persisted);
-    await this.#appendTranscript(c, runId, checkpoint.messages, checkpoint.persisted, checkpoint.usage);
-    const { progress } = checkpoint;
+    const { progress, messages, persisted, usage } = checkpoint;
     const mode = checkpoint.progressMode ?? "replace";
-    if (mode === "calls") await this.#upsertCalls(c, runId, progress.pending);
-    else if (mode === "calls-and-rest") await this.#upsertCalls(c, runId, progress.pending);
-    else await this.#replaceCalls(c, runId, progress.pending);
-    const rest = mode === "calls" ? null : JSON.stringify(rowProgress(progress));
-    await c.query(
-      `UPDATE runs SET status = $3, usage = $4, progress = coalesce($5::json, progress), message_count = $6,
-         updated_at = ${STAMP} WHERE id = $1`,
+    const calls = uniqueCalls(progress.pending);
+    const steps = uniqueSteps(usage.steps);
+    const result = await c.query<{
+      status: StoredRunStatus | null;
+      message_count: number | null;
+      written: number;
+    }>(
+      `WITH r AS (SELECT id, status, message_count FROM runs WHERE id = $1 FOR UPDATE),
+       ok AS (SELECT id FROM r WHERE status IN ('running', 'awaiting_approval') AND message_count = $3),
+       m AS (INSERT INTO run_messages (run_id, seq, message)
+             SELECT ok.id, t.s, t.m FROM ok, unnest($4::int[], $5::json[]) AS t(s, m)),
+       st AS (INSERT INTO run_steps (run_id, step_index, usage)
+              SELECT ok.id, t.s, t.u FROM ok, unnest($6::int[], $7::json[]) AS t(s, u)
+              ON CONFLICT (run_id, step_index) DO UPDATE SET usage = excluded.usage),
+       ca AS (INSERT INTO run_calls (run_id, call_id, seq, pending)
+              SELECT ok.id, t.id, CASE WHEN $10 THEN t.n - 1
+                ELSE (SELECT coalesce(max(seq), -1) FROM run_calls WHERE run_id = $1) + t.n END, t.p
+              FROM ok, unnest($8::text[], $9::json[]) WITH ORDINALITY AS t(id, p, n)
+              ON CONFLICT (run_id, call_id) DO UPDATE SET pending = excluded.pending,
+                seq = CASE WHEN $10 THEN excluded.seq ELSE run_calls.seq END),
+       -- A full progress replaces the list: the calls it does not name go (disjoint from the upserts).
+       cd AS (DELETE FROM run_calls WHERE $10 AND run_id IN (SELECT id FROM ok) AND NOT (call_id = ANY($8::text[]))),
+       u AS (UPDATE runs SET status = $11, usage = $12, progress = coalesce($13::json, progress),
+               message_count = $14, updated_at = ${STAMP}
+             WHERE id IN (SELECT id FROM ok) RETURNING id)
+       SELECT (SELECT status FROM r) AS status, (SELECT message_count FROM r) AS message_count,
+              (SELECT count(*) FROM u)::int AS written`,
       [
         runId,
         Date.now(),
+        persisted,
+        messages.slice(persisted).map((_, i) => persisted + i),
+        messages.slice(persisted).map((m) => JSON.stringify(m)),
+        steps.map((x) => x.step),
+        steps.map((x) => JSON.stringify(x)),
+        calls.map((p) => p.call.id),
+        calls.map((p) => JSON.stringify(p)),
+        mode === "replace",
         checkpoint.status,
-        JSON.stringify(withoutSteps(checkpoint.usage)),
-        rest,
-        checkpoint.messages.length,
+        JSON.stringify(withoutSteps(usage)),
+        mode === "calls" ? null : JSON.stringify(rowProgress(progress)),
+        messages.length,
       ],
     );
+    const row = result.rows[0];
+    if (row?.written === 1) return;
+    if (!row || row.status === null) throw new UnknownRunError(this.#location, runId);
+    this.#checkWritable(runId, row.status, row.message_count ?? 0, persisted);
   }
 
   /** Writes the end of a run; returns the row (locked) so the caller can save its session. */
@@ -222,22 +258,26 @@ export class PgRuns {
   /** Locks an open run's row and checks the writer continues its stored transcript. */
   async #lockOpen(c: PgClient, runId: string, persisted: number): Promise<PgRunRow> {
     const row = await this.#get(c, runId, true);
-    if (!OPEN_STATUSES.includes(row.status)) {
+    this.#checkWritable(runId, row.status, row.message_count, persisted);
+    return row;
+  }
+
+  #checkWritable(runId: string, status: StoredRunStatus, stored: number, persisted: number): void {
+    if (!OPEN_STATUSES.includes(status)) {
       throw new StoreError(
         "run_ended",
         this.#location,
-        `Run ${runId} in ${this.#location} already ended (${row.status}); it cannot be written again`,
+        `Run ${runId} in ${this.#location} already ended (${status}); it cannot be written again`,
       );
     }
-    if (row.message_count !== persisted) {
+    if (stored !== persisted) {
       throw new StoreError(
         "checkpoint_mismatch",
         this.#location,
-        `Run ${runId} in ${this.#location} has ${row.message_count} stored messages but the checkpoint assumed ${persisted}; ` +
+        `Run ${runId} in ${this.#location} has ${stored} stored messages but the checkpoint assumed ${persisted}; ` +
           "another process may be driving the same run",
       );
     }
-    return row;
   }
 
   async #appendTranscript(
@@ -254,10 +294,7 @@ export class PgRuns {
   /** Writes these calls, each replacing the stored call of its id (a new id goes last). */
   async #upsertCalls(c: PgClient, runId: string, calls: readonly PendingCall[]): Promise<void> {
     if (calls.length === 0) return;
-    // One statement cannot touch a row twice: a repeated id keeps its first place and last value.
-    const byId = new Map<string, PendingCall>();
-    for (const call of calls) byId.set(call.call.id, call);
-    const unique = [...byId.values()];
+    const unique = uniqueCalls(calls);
     await c.query(
       `INSERT INTO run_calls (run_id, call_id, seq, pending)
        SELECT $1, t.id, (SELECT coalesce(max(seq), -1) FROM run_calls WHERE run_id = $1) + t.n, t.p
@@ -343,7 +380,7 @@ export async function appendMessages(
 /** Steps are keyed by their number, so a checkpoint may carry only the steps that changed. */
 async function writeSteps(c: PgClient, runId: string, steps: readonly StepUsage[]): Promise<void> {
   if (steps.length === 0) return;
-  const unique = [...new Map(steps.map((s) => [s.step, s])).values()];
+  const unique = uniqueSteps(steps);
   await c.query(
     `INSERT INTO run_steps (run_id, step_index, usage) SELECT $1, s, u FROM unnest($2::int[], $3::json[]) AS t(s, u)
      ON CONFLICT (run_id, step_index) DO UPDATE SET usage = excluded.usage`,
@@ -360,4 +397,16 @@ function withoutSteps(usage: RunUsage): Omit<RunUsage, "steps"> {
 function rowProgress(progress: RunProgress): RunProgress {
   const { pending: _calls, ...rest } = progress;
   return { ...rest, pending: [] };
+}
+
+/** One statement cannot touch a row twice: a repeated call id keeps its first place and last value. */
+function uniqueCalls(calls: readonly PendingCall[]): PendingCall[] {
+  const byId = new Map<string, PendingCall>();
+  for (const call of calls) byId.set(call.call.id, call);
+  return [...byId.values()];
+}
+
+/** The steps by number, the last of a repeated number winning. */
+function uniqueSteps(steps: readonly StepUsage[]): StepUsage[] {
+  return [...new Map(steps.map((s) => [s.step, s])).values()];
 }

@@ -129,7 +129,8 @@ export class PostgresStore implements Store {
   }
 
   async checkpoint(runId: string, checkpoint: RunCheckpoint): Promise<void> {
-    await this.#tx((c) => this.#runs.checkpoint(c, runId, checkpoint));
+    // One statement, atomic by itself: no BEGIN and COMMIT round trips.
+    await this.#tx((c) => this.#runs.checkpoint(c, runId, checkpoint), "single");
   }
 
   async finishRun(runId: string, end: RunEnd): Promise<void> {
@@ -218,9 +219,13 @@ export class PostgresStore implements Store {
 
   /**
    * One transaction on one pooled connection. Reads run in a REPEATABLE READ snapshot, so a run
-   * and its transcript are read as of one moment; writes in READ COMMITTED with row locks.
+   * and its transcript are read as of one moment; writes in READ COMMITTED with row locks;
+   * `single` work is one statement, a transaction by itself.
    */
-  async #tx<T>(work: (client: PgClient) => Promise<T>, kind: "read" | "write" = "write"): Promise<T> {
+  async #tx<T>(
+    work: (client: PgClient) => Promise<T>,
+    kind: "read" | "write" | "single" = "write",
+  ): Promise<T> {
     if (this.#closed) throw new ConfigError(`The Postgres store ${this.location} is closed`);
     let client: PgClient;
     try {
@@ -229,15 +234,19 @@ export class PostgresStore implements Store {
       throw translatePgError(error, this.location);
     }
     let broken: Error | undefined;
+    const single = kind === "single";
     try {
-      await client.query(kind === "read" ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN");
+      if (!single)
+        await client.query(kind === "read" ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN");
       const result = await work(client);
-      await client.query("COMMIT");
+      if (!single) await client.query("COMMIT");
       return result;
     } catch (error) {
-      await client.query("ROLLBACK").catch((rollback: Error) => {
-        broken = rollback;
-      });
+      if (!single) {
+        await client.query("ROLLBACK").catch((rollback: Error) => {
+          broken = rollback;
+        });
+      }
       throw translatePgError(error, this.location);
     } finally {
       // A connection that cannot even roll back is dropped rather than handed to the next caller.
