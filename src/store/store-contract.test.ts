@@ -138,7 +138,16 @@ describe.each(BACKENDS)("Store contract: $name", (backend) => {
         progress: { pending: [] },
         status: "running" as const,
       };
-      await expect(store.checkpoint("r1", cp)).rejects.toMatchObject({ code: "checkpoint_mismatch" });
+      const ahead = {
+        ...cp,
+        messages: [user("hi"), answer("x")],
+        progress: { pending: [{ call: { id: "c", name: "t", arguments: "{}" }, state: "queued" as const }] },
+      };
+      await expect(store.checkpoint("r1", ahead)).rejects.toMatchObject({ code: "checkpoint_mismatch" });
+      // A refused checkpoint wrote nothing: not its messages, not its calls.
+      expect((await store.loadRun("r1")).messages).toEqual([user("hi")]);
+      expect((await store.loadRun("r1")).progress.pending).toEqual([]);
+      await expect(store.checkpoint("nope", { ...cp, persisted: 1 })).rejects.toBeInstanceOf(UnknownRunError);
       await store.finishRun("r1", {
         persisted: 1,
         messages: [user("hi")],

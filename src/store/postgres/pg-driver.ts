@@ -20,7 +20,16 @@ export interface PgResult<R> {
 /** One connection checked out of the pool: the part of `pg.PoolClient` the store uses. */
 export interface PgClient {
   query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<PgResult<R>>;
+  /** A named statement: parsed and planned once per connection, then only executed. */
+  query<R = Record<string, unknown>>(config: PgNamedQuery): Promise<PgResult<R>>;
   release(destroy?: boolean | Error): void;
+}
+
+/** A query as a named (prepared) statement. */
+export interface PgNamedQuery {
+  name: string;
+  text: string;
+  values: unknown[];
 }
 
 /** The part of `pg.Pool` the store uses. */

@@ -74,8 +74,10 @@ export class PgRuns {
       status: StoredRunStatus | null;
       message_count: number | null;
       written: number;
-    }>(
-      `WITH r AS (SELECT id, status, message_count FROM runs WHERE id = $1 FOR UPDATE),
+    }>({
+      // Named, so each connection parses and plans it once: this statement is most of a step's cost.
+      name: "glassloop_checkpoint",
+      text: `WITH r AS (SELECT id, status, message_count FROM runs WHERE id = $1 FOR UPDATE),
        ok AS (SELECT id FROM r WHERE status IN ('running', 'awaiting_approval') AND message_count = $3),
        m AS (INSERT INTO run_messages (run_id, seq, message)
              SELECT ok.id, t.s, t.m FROM ok, unnest($4::int[], $5::json[]) AS t(s, m)),
@@ -95,7 +97,7 @@ export class PgRuns {
              WHERE id IN (SELECT id FROM ok) RETURNING id)
        SELECT (SELECT status FROM r) AS status, (SELECT message_count FROM r) AS message_count,
               (SELECT count(*) FROM u)::int AS written`,
-      [
+      values: [
         runId,
         Date.now(),
         persisted,
@@ -111,7 +113,7 @@ export class PgRuns {
         mode === "calls" ? null : JSON.stringify(rowProgress(progress)),
         messages.length,
       ],
-    );
+    });
     const row = result.rows[0];
     if (row?.written === 1) return;
     if (!row || row.status === null) throw new UnknownRunError(this.#location, runId);
