@@ -72,10 +72,12 @@ describe("no model call runs forever", () => {
   it("a stream of `: ping` comments forever ends at the call's deadline, not retried", async () => {
     // Every comment resets the idle timer: only a deadline nothing resets can end this.
     server.handler = () => ({ headers: SSE, drip: { piece: ": ping\n\n", everyMs: 20 } });
-    const { error, ms } = await run(openai({ deadlineMs: 400, streamIdleTimeoutMs: 200 }), true);
+    // The idle timeout is well above the 20 ms between comments, so a loaded machine's pauses do not
+    // end the stream by idleness first; the deadline must.
+    const { error, ms } = await run(openai({ deadlineMs: 1_500, streamIdleTimeoutMs: 1_000 }), true);
     expect(error).toMatchObject({ code: "deadline_exceeded" });
     expect(error?.cause).toBeInstanceOf(CallDeadlineError);
-    expect(error?.cause).toMatchObject({ timeoutMs: 400, kind: "deadline" });
+    expect(error?.cause).toMatchObject({ timeoutMs: 1_500, kind: "deadline" });
     expect(ms).toBeLessThan(5_000);
     expect(server.requests).toHaveLength(1);
   });
