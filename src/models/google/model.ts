@@ -2,6 +2,8 @@ import { ConfigError } from "../../errors.js";
 import { ProviderProtocolError } from "../errors.js";
 import { mergeHeaders } from "../http/headers.js";
 import { type HttpCall, type HttpOptions, postEvents, postJson, redact } from "../http/index.js";
+import { urlSecrets } from "../http/redact.js";
+import { endpointUrl } from "../http/url.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../model.js";
 import { priceOf } from "../prices.js";
 import { reportForeignReasoning } from "../reasoning.js";
@@ -36,7 +38,8 @@ export interface GeminiOptions {
 export class GeminiModel implements Model {
   readonly id: string;
   readonly price?: ModelPrice;
-  readonly #base: string;
+  readonly #generateUrl: string;
+  readonly #streamUrl: string;
   readonly #options: GeminiOptions;
   readonly #headers: Record<string, string>;
   readonly #secrets: string[];
@@ -49,18 +52,21 @@ export class GeminiModel implements Model {
     if (!modelName) throw new ConfigError('Gemini model name is empty; use e.g. "google:gemini-2.5-flash"');
     this.id = `google:${modelName}`;
     const apiKey = options.apiKey || env.GEMINI_API_KEY?.trim() || env.GOOGLE_API_KEY?.trim() || undefined;
-    const base = (options.baseURL ?? (env.GOOGLE_GEMINI_BASE_URL?.trim() || GEMINI_DEFAULT_BASE_URL)).replace(
-      /\/+$/,
-      "",
-    );
+    const base = options.baseURL ?? (env.GOOGLE_GEMINI_BASE_URL?.trim() || GEMINI_DEFAULT_BASE_URL);
     const secrets = apiKey ? [apiKey] : [];
-    if (!URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol))
-      throw new ConfigError(`Model "${this.id}": baseURL "${redact(base, secrets)}" is not an http(s) URL`);
-    if (!apiKey && base === GEMINI_DEFAULT_BASE_URL)
+    // The one endpoint rule of every provider: path appended, the base URL's query kept after it
+    // (and combined with the stream's own `alt=sse`).
+    const path = `/models/${encodeURIComponent(modelName)}`;
+    this.#generateUrl = endpointUrl(base, `${path}:generateContent`);
+    this.#streamUrl = endpointUrl(base, `${path}:streamGenerateContent`, { alt: "sse" });
+    if (!URL.canParse(this.#generateUrl) || !/^https?:$/.test(new URL(this.#generateUrl).protocol))
+      throw new ConfigError(
+        `Model "${this.id}": baseURL "${redact(base, [...secrets, ...urlSecrets(base)])}" is not an http(s) URL`,
+      );
+    if (!apiKey && this.#generateUrl === endpointUrl(GEMINI_DEFAULT_BASE_URL, `${path}:generateContent`))
       throw new ConfigError(
         `Model "${this.id}" needs an API key: set GEMINI_API_KEY (or GOOGLE_API_KEY), or pass apiKey`,
       );
-    this.#base = `${base}/models/${encodeURIComponent(modelName)}`;
     this.#options = options;
     this.#secrets = secrets;
     this.#headers = mergeHeaders(apiKey !== undefined && { "x-goog-api-key": apiKey }, options.headers);
@@ -76,7 +82,7 @@ export class GeminiModel implements Model {
     });
     const call: HttpCall = {
       provider: "google",
-      url: request.stream ? `${this.#base}:streamGenerateContent?alt=sse` : `${this.#base}:generateContent`,
+      url: request.stream ? this.#streamUrl : this.#generateUrl,
       headers: this.#headers,
       body,
       signal: request.signal,

@@ -2,6 +2,8 @@ import { ConfigError } from "../../errors.js";
 import type { Message } from "../../vocabulary/messages.js";
 import { mergeHeaders } from "../http/headers.js";
 import { type HttpCall, type HttpOptions, postEvents, postJson, redact } from "../http/index.js";
+import { urlSecrets } from "../http/redact.js";
+import { endpointUrl } from "../http/url.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../model.js";
 import { priceOf } from "../prices.js";
 import { reportForeignReasoning } from "../reasoning.js";
@@ -61,18 +63,16 @@ export class OpenAIResponsesModel implements Model {
     if (!modelName)
       throw new ConfigError('OpenAI Responses model name is empty; use e.g. "openai-responses:gpt-5"');
     const apiKey = options.apiKey || env.OPENAI_API_KEY?.trim() || undefined;
-    const baseURL = (
-      options.baseURL ??
-      (env.OPENAI_BASE_URL?.trim() || OPENAI_RESPONSES_DEFAULT_BASE_URL)
-    ).replace(/\/+$/, "");
+    const baseURL = options.baseURL ?? (env.OPENAI_BASE_URL?.trim() || OPENAI_RESPONSES_DEFAULT_BASE_URL);
     this.id = `openai-responses:${modelName}`;
     const secrets = apiKey ? [apiKey] : [];
-    this.url = `${baseURL}/responses`;
+    // The one endpoint rule of every provider: path appended, the base URL's query kept after it.
+    this.url = endpointUrl(baseURL, "/responses");
     if (!URL.canParse(this.url) || !/^https?:$/.test(new URL(this.url).protocol))
       throw new ConfigError(
-        `Model "${this.id}": baseURL "${redact(baseURL, secrets)}" is not an http(s) URL`,
+        `Model "${this.id}": baseURL "${redact(baseURL, [...secrets, ...urlSecrets(baseURL)])}" is not an http(s) URL`,
       );
-    if (!apiKey && baseURL === OPENAI_RESPONSES_DEFAULT_BASE_URL)
+    if (!apiKey && this.url === endpointUrl(OPENAI_RESPONSES_DEFAULT_BASE_URL, "/responses"))
       throw new ConfigError(
         `Model "${this.id}" needs an API key: set OPENAI_API_KEY in the environment, or pass apiKey`,
       );
