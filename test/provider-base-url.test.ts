@@ -10,6 +10,7 @@ import { join } from "node:path";
 import {
   Agent,
   type AgentEvent,
+  AnthropicModel,
   GeminiModel,
   type Model,
   OpenAIResponsesModel,
@@ -202,5 +203,22 @@ describe("Gemini's stream query", () => {
       // Not streamed, nothing of the endpoint's own is added: the user's query stands as written.
       "/v1beta/models/gemini-2.5-flash:generateContent?api-version=2025-01-01&alt=json&x=a%26b",
     ]);
+  });
+});
+
+describe("a model object does not carry a base URL's credentials where it can be printed", () => {
+  it("url is redacted and JSON.stringify shows no key, for Responses and Anthropic", () => {
+    const base = `http://user:${USER_PASS}@127.0.0.1:9/v1?key=${QUERY_KEY}`;
+    const models = [
+      new OpenAIResponsesModel("gpt-5", { baseURL: base, env: {} }),
+      new AnthropicModel("claude-sonnet-4-5", { baseURL: base, env: {} }),
+    ];
+    for (const model of models) {
+      for (const shown of [model.url, JSON.stringify(model), String(Object.values(model))]) {
+        expect(shown).not.toContain(QUERY_KEY);
+        expect(shown).not.toContain(USER_PASS);
+      }
+      expect(model.url).toContain(REDACTED);
+    }
   });
 });

@@ -8,6 +8,7 @@ import {
   postJson,
   redact,
 } from "../http/index.js";
+import { urlSecrets } from "../http/redact.js";
 import { endpointUrl } from "../http/url.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../model.js";
 import { priceOf } from "../prices.js";
@@ -65,11 +66,16 @@ export interface AnthropicOptions {
 export class AnthropicModel implements Model {
   readonly id: string;
   readonly price?: ModelPrice;
-  /** The URL requests go to. */
-  readonly url: string;
+  /** The URL requests go to, exactly (userinfo and query included); kept private so no log or JSON.stringify of the model shows its credentials. */
+  readonly #url: string;
   readonly #apiKey: string | undefined;
   readonly #options: AnthropicOptions;
   readonly #cache: AnthropicCachePolicy | undefined;
+
+  /** The URL requests go to, with credentials in it (userinfo, `?key=`) redacted. */
+  get url(): string {
+    return redact(this.#url, urlSecrets(this.#url));
+  }
 
   constructor(
     readonly modelName: string,
@@ -108,7 +114,7 @@ export class AnthropicModel implements Model {
     this.#options = { ...options, maxTokens };
     const price = options.price ?? priceOf("anthropic", modelName);
     if (price) this.price = price;
-    this.url = messagesUrl(baseURL);
+    this.#url = messagesUrl(baseURL);
   }
 
   async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
@@ -121,7 +127,7 @@ export class AnthropicModel implements Model {
     });
     const call: HttpCall = {
       provider: "anthropic",
-      url: this.url,
+      url: this.#url,
       // The user's headers win, whatever their letter case (docs/providers.md): a gateway's key,
       // a newer anthropic-version.
       headers: mergeHeaders(

@@ -47,13 +47,18 @@ export interface OpenAIResponsesOptions {
 export class OpenAIResponsesModel implements Model {
   readonly id: string;
   readonly price?: ModelPrice;
-  /** The URL requests go to. */
-  readonly url: string;
+  /** The URL requests go to, exactly (userinfo and query included); kept private so no log or JSON.stringify of the model shows its credentials. */
+  readonly #url: string;
   readonly #options: OpenAIResponsesOptions;
   readonly #headers: Record<string, string>;
   readonly #secrets: string[];
   // previous_response_id mode: the response id of each answer this model gave, by the answer's key.
   readonly #responseIds = new Map<string, string>();
+
+  /** The URL requests go to, with credentials in it (userinfo, `?key=`) redacted. */
+  get url(): string {
+    return redact(this.#url, urlSecrets(this.#url));
+  }
 
   constructor(
     readonly modelName: string,
@@ -67,12 +72,12 @@ export class OpenAIResponsesModel implements Model {
     this.id = `openai-responses:${modelName}`;
     const secrets = apiKey ? [apiKey] : [];
     // The one endpoint rule of every provider: path appended, the base URL's query kept after it.
-    this.url = endpointUrl(baseURL, "/responses");
-    if (!URL.canParse(this.url) || !/^https?:$/.test(new URL(this.url).protocol))
+    this.#url = endpointUrl(baseURL, "/responses");
+    if (!URL.canParse(this.#url) || !/^https?:$/.test(new URL(this.#url).protocol))
       throw new ConfigError(
         `Model "${this.id}": baseURL "${redact(baseURL, [...secrets, ...urlSecrets(baseURL)])}" is not an http(s) URL`,
       );
-    if (!apiKey && this.url === endpointUrl(OPENAI_RESPONSES_DEFAULT_BASE_URL, "/responses"))
+    if (!apiKey && this.#url === endpointUrl(OPENAI_RESPONSES_DEFAULT_BASE_URL, "/responses"))
       throw new ConfigError(
         `Model "${this.id}" needs an API key: set OPENAI_API_KEY in the environment, or pass apiKey`,
       );
@@ -102,7 +107,7 @@ export class OpenAIResponsesModel implements Model {
     });
     const call: HttpCall = {
       provider: "openai-responses",
-      url: this.url,
+      url: this.#url,
       headers: this.#headers,
       body,
       signal: request.signal,
