@@ -38,7 +38,9 @@ export class Failure {
 /**
  * One attempt's abort controller and timers: the request timeout until the answer is in (for
  * streams: until the headers), then the idle timeout, reset by every chunk; and, over both, the
- * call's deadline, which nothing resets.
+ * call's deadline, which nothing resets. One timer serves all three (a timer per bound would cost
+ * a second timer per model call, which shows at high concurrency): it is set for whichever bound
+ * comes first, and when it fires, the deadline wins if it has passed.
  */
 export class Attempt {
   readonly #controller = new AbortController();
@@ -46,8 +48,11 @@ export class Attempt {
   readonly #timeoutMs: number;
   readonly #idleMs: number;
   readonly #deadlineMs: number;
+  /** When the call's deadline passes, on the `performance.now()` clock. */
+  readonly #deadlineAt: number;
   #timer: NodeJS.Timeout | undefined;
-  readonly #deadlineTimer: NodeJS.Timeout;
+  /** Whether `#timer` is set for the deadline (then a chunk must not push it later). */
+  #timerIsDeadline = false;
   #timedOut: "request" | "stream_idle" | "deadline" | undefined;
   #stage: "request" | "stream" = "request";
   #delivered = false;
@@ -57,12 +62,12 @@ export class Attempt {
   constructor(call: HttpCall, options: HttpOptions, deadline: { deadlineMs: number; remainingMs: number }) {
     this.#call = call;
     this.#deadlineMs = deadline.deadlineMs;
-    this.#deadlineTimer = setTimeout(() => this.#expire("deadline"), Math.max(0, deadline.remainingMs));
+    this.#deadlineAt = performance.now() + Math.max(0, deadline.remainingMs);
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#idleMs = options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
     this.#onCallerAbort = () => this.#controller.abort(call.signal.reason);
     call.signal.addEventListener("abort", this.#onCallerAbort, { once: true });
-    this.#timer = setTimeout(() => this.#expire("request"), this.#timeoutMs);
+    this.#arm("request", this.#timeoutMs);
   }
 
   get signal(): AbortSignal {
@@ -76,18 +81,22 @@ export class Attempt {
   /** The answer is complete: no timer may fire any more. */
   requestDone(): void {
     clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   /** Headers are in and the stream begins: from now on the idle timeout applies. */
   streaming(): void {
     clearTimeout(this.#timer);
     this.#stage = "stream";
-    this.#timer = setTimeout(() => this.#expire("stream_idle"), this.#idleMs);
+    this.#arm("stream_idle", this.#idleMs);
   }
 
   /** A chunk arrived. */
   alive(): void {
-    this.#timer?.refresh();
+    if (this.#timer === undefined || this.#timerIsDeadline) return;
+    // The idle timer may move only while it still ends before the deadline.
+    if (performance.now() + this.#idleMs < this.#deadlineAt) this.#timer.refresh();
+    else this.#arm("stream_idle", this.#idleMs);
   }
 
   /** A delta reached the caller: from now on a failure must not be retried (it would replay it). */
@@ -97,7 +106,7 @@ export class Attempt {
 
   dispose(): void {
     clearTimeout(this.#timer);
-    clearTimeout(this.#deadlineTimer);
+    this.#timer = undefined;
     this.#call.signal.removeEventListener("abort", this.#onCallerAbort);
   }
 
@@ -137,7 +146,20 @@ export class Attempt {
     );
   }
 
+  /** Sets the one timer for `kind` after `ms`, or for the deadline when that comes first (ties too). */
+  #arm(kind: "request" | "stream_idle", ms: number): void {
+    clearTimeout(this.#timer);
+    const untilDeadline = this.#deadlineAt - performance.now();
+    this.#timerIsDeadline = untilDeadline <= ms;
+    const fires = this.#timerIsDeadline ? "deadline" : kind;
+    this.#timer = setTimeout(
+      () => this.#expire(fires),
+      Math.max(0, this.#timerIsDeadline ? untilDeadline : ms),
+    );
+  }
+
   #expire(kind: "request" | "stream_idle" | "deadline"): void {
+    this.#timer = undefined;
     this.#timedOut = kind;
     this.#controller.abort(new Error(`${kind} timeout`));
   }

@@ -22,7 +22,7 @@ import { mergeHeaders } from "./headers.js";
 import { redact, urlSecrets } from "./redact.js";
 import { DEFAULT_RETRY, isRetryableStatus, type RetryPolicy, retryAfterMs, sleep } from "./retry.js";
 import { readEvents, SseFormatError, type SseHandler } from "./sse.js";
-import { splitUserinfo, withBasicAuth } from "./url.js";
+import { splitUserinfo, type UrlTarget, withBasicAuth } from "./url.js";
 
 export {
   DEFAULT_DEADLINE_MS,
@@ -118,8 +118,37 @@ export function postEvents(
 
 /** Credentials inside the URL are secrets like the key: never shown, never in an error. */
 function withUrlSecrets(call: HttpCall): HttpCall {
-  const inUrl = urlSecrets(call.url);
+  const inUrl = targetOf(call.url, call.secrets ?? []).inUrl;
   return inUrl.length === 0 ? call : { ...call, secrets: [...(call.secrets ?? []), ...inUrl] };
+}
+
+/** What `send` derives from a call's URL and secrets alone. */
+interface Target {
+  /** The credentials inside the URL. */
+  inUrl: readonly string[];
+  /** The URL as events and errors show it. */
+  shownUrl: string;
+  /** The URL fetch is given, and the userinfo's `Basic` credentials. */
+  split: UrlTarget;
+}
+
+/**
+ * Every call of a model goes to the same URL with the same secrets, and parsing and redacting that
+ * URL anew (two URL parses and a redactor per call) showed in the profile at high concurrency.
+ * The cache is small and bounded: more distinct URLs than that only start it over.
+ */
+const targets = new Map<string, Target>();
+const MAX_TARGETS = 64;
+
+function targetOf(url: string, secrets: readonly string[]): Target {
+  const key = secrets.length === 0 ? url : JSON.stringify([url, ...secrets]);
+  let target = targets.get(key);
+  if (target === undefined) {
+    if (targets.size >= MAX_TARGETS) targets.clear();
+    target = { inUrl: urlSecrets(url), shownUrl: redact(url, secrets), split: splitUserinfo(url) };
+    targets.set(key, target);
+  }
+  return target;
 }
 
 type Reader<T> = (response: Response, attempt: Attempt, bounds: Bounds) => Promise<T>;
@@ -131,8 +160,7 @@ async function send<T>(call: HttpCall, options: HttpOptions, accept: string, rea
   const doFetch = options.fetch ?? globalThis.fetch;
   const text = JSON.stringify(call.body);
   const secrets = call.secrets ?? [];
-  const shownUrl = redact(call.url, secrets);
-  const target = splitUserinfo(call.url);
+  const { shownUrl, split: target } = targetOf(call.url, secrets);
   // The caller's headers win over these defaults; see mergeHeaders.
   const headers = withBasicAuth(
     mergeHeaders({ accept, "content-type": "application/json" }, call.headers),
