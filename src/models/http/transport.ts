@@ -137,18 +137,28 @@ interface Target {
  * URL anew (two URL parses and a redactor per call) showed in the profile at high concurrency.
  * The cache is small and bounded: more distinct URLs than that only start it over.
  */
-const targets = new Map<string, Target>();
+const targets = new Map<string, { secrets: readonly string[]; target: Target }[]>();
 const MAX_TARGETS = 64;
 
 function targetOf(url: string, secrets: readonly string[]): Target {
-  const key = secrets.length === 0 ? url : JSON.stringify([url, ...secrets]);
-  let target = targets.get(key);
-  if (target === undefined) {
+  let entries = targets.get(url);
+  const found = entries?.find((entry) => sameStrings(entry.secrets, secrets));
+  if (found !== undefined) return found.target;
+  if (entries === undefined || entries.length >= MAX_TARGETS) {
     if (targets.size >= MAX_TARGETS) targets.clear();
-    target = { inUrl: urlSecrets(url), shownUrl: redact(url, secrets), split: splitUserinfo(url) };
-    targets.set(key, target);
+    entries = [];
+    targets.set(url, entries);
   }
+  const target = { inUrl: urlSecrets(url), shownUrl: redact(url, secrets), split: splitUserinfo(url) };
+  entries.push({ secrets: [...secrets], target });
   return target;
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 type Reader<T> = (response: Response, attempt: Attempt, bounds: Bounds) => Promise<T>;
