@@ -1,8 +1,9 @@
 import type Database from "better-sqlite3";
 import type { Message } from "../vocabulary/messages.js";
 import type { RunUsage, StepUsage } from "../vocabulary/usage.js";
-import { RunBusyError, RunNotResumableError, StoreError, UnknownRunError } from "./errors.js";
+import { RunBusyError, StoreError, UnknownRunError } from "./errors.js";
 import { ownerAlive } from "./owner.js";
+import { assertClaimable, assertDiscardable, OPEN_STATUSES } from "./run-claim.js";
 import { parseStored } from "./sqlite-open.js";
 import { SqliteRunCalls } from "./sqlite-run-calls.js";
 import { type RunRow, sessionLinkOf, withoutSteps } from "./sqlite-run-row.js";
@@ -17,8 +18,6 @@ import type {
   StoredRunStatus,
   StoredRunSummary,
 } from "./store.js";
-
-const OPEN: readonly StoredRunStatus[] = ["running", "awaiting_approval"];
 
 /** The runs tables: a row per run, its transcript and step usage appended row by row. */
 export class SqliteRuns {
@@ -133,31 +132,7 @@ export class SqliteRuns {
    */
   claim(runId: string, owner: RunOwner, expect?: ClaimExpectation): RunRow {
     const row = this.#get(runId);
-    if (!OPEN.includes(row.status)) {
-      throw new RunNotResumableError(
-        this.#file,
-        runId,
-        row.status,
-        `it already ended (${row.status}). Start a new run instead.`,
-      );
-    }
-    const current = { pid: row.owner_pid, host: row.owner_host };
-    if (row.status === "running" && ownerAlive(runId, current, row.updated_at)) {
-      throw new RunBusyError(
-        this.#file,
-        runId,
-        row.status,
-        `it is still running in process ${row.owner_pid} on ${row.owner_host}.`,
-      );
-    }
-    if (expect && (row.status !== expect.status || row.updated_at !== expect.updatedAt)) {
-      throw new RunBusyError(
-        this.#file,
-        runId,
-        row.status,
-        "another process claimed it while this resume was starting.",
-      );
-    }
+    assertClaimable(this.#file, runId, row, expect);
     const claimed = this.#db
       .prepare(
         `UPDATE runs SET status = 'running', owner_pid = ?, owner_host = ?, updated_at = ?
@@ -184,20 +159,7 @@ export class SqliteRuns {
   /** Marks an interrupted run as discarded; returns its row so the caller can free its session. */
   discard(runId: string): RunRow {
     const row = this.#get(runId);
-    if (!OPEN.includes(row.status)) {
-      throw new RunNotResumableError(this.#file, runId, row.status, `it already ended (${row.status}).`);
-    }
-    if (
-      row.status === "running" &&
-      ownerAlive(runId, { pid: row.owner_pid, host: row.owner_host }, row.updated_at)
-    ) {
-      throw new RunNotResumableError(
-        this.#file,
-        runId,
-        row.status,
-        `it is still running in process ${row.owner_pid}; stop it first.`,
-      );
-    }
+    assertDiscardable(this.#file, runId, row);
     this.#db
       .prepare("UPDATE runs SET status = 'discarded', updated_at = ? WHERE id = ?")
       .run(Date.now(), runId);
@@ -207,7 +169,7 @@ export class SqliteRuns {
   /** Whether the run holding a session still counts as holding it, and how. */
   holderState(runId: string): "gone" | "live" | "interrupted" | "awaiting_approval" {
     const row = this.#row.get(runId) as RunRow | undefined;
-    if (!row || !OPEN.includes(row.status)) return "gone";
+    if (!row || !OPEN_STATUSES.includes(row.status)) return "gone";
     if (row.status === "awaiting_approval") return "awaiting_approval";
     return ownerAlive(runId, { pid: row.owner_pid, host: row.owner_host }, row.updated_at)
       ? "live"
@@ -261,7 +223,7 @@ export class SqliteRuns {
   #checkOpen(runId: string): void {
     const status = this.#status.get(runId) as StoredRunStatus | undefined;
     if (status === undefined) throw new UnknownRunError(this.#file, runId);
-    if (!OPEN.includes(status)) {
+    if (!OPEN_STATUSES.includes(status)) {
       throw new StoreError(
         "run_ended",
         this.#file,

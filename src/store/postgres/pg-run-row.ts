@@ -25,7 +25,6 @@ export interface PgRunRow {
 }
 
 /** Where a stored run stands that can still be resumed. */
-export const OPEN_STATUSES: readonly StoredRunStatus[] = ["running", "awaiting_approval"];
 
 /** The session link stored with a run row. */
 export function pgSessionLink(row: PgRunRow): RunSessionLink | undefined {

@@ -1,7 +1,8 @@
 import type { Message } from "../../memory/messages.js";
 import type { RunUsage, StepUsage } from "../../vocabulary/usage.js";
-import { RunBusyError, RunNotResumableError, StoreError, UnknownRunError } from "../errors.js";
+import { StoreError, UnknownRunError } from "../errors.js";
 import { ownerAlive } from "../owner.js";
+import { assertClaimable, assertDiscardable, OPEN_STATUSES } from "../run-claim.js";
 import type {
   ClaimExpectation,
   NewRun,
@@ -15,7 +16,7 @@ import type {
   StoredRunSummary,
 } from "../store.js";
 import type { PgClient } from "./pg-driver.js";
-import { OPEN_STATUSES, type PgRunRow, summaryOf } from "./pg-run-row.js";
+import { type PgRunRow, summaryOf } from "./pg-run-row.js";
 
 // Every write stamps `updated_at` later than the stamp it replaces (two writes in one millisecond
 // included), so a claim's compare-and-set on it never mistakes a newer write for the state it read.
@@ -153,31 +154,7 @@ export class PgRuns {
    */
   async claim(c: PgClient, runId: string, owner: RunOwner, expect?: ClaimExpectation): Promise<PgRunRow> {
     const row = await this.#get(c, runId, true);
-    if (!OPEN_STATUSES.includes(row.status)) {
-      throw new RunNotResumableError(
-        this.#location,
-        runId,
-        row.status,
-        `it already ended (${row.status}). Start a new run instead.`,
-      );
-    }
-    const current = { pid: row.owner_pid, host: row.owner_host };
-    if (row.status === "running" && ownerAlive(runId, current, row.updated_at)) {
-      throw new RunBusyError(
-        this.#location,
-        runId,
-        row.status,
-        `it is still running in process ${row.owner_pid} on ${row.owner_host}.`,
-      );
-    }
-    if (expect && (row.status !== expect.status || row.updated_at !== expect.updatedAt)) {
-      throw new RunBusyError(
-        this.#location,
-        runId,
-        row.status,
-        "another process claimed it while this resume was starting.",
-      );
-    }
+    assertClaimable(this.#location, runId, row, expect);
     await c.query(
       `UPDATE runs SET status = 'running', owner_pid = $3, owner_host = $4, updated_at = ${STAMP} WHERE id = $1`,
       [runId, Date.now(), owner.pid, owner.host],
@@ -188,20 +165,7 @@ export class PgRuns {
   /** Marks an interrupted run as discarded; returns its row so the caller can free its session. */
   async discard(c: PgClient, runId: string): Promise<PgRunRow> {
     const row = await this.#get(c, runId, true);
-    if (!OPEN_STATUSES.includes(row.status)) {
-      throw new RunNotResumableError(this.#location, runId, row.status, `it already ended (${row.status}).`);
-    }
-    if (
-      row.status === "running" &&
-      ownerAlive(runId, { pid: row.owner_pid, host: row.owner_host }, row.updated_at)
-    ) {
-      throw new RunNotResumableError(
-        this.#location,
-        runId,
-        row.status,
-        `it is still running in process ${row.owner_pid}; stop it first.`,
-      );
-    }
+    assertDiscardable(this.#location, runId, row);
     await c.query(`UPDATE runs SET status = 'discarded', updated_at = ${STAMP} WHERE id = $1`, [
       runId,
       Date.now(),
