@@ -3,7 +3,8 @@ import { type Message, openToolCalls } from "../../memory/messages.js";
 import { SessionBusyError, StoreError, UnknownSessionError } from "../errors.js";
 import type { RunSessionLink, SessionInfo, SessionSnapshot } from "../store.js";
 import type { PgClient } from "./pg-driver.js";
-import { appendMessages, type PgRuns } from "./pg-runs.js";
+import { appendMessages } from "./pg-run-writes.js";
+import type { PgRuns } from "./pg-runs.js";
 
 interface SessionRow {
   id: string;
