@@ -6,6 +6,12 @@ export default defineConfig({
   entry: {
     index: "src/index.ts",
     testing: "src/testing.ts",
+    models: "src/entries/models.ts",
+    store: "src/entries/store.ts",
+    memory: "src/entries/memory.ts",
+    tools: "src/entries/tools.ts",
+    trace: "src/entries/trace.ts",
+    multi: "src/entries/multi.ts",
     "mcp/index": "src/mcp/index.ts",
     otel: "src/otel.ts",
     "evals/index": "src/evals/index.ts",

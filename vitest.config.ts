@@ -1,17 +1,20 @@
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+// The package's entries (`glassloop`, `glassloop/models`, …) resolve to their sources, from the one
+// list tsconfig.json's `paths` keeps; the longest specifier first, so `glassloop` never swallows
+// `glassloop/models`.
+const tsconfig = JSON.parse(readFileSync(new URL("./tsconfig.json", import.meta.url), "utf8")) as {
+  compilerOptions: { paths: Record<string, [string]> };
+};
+const alias = Object.entries(tsconfig.compilerOptions.paths)
+  .filter(([specifier]) => specifier === "glassloop" || specifier.startsWith("glassloop/"))
+  .sort(([a], [b]) => b.length - a.length)
+  .map(([find, [target]]) => ({ find, replacement: fileURLToPath(new URL(target, import.meta.url)) }));
+
 export default defineConfig({
-  resolve: {
-    alias: {
-      "glassloop/testing": fileURLToPath(new URL("./src/testing.ts", import.meta.url)),
-      "glassloop/mcp": fileURLToPath(new URL("./src/mcp/index.ts", import.meta.url)),
-      "glassloop/otel": fileURLToPath(new URL("./src/otel.ts", import.meta.url)),
-      "glassloop/evals": fileURLToPath(new URL("./src/evals/index.ts", import.meta.url)),
-      "glassloop/postgres": fileURLToPath(new URL("./src/store/postgres/index.ts", import.meta.url)),
-      glassloop: fileURLToPath(new URL("./src/index.ts", import.meta.url)),
-    },
-  },
+  resolve: { alias },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // Builds the trace viewer's page (dist/viewer) when missing or stale; the browser tests serve it.

@@ -48,6 +48,8 @@ const FLOORS: Record<string, number> = {
   "testing.ts": 6,
   "otel.ts": 6,
   "index.ts": 6,
+  // The subpath entries (`glassloop/models`, …): one file each, a deliberate list of names.
+  entries: 6,
 };
 
 // Imports that break the rule today, each with why and what removes it. The test fails on a new

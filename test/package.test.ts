@@ -140,22 +140,35 @@ await agent.close();
     }
   });
 
-  it("every other entry in package.json's exports loads from the installed package", () => {
+  it("every other entry in package.json's exports loads from the installed package, with the names its source exports", async () => {
     const optional = new Set(["./mcp", "./otel"]);
     const entries = Object.keys(pkg.exports)
       .filter((key) => !optional.has(key))
-      .map((key) => `glassloop${key.slice(1)}`);
+      .map((key) => (key === "." ? "glassloop" : `glassloop${key.slice(1)}`));
     expect(entries).toContain("glassloop/testing");
     const run = node([
       "--input-type=module",
       "-e",
-      `for (const entry of ${JSON.stringify(entries)}) console.log(entry, Object.keys(await import(entry)).length > 0);`,
+      `for (const entry of ${JSON.stringify(entries)}) console.log(JSON.stringify([entry, Object.keys(await import(entry)).sort()]));`,
     ]);
     expect(run.stderr).toBe("");
-    expect(run.stdout.trim().split("\n")).toEqual(entries.map((entry) => `${entry} true`));
+    const installedNames = run.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as [string, string[]]);
+    // The same entry from the sources (vitest resolves `glassloop/…` through tsconfig's paths).
+    const sourceNames = await Promise.all(
+      entries.map(async (entry) => [entry, Object.keys(await import(/* @vite-ignore */ entry)).sort()]),
+    );
+    expect(installedNames).toEqual(sourceNames);
+    for (const [entry, names] of installedNames) expect(names.length, entry).toBeGreaterThan(0);
   });
 
-  it("a .ts file type-checks under tsc --strict with the package's own declarations checked", () => {
+  it("a .ts file type-checks under tsc --strict with the package's own declarations checked, every entry's included", () => {
+    // Every entry whose declarations need no optional peer: each one's d.ts must resolve and check.
+    const typedEntries = Object.keys(pkg.exports)
+      .filter((key) => key !== "." && key !== "./mcp" && key !== "./otel")
+      .map((key) => `glassloop${key.slice(1)}`);
     writeFileSync(
       join(installed.dir, "tsconfig.json"),
       JSON.stringify({
@@ -197,6 +210,8 @@ export async function answer(): Promise<number> {
 export const echo = new FunctionModel(() => ({ text: "hi" }));
 // @ts-expect-error a and b are numbers, inferred from the schema
 add.run({ a: "1", b: 2 }, undefined as never);
+${typedEntries.map((entry, i) => `import * as entry${i} from "${entry}";`).join("\n")}
+export const entries = [${typedEntries.map((_, i) => `entry${i}`).join(", ")}] as const;
 `,
     );
     const tsc = node([join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"]);

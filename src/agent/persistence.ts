@@ -1,6 +1,6 @@
 import { ConfigError, RunError, runStatusOf } from "../errors.js";
 import type { MemoryStrategy } from "../memory/strategy.js";
-import { defaultStore } from "../store/default-store.js";
+import { deferredDefaultStore } from "../store/deferred-default-store.js";
 import { RunBusyError } from "../store/errors.js";
 import { currentOwner, markActive, reserveClaim } from "../store/owner.js";
 import type { RunTools, Store, StoredRun } from "../store/store.js";
@@ -43,9 +43,9 @@ export class Persistence {
     this.#agent = agent;
   }
 
-  /** The configured store, or the default SQLite file, opened on first use. */
+  /** The configured store, or the default SQLite file, loaded and opened on its first call. */
   get store(): Store {
-    return this.#config.store ?? defaultStore();
+    return this.#config.store ?? deferredDefaultStore();
   }
 
   /**

@@ -4,7 +4,7 @@ import { checkLimits, type Limits, tightenLimits } from "../agent/budget.js";
 import type { RunUsage } from "../agent/usage.js";
 import { BudgetExceededError, ConfigError, type LimitName } from "../errors.js";
 import type { Model } from "../models/model.js";
-import { defaultStore } from "../store/default-store.js";
+import { deferredDefaultStore } from "../store/deferred-default-store.js";
 import { UnknownSessionError } from "../store/errors.js";
 import type { Store } from "../store/store.js";
 import { tool } from "../tools/tool.js";
@@ -148,7 +148,7 @@ export class Router<TNames extends string, TOutput = string> {
   #store(): Store {
     if (this.#config.store) return this.#config.store;
     const first = Object.values<Specialist<TOutput>>(this.#config.specialists)[0];
-    return first?.agent.store ?? defaultStore();
+    return first?.agent.store ?? deferredDefaultStore();
   }
 
   #checkStore(name: string, specialist: Specialist<TOutput>): void {

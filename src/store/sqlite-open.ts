@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
+import { dirname } from "node:path";
 import type Database from "better-sqlite3";
 import { GlassloopError } from "../errors.js";
 import { DatabaseCorruptError, DatabaseLockedError, DatabaseOpenError, StoreError } from "./errors.js";
@@ -19,12 +19,7 @@ export interface SqliteOptions {
   synchronous?: "normal" | "full";
 }
 
-/** The file the default store uses: `path`, else `GLASSLOOP_DB`, else `.glassloop/glassloop.db` under the cwd. */
-export function defaultDatabasePath(path?: string): string {
-  const chosen = path ?? process.env.GLASSLOOP_DB;
-  if (chosen === ":memory:") return chosen;
-  return resolve(chosen ?? join(process.cwd(), ".glassloop", "glassloop.db"));
-}
+export { defaultDatabasePath } from "./default-path.js";
 
 // better-sqlite3 is CommonJS and native; loading it on first use keeps `import "glassloop"` fast.
 let driver: typeof Database | undefined;

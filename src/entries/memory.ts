@@ -1,0 +1,21 @@
+/**
+ * `glassloop/memory`: what the model sees of a long conversation (window and summary strategies,
+ * token counting), long-term recall (notes, embeddings, the memory tools), and the transcript's
+ * schema and helpers for history read back from JSON.
+ */
+export type { RecallOptions } from "../agent/context-view.js";
+export { type Embedder, OpenAIEmbeddings, type OpenAIEmbeddingsOptions } from "../memory/embeddings.js";
+export { IMAGE_MEDIA_TYPES, MAX_IMAGE_BYTES } from "../memory/images.js";
+export {
+  LongTermMemory,
+  type LongTermMemoryOptions,
+  type MemoryScope,
+  type RecallMode,
+} from "../memory/long-term.js";
+export { MEMORY_TOOLS, memoryTools } from "../memory/memory-tools.js";
+export { messageSchema, parseHistory } from "../memory/message-schema.js";
+export type { MemoryContext, MemoryStrategy, SummaryRequest } from "../memory/strategy.js";
+export { SUMMARY_PREFIX, SummaryMemory, type SummaryMemoryOptions } from "../memory/summary-memory.js";
+export { encodingFor, estimateTokens, TokenCounter, type TokenEncoding } from "../memory/tokens.js";
+export { fitWindow, WindowMemory, type WindowMemoryOptions } from "../memory/window-memory.js";
+export { openToolCalls, toolCallsOf } from "../vocabulary/messages.js";

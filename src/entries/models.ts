@@ -1,0 +1,97 @@
+/**
+ * `glassloop/models`: the providers behind the `Model` interface (OpenAI Chat, the Responses API,
+ * Anthropic, Gemini, the embedded local model, prompted tool calling), their HTTP settings and
+ * defaults, the OpenAI-compatible presets, prices, and every provider error class. Model strings
+ * (`"openai:gpt-4o-mini"`) need none of this: they resolve from the root.
+ */
+export { ANTHROPIC_CACHE_DEFAULT, type AnthropicCachePolicy } from "../models/anthropic/cache.js";
+export {
+  ANTHROPIC_DEFAULT_BASE_URL,
+  ANTHROPIC_DEFAULT_MAX_TOKENS,
+  ANTHROPIC_VERSION,
+  AnthropicModel,
+  type AnthropicOptions,
+  anthropic,
+} from "../models/anthropic/index.js";
+export {
+  AuthenticationError,
+  CallDeadlineError,
+  ContextOverflowError,
+  ModelTimeoutError,
+  NetworkError,
+  type OversizedPart,
+  ProviderError,
+  type ProviderErrorInit,
+  ProviderProtocolError,
+  RateLimitError,
+  RequestTimeoutError,
+  ResponseTooLargeError,
+  StreamIdleTimeoutError,
+  StreamIncompleteError,
+} from "../models/errors.js";
+export {
+  GEMINI_DEFAULT_BASE_URL,
+  GeminiBlockedError,
+  GeminiModel,
+  type GeminiOptions,
+  GeminiSchemaError,
+  google,
+  toGeminiSchema,
+} from "../models/google/index.js";
+export {
+  DEFAULT_DEADLINE_MS,
+  DEFAULT_MAX_ERROR_BODY_BYTES,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_MAX_STREAM_BYTES,
+  DEFAULT_RETRY,
+  type HttpOptions,
+  type RetryPolicy,
+} from "../models/http/index.js";
+export {
+  type DownloadProgress,
+  LOCAL_ENGINE_INSTALL,
+  type LocalLogLevel,
+  LocalModel,
+  LocalModelError,
+  type LocalModelErrorCode,
+  type LocalModelInfo,
+  type LocalModelOptions,
+  type LocalModelSource,
+  modelCacheDir,
+  probeLocalEngine,
+} from "../models/local/index.js";
+export { costOf } from "../models/model.js";
+export { OpenAIChatModel, type OpenAIChatOptions } from "../models/openai/model.js";
+export {
+  COMPATIBLE_QUIRKS,
+  OPENAI_QUIRKS,
+  OPENAI_TOOL_CALL_IDS,
+  type OpenAIQuirks,
+} from "../models/openai/quirks.js";
+export {
+  OPENAI_RESPONSES_DEFAULT_BASE_URL,
+  OpenAIResponsesModel,
+  type OpenAIResponsesOptions,
+  openaiResponses,
+} from "../models/openai-responses/index.js";
+export {
+  deepseek,
+  groq,
+  OPENAI_PRESETS,
+  type OpenAIPreset,
+  type OpenAIPresetName,
+  ollama,
+  openai,
+  openrouter,
+  type PresetOptions,
+  presetModel,
+} from "../models/presets.js";
+export { priceOf, setModelPrice } from "../models/prices.js";
+export { type Extraction, extractToolCalls } from "../models/prompted/extract.js";
+export { INVALID_PROMPTED_CALL, prompted } from "../models/prompted.js";
+export { type ProviderFactory, type ProviderOptions, registerProvider } from "../models/resolve.js";
+export {
+  ANTHROPIC_TOOL_CALL_IDS,
+  normalizeToolCallIds,
+  type ToolCallIdRules,
+} from "../models/tool-call-ids.js";

@@ -1,0 +1,43 @@
+/**
+ * `glassloop/store`: the embedded SQLite store (sessions, checkpoints, notes), the process's
+ * default one, a redacting wrapper for any store, the records a `Store` reads and writes, and every
+ * store error class. The `Store` interface itself is at the root; the Postgres store is
+ * `glassloop/postgres`.
+ */
+export { defaultStore } from "../store/default-store.js";
+export {
+  DatabaseCorruptError,
+  DatabaseLockedError,
+  DatabaseOpenError,
+  RunBusyError,
+  RunNotResumableError,
+  SchemaTooNewError,
+  SessionBusyError,
+  StoreError,
+  UnknownRunError,
+  UnknownSessionError,
+} from "../store/errors.js";
+export { redactingStore, type StoreScrubber } from "../store/redacting-store.js";
+export { defaultDatabasePath, type SqliteOptions } from "../store/sqlite-open.js";
+export { SqliteStore } from "../store/sqlite-store.js";
+export type {
+  ClaimExpectation,
+  NewNote,
+  NewRun,
+  Note,
+  PendingCall,
+  ProgressMode,
+  RunCheckpoint,
+  RunEnd,
+  RunOwner,
+  RunProgress,
+  RunSessionLink,
+  RunTools,
+  ScoredNote,
+  SessionInfo,
+  SessionSnapshot,
+  Store,
+  StoredRun,
+  StoredRunStatus,
+  StoredRunSummary,
+} from "../store/store.js";

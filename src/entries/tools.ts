@@ -1,0 +1,28 @@
+/**
+ * `glassloop/tools`: the built-in tools (calculator, clock, files, HTTP GET, shell), the type
+ * helpers of `tool()`, the tool-call environment's defaults, and the names and texts glassloop
+ * itself puts into a transcript. `tool` and `ToolRegistry` are at the root.
+ */
+export { NOT_APPROVED } from "../agent/approval.js";
+export { FINAL_RESULT_TOOL } from "../agent/output.js";
+export { ENVIRONMENT_DEFAULTS } from "../environment/environment.js";
+export {
+  BUILTIN_TOOLS,
+  type BuiltinEntry,
+  type BuiltinName,
+  type BuiltinToolOptions,
+  type ClockOptions,
+  type ClockReading,
+  calculatorTool,
+  clockTool,
+  ExpressionError,
+  type FilesOptions,
+  filesTools,
+  type HttpGetOptions,
+  type HttpGetResult,
+  httpGetTool,
+  type ShellOptions,
+  type ShellResult,
+  shellTool,
+} from "../tools/builtin/index.js";
+export type { ContextSpec, ToolContextOf, ToolResultOf } from "../tools/tool.js";

@@ -1,0 +1,70 @@
+/**
+ * `glassloop/trace`: a run's events one by one, written to and read from JSONL trace files,
+ * redacted, shown as text or in the local viewer, diffed, and replayed (the `replay:` model and
+ * `replayTrace`, which names the first step where an agent diverges from a recording).
+ */
+export {
+  exchangesOf,
+  type RecordedExchange,
+  ReplayDivergenceError,
+  ReplayedFailureError,
+  ReplayModel,
+  type ReplayOptions,
+} from "../models/replay.js";
+export { formatRun, formatRunList } from "../trace/format.js";
+export {
+  findRun,
+  listRuns,
+  type ReadTraceOptions,
+  readTraceEvents,
+  readTraceFile,
+  type TraceFile,
+  TraceFormatError,
+  TraceNotFoundError,
+  traceFiles,
+} from "../trace/reader.js";
+export { type RedactionOptions, Redactor } from "../trace/redact.js";
+export {
+  type Divergence,
+  type ReplayableAgent,
+  ReplayConfigError,
+  type ReplayReport,
+  type ReplayTraceOptions,
+  replayTrace,
+} from "../trace/replay.js";
+export { type DiffEntry, describeEntry, diffRequests, type RequestDiff } from "../trace/request-diff.js";
+export {
+  buildRunView,
+  type ErrorView,
+  type RequestView,
+  type ResponseView,
+  type RunSummary,
+  type RunView,
+  type StepView,
+  summarize,
+  type ToolCallView,
+  type TraceRunStatus,
+} from "../trace/run-view.js";
+export { startViewer, ViewerNotBuiltError, type ViewerOptions, type ViewerServer } from "../trace/server.js";
+export { TRACE_FORMAT, TRACE_VERSION, type TraceHeader, type TraceRecord } from "../trace/trace-format.js";
+export { DEFAULT_TRACE_DIR, TraceWriter, type TraceWriterOptions } from "../trace/writer.js";
+export type {
+  ContextEvent,
+  ErrorEvent,
+  ModelRequestEvent,
+  ModelResponseEvent,
+  ModelRetryEvent,
+  NestedEvent,
+  PlanEvent,
+  ReasoningDeltaEvent,
+  ReasoningDroppedEvent,
+  RecallEvent,
+  ReflectionEvent,
+  RunEndEvent,
+  RunStartEvent,
+  StepEndEvent,
+  StepStartEvent,
+  TextDeltaEvent,
+  ToolCallEvent,
+  ToolResultEvent,
+} from "../vocabulary/events.js";
