@@ -75,6 +75,56 @@ describe("readEvents", () => {
     await expect(collect([huge])).rejects.toThrow(/larger than/);
   });
 
+  // A body whose end arrives only once the reader asks again, as fetch's does.
+  function pulled(pieces: (string | Error | "hang")[]): {
+    body: ReadableStream<Uint8Array>;
+    cancelled: () => boolean;
+  } {
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          const next = pieces.shift();
+          if (next === undefined) controller.close();
+          else if (next instanceof Error) controller.error(next);
+          else if (next !== "hang") controller.enqueue(new TextEncoder().encode(next));
+        },
+        cancel() {
+          cancelled = true;
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    return { body, cancelled: () => cancelled };
+  }
+  const untilDone = (e: SseEvent) => e.data === "[DONE]";
+
+  it("after the end marker reads a body that is over to its end instead of cancelling it", async () => {
+    const { body, cancelled } = pulled(["data: 1\n\ndata: [DONE]\n\n"]);
+    expect(await readEvents(body, untilDone)).toBe(true);
+    expect(cancelled()).toBe(false);
+  });
+
+  it("cancels a body still open after the end marker, drops what follows it, and an error after it changes nothing", async () => {
+    const open = pulled(["data: [DONE]\n\n", "hang"]);
+    expect(await readEvents(open.body, untilDone)).toBe(true);
+    expect(open.cancelled()).toBe(true);
+
+    const seen: string[] = [];
+    const more = pulled(["data: [DONE]\n\n", "data: late\n\n", "data: later\n\n"]);
+    expect(
+      await readEvents(more.body, (e) => {
+        seen.push(e.data);
+        return untilDone(e);
+      }),
+    ).toBe(true);
+    expect(seen).toEqual(["[DONE]"]);
+    expect(more.cancelled()).toBe(true);
+
+    const broken = pulled(["data: [DONE]\n\n", new Error("connection reset")]);
+    expect(await readEvents(broken.body, untilDone)).toBe(true);
+  });
+
   it("propagates the handler's error and releases the stream", async () => {
     let cancelled = false;
     const body = new ReadableStream<Uint8Array>({

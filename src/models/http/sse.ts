@@ -58,7 +58,10 @@ export async function readEvents(
       hooks.onChunk?.(value.byteLength);
       feed(decoder.decode(value, { stream: true }));
       if (overflow) throw new SseFormatError(`an event was larger than ${MAX_EVENT_CHARS} characters`);
-      if (stopped) return true;
+      if (stopped) {
+        await endOf(reader);
+        return true;
+      }
     }
     feed(decoder.decode());
     // Some servers end with a complete last line but no blank line after it ("data: [DONE]\n"):
@@ -69,5 +72,28 @@ export async function readEvents(
   } finally {
     // Completion, a handler error and an abort all release the connection; never wait on it.
     reader.cancel().catch(() => {});
+  }
+}
+
+/**
+ * Waits, for one turn of the event loop at most, for the body's end after the handler's end
+ * marker. The marker is usually the last thing the server sent, so the end is already on its way,
+ * and a body read to its end lets the fetch finish cleanly; a cancel aborts the fetch instead
+ * (undici builds an AbortError and tears the request down), which cost a short stream more than
+ * the rest of its handling. Whatever still arrives is dropped unread, and an error after the marker
+ * changes nothing: the answer is complete.
+ */
+async function endOf(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  let timer: NodeJS.Immediate | undefined;
+  const turn = new Promise<"late">((resolve) => {
+    timer = setImmediate(resolve, "late");
+  });
+  try {
+    for (let reads = 0; reads < 2; reads++) {
+      const next = await Promise.race([reader.read().catch(() => ({ done: true as const })), turn]);
+      if (next === "late" || next.done) return;
+    }
+  } finally {
+    clearImmediate(timer);
   }
 }
