@@ -122,6 +122,15 @@ export class Attempt {
       return new Failure(new RequestTimeoutError(provider, this.#timeoutMs), true);
     if (this.#timedOut === "stream_idle")
       return new Failure(new StreamIdleTimeoutError(provider, this.#idleMs), true);
+    if (isRedirect(error))
+      return new Failure(
+        new ProviderProtocolError(
+          `${provider}: ${hostOf(this.#call.url)} answered with a redirect, which is not followed (the API key would go along); set baseURL to the address it redirects to`,
+          { provider },
+          { cause: error },
+        ),
+        false,
+      );
     if (error instanceof ProviderError || !(error instanceof Error) || !isNetworkFailure(error)) {
       // An error a stream reported in an event (Anthropic's `overloaded_error`, 529) carries the
       // status it would have had over HTTP, and is retried as that status would be.
@@ -175,6 +184,15 @@ function isStatusError(error: unknown): error is ProviderError & { status: numbe
 
 function waitOf(error: ProviderError): number | undefined {
   return error instanceof RateLimitError ? error.retryAfterMs : undefined;
+}
+
+// What fetch throws for a 3xx under `redirect: "error"`: TypeError("fetch failed") caused by
+// Error("unexpected redirect").
+function isRedirect(error: unknown): boolean {
+  return (
+    error instanceof TypeError &&
+    (error.cause as { message?: unknown } | undefined)?.message === "unexpected redirect"
+  );
 }
 
 // What undici throws when a connection fails or breaks: TypeError("fetch failed" | "terminated"),

@@ -191,6 +191,11 @@ async function send<T>(call: HttpCall, options: HttpOptions, accept: string, rea
         headers,
         body: text,
         signal: attempt.signal,
+        // Never followed: a redirect would take the key headers along wherever it points (fetch
+        // drops only `authorization` across origins, not `x-api-key` or `x-goog-api-key`), and a
+        // POST turned into a GET is no model call. Not following also spares fetch part of its
+        // per-request work (about a tenth of a bare fetch's CPU on a short answer).
+        redirect: "error",
       });
       if (!response.ok) throw await failureOf(response, call, attempt, bounds);
       return await read(response, attempt, bounds);
