@@ -47,6 +47,7 @@ export {
   ToolError,
 } from "./errors.js";
 export { type Embedder, OpenAIEmbeddings, type OpenAIEmbeddingsOptions } from "./memory/embeddings.js";
+export { FILE_MEDIA_TYPES, MAX_FILE_BYTES } from "./memory/files.js";
 export { IMAGE_MEDIA_TYPES, MAX_IMAGE_BYTES } from "./memory/images.js";
 export {
   LongTermMemory,
@@ -75,6 +76,7 @@ export {
   type AnthropicOptions,
   anthropic,
 } from "./models/anthropic/index.js";
+export { UnsupportedContentError } from "./models/attachments.js";
 export * from "./models/errors.js";
 export {
   GEMINI_DEFAULT_BASE_URL,

@@ -18,8 +18,11 @@ const FLOORS: Record<string, number> = {
   "models/http": 2,
   "store/store.ts": 2,
   "store/errors.ts": 2,
-  // The image part's checks: imports only the vocabulary, used by environment/ and the providers.
+  // The image and file parts' checks and how a tool's return value becomes them: import only the
+  // vocabulary, used by environment/ and the providers.
   "memory/images.ts": 2,
+  "memory/files.ts": 2,
+  "memory/tool-content.ts": 2,
   // 3: behind a floor-2 interface: providers and the model-string resolver, store
   // implementations, memory strategies, built-in tools.
   "tools/builtin": 3,

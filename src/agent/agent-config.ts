@@ -7,7 +7,7 @@ import type { AgentTool } from "../tools/tool.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import type { ToolSource } from "../tools/tool-source.js";
 import type { AgentEvent } from "../vocabulary/events.js";
-import type { ImagePart, Message } from "../vocabulary/messages.js";
+import type { FilePart, ImagePart, Message } from "../vocabulary/messages.js";
 import type { ApprovalHandler } from "./approval.js";
 import type { Limits } from "./budget.js";
 import type { RecallOptions } from "./context-view.js";
@@ -88,6 +88,8 @@ export interface RunOptions<TContext> {
   history?: readonly Message[];
   /** Images sent with the input (checked: type, size, url). */
   images?: readonly ImagePart[];
+  /** Documents (PDFs) sent with the input, after the images (checked: type, size, base64, url). */
+  files?: readonly FilePart[];
   /** Replaces the agent's context for this run (checked like the agent's). */
   context?: TContext;
   /** Extra ceilings for this run; each is combined with the agent's own by taking the lower. */

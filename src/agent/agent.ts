@@ -193,7 +193,7 @@ export class Agent<TContext = undefined, TOutput = string> {
     const runId = resumed?.runId ?? `run_${randomUUID()}`;
     const messages = resumed
       ? resumed.messages
-      : initialMessages(config.instructions, input, options.history, options.images);
+      : initialMessages(config.instructions, input, options.history, options);
     const meter = new UsageMeter(this.model.price, resumed?.usage);
     if (options.limits) checkLimits(options.limits, "options.limits");
     const limits = tightenLimits(config.limits ?? {}, options.limits);
@@ -220,7 +220,7 @@ export class Agent<TContext = undefined, TOutput = string> {
         resumed,
         ...(decisions && { decisions }),
         ...(options.onApproval && { onApproval: options.onApproval }),
-        rebuild: (history) => initialMessages(config.instructions, input, history, options.images),
+        rebuild: (history) => initialMessages(config.instructions, input, history, options),
         tools: {
           names: this.registry.list().map((t) => t.name),
           ...(config.toolSetup !== undefined && { setup: config.toolSetup }),

@@ -100,6 +100,9 @@ export class DurableRun {
     const terminal = state.environment.registry.get(call.name)?.terminal === true;
     // Only what the model and a terminal tool's output need: errorDetail is for traces, never stored.
     const stored: ToolOutcome = { status: outcome.status, content: outcome.content };
+    // The images and files go back to the model with the content, so a resumed turn needs them.
+    if (outcome.images) stored.images = outcome.images;
+    if (outcome.files) stored.files = outcome.files;
     // Only a terminal tool's value is ever used again (as the run's output); it must be JSON.
     if (terminal && outcome.status === "ok" && outcome.value !== undefined) stored.value = outcome.value;
     this.#track(state, call, { call, state: "done", outcome: stored });

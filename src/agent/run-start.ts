@@ -1,12 +1,13 @@
 import { Environment, type EnvironmentOptions } from "../environment/environment.js";
 import { startTimer } from "../environment/timer.js";
 import { ConfigError } from "../errors.js";
+import { fileProblem } from "../memory/files.js";
 import { imageProblem } from "../memory/images.js";
 import { parseHistory } from "../memory/message-schema.js";
 import type { Model } from "../models/model.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import type { AgentEvent } from "../vocabulary/events.js";
-import type { ImagePart, Message } from "../vocabulary/messages.js";
+import type { FilePart, ImagePart, Message } from "../vocabulary/messages.js";
 import { Budget, type Limits } from "./budget.js";
 import { LoopGuard, type LoopGuardOptions } from "./loop-guard.js";
 import { makeEmitter, type RunState, RunTimeout } from "./run-state.js";
@@ -17,19 +18,27 @@ export function initialMessages(
   instructions: string | undefined,
   input: string,
   history: readonly Message[] | undefined,
-  images?: readonly ImagePart[],
+  attached: { images?: readonly ImagePart[]; files?: readonly FilePart[] } = {},
 ): Message[] {
   const past = history === undefined ? [] : parseHistory(history);
   // The agent's current instructions replace whatever system prompt the history began with.
   const body = past[0]?.role === "system" ? past.slice(1) : past;
   const system: Message[] = instructions === undefined ? [] : [{ role: "system", content: instructions }];
   const turn: Message = { role: "user", content: input };
+  const { images, files } = attached;
   if (images !== undefined && images.length > 0) {
     for (const image of images) {
       const problem = imageProblem(image);
       if (problem) throw new ConfigError(`The run's input has ${problem}`);
     }
     turn.images = [...images];
+  }
+  if (files !== undefined && files.length > 0) {
+    for (const file of files) {
+      const problem = fileProblem(file);
+      if (problem) throw new ConfigError(`The run's input has ${problem}`);
+    }
+    turn.files = [...files];
   }
   return [...system, ...body, turn];
 }

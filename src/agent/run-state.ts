@@ -1,6 +1,5 @@
 import type { Environment } from "../environment/environment.js";
 import { BudgetExceededError, RunAbortedError, type RunErrorState } from "../errors.js";
-import { imageContent } from "../memory/images.js";
 import type { Model } from "../models/model.js";
 import type { AgentEvent, EventInit } from "../vocabulary/events.js";
 import type { Message, ToolCall, ToolMessage } from "../vocabulary/messages.js";
@@ -113,10 +112,10 @@ export function recordResult(
     content: outcome.content,
   };
   if (outcome.status !== "ok") message.isError = true;
-  // Checked when the result was serialized: only valid images reach here.
-  else if (typeof outcome.value === "object" && outcome.value !== null) {
-    const images = imageContent(outcome.value)?.images;
-    if (images) message.images = images;
+  // Checked when the result was made (or stored): only valid parts reach here.
+  else {
+    if (outcome.images) message.images = outcome.images;
+    if (outcome.files) message.files = outcome.files;
   }
   if (state.emit === silent) return message;
   state.emit({

@@ -6,7 +6,7 @@ import type { RemainingBudget } from "../vocabulary/limits.js";
 import type { Message, ToolCall } from "../vocabulary/messages.js";
 import type { ToolOutcome } from "../vocabulary/outcome.js";
 import type { RunUsage } from "../vocabulary/usage.js";
-import { formatIssues, serializeResult, truncate } from "./feedback.js";
+import { formatIssues, okOutcome, truncate } from "./feedback.js";
 import { omitArguments, omittedFeedback } from "./omitted-arguments.js";
 import { startTimer } from "./timer.js";
 
@@ -212,10 +212,7 @@ export class Environment<TContext> {
           .then(() => tool.run(ready.args as never, runOptions))
           .then(resolve, reject);
       });
-      return timed(
-        { status: "ok", content: truncate(serializeResult(value), maxResultChars), value },
-        started,
-      );
+      return timed(okOutcome(value, maxResultChars), started);
     } catch (error) {
       if (error instanceof ToolTimeout) {
         return timed(

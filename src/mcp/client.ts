@@ -1,5 +1,6 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ConfigError, GlassloopError, ToolError } from "../errors.js";
+import { fitsAsName } from "../memory/files.js";
 import type { JsonSchema } from "../models/model.js";
 import type { AgentTool } from "../tools/tool.js";
 import type { ToolSource } from "../tools/tool-source.js";
@@ -212,16 +213,56 @@ export class McpClient implements ToolSource {
         }
         const text = renderContent(result);
         if (result.isError) throw new ToolError(text || `${remote.name} reported an error`);
-        // Image blocks pass through as images (the provider shows them to the model).
+        // Image blocks pass through as images and embedded PDF resources as files (the provider
+        // shows both to the model); the rest is rendered as text.
         const images = imageBlocks(result.content);
-        if (images.length === 0) return text;
+        const files = pdfResources(result.content);
+        if (images.length === 0 && files.size === 0) return text;
         const rest = (result.content as unknown[]).filter(
-          (b) => !images.includes(b as (typeof images)[number]),
+          (b) => !images.includes(b as (typeof images)[number]) && !files.has(b),
         );
-        return [{ type: "text", text: renderContent({ ...result, content: rest }) }, ...images];
+        return [
+          { type: "text", text: renderContent({ ...result, content: rest }) },
+          ...images,
+          ...files.values(),
+        ];
       },
     });
   }
+}
+
+/** A file content block made from an MCP embedded resource. */
+type FileBlock = { type: "file"; mediaType: string; data: string; filename?: string };
+
+/**
+ * MCP embedded `resource` blocks holding a PDF's bytes (`blob`, base64), keyed by their block, as
+ * glassloop file content named after the last segment of the resource's URI.
+ */
+function pdfResources(content: unknown): Map<unknown, FileBlock> {
+  const files = new Map<unknown, FileBlock>();
+  if (!Array.isArray(content)) return files;
+  for (const b of content) {
+    if (b === null || typeof b !== "object" || b.type !== "resource") continue;
+    const resource = (b as { resource?: { uri?: unknown; mimeType?: unknown; blob?: unknown } }).resource;
+    if (resource?.mimeType !== "application/pdf" || typeof resource.blob !== "string") continue;
+    const file: FileBlock = { type: "file", mediaType: "application/pdf", data: resource.blob };
+    const name = typeof resource.uri === "string" ? lastSegment(resource.uri) : undefined;
+    if (name) file.filename = name;
+    files.set(b, file);
+  }
+  return files;
+}
+
+function lastSegment(uri: string): string | undefined {
+  const path = URL.canParse(uri) ? new URL(uri).pathname : uri;
+  let name: string;
+  try {
+    name = decodeURIComponent(path.split("/").at(-1) ?? "");
+  } catch {
+    return undefined;
+  }
+  // A hostile server's name must not cost the document: one that is not a fit name is left out.
+  return fitsAsName(name) ? name : undefined;
 }
 
 /** MCP `image` content blocks of a tool result, as glassloop image content. */

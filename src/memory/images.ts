@@ -40,35 +40,3 @@ export function describeImage(part: ImagePart): string {
     ? `[image ${part.mediaType}, ${base64Bytes(part.data)} bytes]`
     : `[image ${part.mediaType} at ${part.url ?? ""}]`;
 }
-
-/**
- * The images in a tool's return value, and its text, when it returned image content: one image
- * (`{ type: "image", data, mediaType }`, MCP's `mimeType` accepted too, or a `url`) or a list of
- * content blocks mixing `{ type: "text", text }` and images. `undefined` for any other value.
- */
-export function imageContent(value: unknown): { text: string; images: ImagePart[] } | undefined {
-  const blocks = Array.isArray(value) ? value : [value];
-  const images: ImagePart[] = [];
-  const texts: string[] = [];
-  for (const block of blocks) {
-    if (block === null || typeof block !== "object") return undefined;
-    const b = block as {
-      type?: unknown;
-      text?: unknown;
-      data?: unknown;
-      url?: unknown;
-      mediaType?: unknown;
-      mimeType?: unknown;
-    };
-    if (b.type === "text" && typeof b.text === "string") texts.push(b.text);
-    else if (b.type === "image") {
-      const mediaType =
-        typeof b.mediaType === "string" ? b.mediaType : typeof b.mimeType === "string" ? b.mimeType : "";
-      const part: ImagePart = { type: "image", mediaType };
-      if (typeof b.data === "string") part.data = b.data;
-      else if (typeof b.url === "string") part.url = b.url;
-      images.push(part);
-    } else return undefined;
-  }
-  return images.length > 0 ? { text: texts.join("\n"), images } : undefined;
-}

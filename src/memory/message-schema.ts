@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ConfigError } from "../errors.js";
-import type { Message } from "../vocabulary/messages.js";
+import type { FilePart, Message } from "../vocabulary/messages.js";
+import { fileProblem } from "./files.js";
 
 const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
 const image = z
@@ -11,6 +12,20 @@ const image = z
     url: z.string().optional(),
   })
   .refine((i) => i.data !== undefined || i.url !== undefined, "an image needs data or a url");
+// A file is checked in full here (type, size, base64, PDF header): history is read once per run,
+// and a bad document in it is the caller's to fix before anything is sent.
+const file = z
+  .object({
+    type: z.literal("file"),
+    mediaType: z.string(),
+    data: z.string().optional(),
+    url: z.string().optional(),
+    filename: z.string().optional(),
+  })
+  .superRefine((f, ctx) => {
+    const problem = fileProblem(f as FilePart);
+    if (problem) ctx.addIssue({ code: "custom", message: `${problem}` });
+  });
 const reasoning = z.object({
   type: z.literal("reasoning"),
   provider: z.string(),
@@ -24,7 +39,12 @@ const reasoning = z.object({
 /** The zod schema of a transcript message, for validating history that comes from outside. */
 export const messageSchema = z.discriminatedUnion("role", [
   z.object({ role: z.literal("system"), content: z.string() }),
-  z.object({ role: z.literal("user"), content: z.string(), images: z.array(image).optional() }),
+  z.object({
+    role: z.literal("user"),
+    content: z.string(),
+    images: z.array(image).optional(),
+    files: z.array(file).optional(),
+  }),
   z.object({
     role: z.literal("assistant"),
     content: z.string(),
@@ -38,6 +58,7 @@ export const messageSchema = z.discriminatedUnion("role", [
     content: z.string(),
     isError: z.boolean().optional(),
     images: z.array(image).optional(),
+    files: z.array(file).optional(),
   }),
 ]);
 

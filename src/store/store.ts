@@ -28,7 +28,7 @@ export type StoredOutcome = ToolOutcome;
 export interface PendingCall {
   call: ToolCall;
   state: "queued" | "started" | "done" | "awaiting_approval";
-  /** Its result once known; the store keeps `status`, `content` and `value`, never `errorDetail`. */
+  /** Its result once known; the store keeps `status`, `content`, `images`, `files` and `value`, never `errorDetail`. */
   outcome?: ToolOutcome;
   /**
    * For `awaiting_approval`: the arguments as validated (JSON text), the ones the person decides

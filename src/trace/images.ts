@@ -1,34 +1,62 @@
 import { createHash } from "node:crypto";
 import { base64Bytes } from "../memory/images.js";
 
-const DATA_URL = /^data:(image\/[a-z0-9.+-]+);base64,/i;
+const DATA_URL = /^data:(image\/[a-z0-9.+-]+|application\/pdf);base64,/i;
 const TYPE_KEYS = ["mediaType", "media_type", "mimeType"] as const;
+
+/** Which kinds of bytes a trace writes as a digest: images, files (PDFs), or both. */
+export interface DigestKinds {
+  images: boolean;
+  files: boolean;
+}
+
+const BOTH: DigestKinds = { images: true, files: true };
 
 /** What stands for an image's bytes in a trace: a short hash and the size, never the bytes. */
 export function imageDigest(base64: string): string {
+  return digest("image", base64);
+}
+
+/** What stands for a file's bytes in a trace: a short hash and the size, never the bytes. */
+export function fileDigest(base64: string): string {
+  return digest("file", base64);
+}
+
+function digest(kind: "image" | "file", base64: string): string {
   const hash = createHash("sha256").update(base64).digest("hex").slice(0, 16);
-  return `[image sha256:${hash}, ${base64Bytes(base64)} bytes]`;
+  return `[${kind} sha256:${hash}, ${base64Bytes(base64)} bytes]`;
 }
 
 /**
- * `value` with every image's bytes replaced by `imageDigest`: `data:image/…;base64,` URLs (OpenAI's
- * wire form) and `data` next to an image MIME type (glassloop's transcript, Anthropic's `source`,
- * Gemini's `inlineData`). Unchanged parts are shared, not copied; with no image, `value` itself.
+ * `value` with every image's and file's bytes replaced by a digest (`[image sha256:…, N bytes]`,
+ * `[file sha256:…, N bytes]`): `data:image/…;base64,` and `data:application/pdf;base64,` URLs
+ * (OpenAI's wire forms) and `data` next to such a MIME type (glassloop's transcript, Anthropic's
+ * `source`, Gemini's `inlineData`). `kinds` says which to replace (default both). Unchanged parts
+ * are shared, not copied; with nothing to replace, `value` itself.
  */
-export function withoutImageBytes<T>(value: T): T {
-  return scrub(value) as T;
+export function withoutImageBytes<T>(value: T, kinds: DigestKinds = BOTH): T {
+  if (!kinds.images && !kinds.files) return value;
+  return scrub(value, kinds) as T;
 }
 
-function scrub(value: unknown): unknown {
+function kindOf(mediaType: string, kinds: DigestKinds): "image" | "file" | undefined {
+  const type = mediaType.toLowerCase();
+  if (kinds.images && type.startsWith("image/")) return "image";
+  if (kinds.files && type === "application/pdf") return "file";
+  return undefined;
+}
+
+function scrub(value: unknown, kinds: DigestKinds): unknown {
   if (typeof value === "string") {
     const match = DATA_URL.exec(value);
-    return match ? `data:${match[1]};base64,${imageDigest(value.slice(match[0].length))}` : value;
+    const kind = match ? kindOf(match[1] as string, kinds) : undefined;
+    return match && kind ? `data:${match[1]};base64,${digest(kind, value.slice(match[0].length))}` : value;
   }
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
     value.forEach((item, i) => {
-      const next = scrub(item);
+      const next = scrub(item, kinds);
       if (next === item) return;
       out ??= value.slice();
       out[i] = next;
@@ -36,12 +64,14 @@ function scrub(value: unknown): unknown {
     return out ?? value;
   }
   const record = value as Record<string, unknown>;
-  const isImage = TYPE_KEYS.some(
-    (k) => typeof record[k] === "string" && (record[k] as string).startsWith("image/"),
-  );
+  let kind: "image" | "file" | undefined;
+  for (const k of TYPE_KEYS) {
+    const type = record[k];
+    if (typeof type === "string") kind ??= kindOf(type, kinds);
+  }
   let out: Record<string, unknown> | undefined;
   for (const [key, item] of Object.entries(record)) {
-    const next = isImage && key === "data" && typeof item === "string" ? imageDigest(item) : scrub(item);
+    const next = kind && key === "data" && typeof item === "string" ? digest(kind, item) : scrub(item, kinds);
     if (next !== item) {
       out ??= { ...record };
       out[key] = next;

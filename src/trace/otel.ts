@@ -1,6 +1,7 @@
 import type { Attributes, Span, SpanKind, Tracer } from "@opentelemetry/api";
 import { importOptional, OTEL_API } from "../optional-dependency.js";
 import type { AgentEvent } from "../vocabulary/events.js";
+import { withoutImageBytes } from "./images.js";
 import { type RedactionOptions, Redactor } from "./redact.js";
 
 // A peer the user installs: without it, importing glassloop/otel fails with the install command,
@@ -47,7 +48,8 @@ export function otelListener(options: OtelOptions = {}): (event: AgentEvent) => 
   const runs = new Map<string, RunSpans>();
   const content = (value: unknown): string | undefined => {
     if (!redactor) return undefined;
-    return redactor.text(typeof value === "string" ? value : JSON.stringify(value));
+    // Like the JSONL trace: image and PDF bytes as a hash and size, never whole in a span.
+    return redactor.text(typeof value === "string" ? value : JSON.stringify(withoutImageBytes(value)));
   };
 
   const child = (parent: Span, name: string, kind: SpanKind, attributes: Attributes, time: number): Span =>

@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { AgentEvent } from "../vocabulary/events.js";
-import { withoutImageBytes } from "./images.js";
+import { type DigestKinds, withoutImageBytes } from "./images.js";
 import { type RedactionOptions, Redactor } from "./redact.js";
 import { TRACE_FORMAT, TRACE_VERSION, type TraceHeader } from "./trace-format.js";
 
@@ -23,6 +23,8 @@ export interface TraceWriterOptions {
    * writes them whole.
    */
   images?: "digest" | "keep";
+  /** The same for documents (PDF bytes): a hash and size by default; `"keep"` writes them whole. */
+  files?: "digest" | "keep";
   /** Called once per file that cannot be written; the run goes on (default: a process warning). */
   onError?: (error: Error, path: string) => void;
 }
@@ -41,10 +43,12 @@ export class TraceWriter {
   readonly #redactor: Redactor;
   readonly #open = new Map<string, OpenTrace>();
   readonly #written: string[] = [];
+  readonly #digests: DigestKinds;
 
   constructor(options: TraceWriterOptions = {}) {
     this.#options = options;
     this.#redactor = new Redactor(options.redaction);
+    this.#digests = { images: options.images !== "keep", files: options.files !== "keep" };
   }
 
   /** Paths of the trace files written so far, in the order they were opened. */
@@ -98,7 +102,7 @@ export class TraceWriter {
   #write(trace: OpenTrace, record: AgentEvent | TraceHeader): void {
     if (trace.fd === undefined) return;
     try {
-      const written = this.#options.images === "keep" ? record : withoutImageBytes(record);
+      const written = withoutImageBytes(record, this.#digests);
       writeSync(trace.fd, `${this.#redactor.stringify(written)}\n`);
     } catch (error) {
       this.#fail(error, trace.path);

@@ -31,12 +31,32 @@ export interface ImagePart {
   url?: string;
 }
 
+/**
+ * A document (a PDF) in a user message or a tool result: base64 `data` or a `url` (http(s)), with
+ * its MIME type and, optionally, the name the model is shown. Providers map it to their own form
+ * (Anthropic `document`, OpenAI `file` / `input_file`, Gemini `inlineData` / `fileData`); traces
+ * keep a hash and size instead of the bytes, as for images.
+ */
+export interface FilePart {
+  type: "file";
+  /** `application/pdf` (the one document type every provider reads). */
+  mediaType: string;
+  /** The bytes, base64-encoded (no `data:` prefix). */
+  data?: string;
+  /** Where the provider fetches it; used when `data` is unset. */
+  url?: string;
+  /** The file's name, shown to the model where the provider has a place for it. */
+  filename?: string;
+}
+
 /** A user turn, or feedback the loop sends the model on its behalf. */
 export interface UserMessage {
   role: "user";
   content: string;
   /** Images shown with the text. */
   images?: ImagePart[];
+  /** Documents (PDFs) sent with the text, after the images. */
+  files?: FilePart[];
 }
 
 /**
@@ -89,6 +109,8 @@ export interface ToolMessage {
   isError?: boolean;
   /** Images the tool returned (`content` then describes them in words). */
   images?: ImagePart[];
+  /** Documents (PDFs) the tool returned (`content` names each one). */
+  files?: FilePart[];
 }
 
 /** Any message of a transcript. */

@@ -1,3 +1,5 @@
+import type { FilePart, ImagePart } from "./messages.js";
+
 /**
  * One tool outcome for every room: what the environment returns, what approval or a recovered
  * checkpoint decides instead of running, what the store keeps and what the turn records.
@@ -24,6 +26,10 @@ export interface ToolOutcome {
   content: string;
   /** The tool's return value when `status` is "ok" (a terminal tool's output; must be JSON to be stored). */
   value?: unknown;
+  /** Images the tool returned, checked, sent to the model beside `content` (and kept by the store). */
+  images?: ImagePart[];
+  /** Documents (PDFs) the tool returned, checked, sent beside `content` (and kept by the store). */
+  files?: FilePart[];
   /** Details for events and traces only; never sent to the model and never stored. */
   errorDetail?: string;
   /** How long the tool ran; absent for outcomes decided without running it (approval, recovery, a skip). */

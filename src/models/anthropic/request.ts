@@ -1,10 +1,12 @@
-import type { ImagePart, Message, ToolCall } from "../../vocabulary/messages.js";
+import type { FilePart, ImagePart, Message, ToolCall } from "../../vocabulary/messages.js";
+import { checkedFiles } from "../attachments.js";
 import { checkedImages } from "../images.js";
 import type { ModelRequest, ToolChoice } from "../model.js";
 import { ownReasoning } from "../reasoning.js";
 import { ANTHROPIC_TOOL_CALL_IDS, normalizeToolCallIds } from "../tool-call-ids.js";
 import { type AnthropicCachePolicy, placeCacheBreakpoints } from "./cache.js";
 import type {
+  AnthropicDocumentBlock,
   AnthropicImageBlock,
   AnthropicMessageParam,
   AnthropicRequestBlock,
@@ -113,16 +115,22 @@ function toBlocks(message: Exclude<Message, { role: "system" }>): AnthropicReque
       return [
         { type: "text", text: message.content },
         ...checkedImages(message.images ?? []).map(toImageBlock),
+        ...checkedFiles(message.files ?? []).map(toDocumentBlock),
       ];
     case "tool":
       return [
         {
           type: "tool_result",
           tool_use_id: message.toolCallId,
-          // Anthropic's tool results hold images themselves.
-          content: message.images?.length
-            ? [{ type: "text", text: message.content }, ...message.images.map(toImageBlock)]
-            : message.content,
+          // Anthropic's tool results hold images and documents themselves.
+          content:
+            message.images?.length || message.files?.length
+              ? [
+                  { type: "text", text: message.content },
+                  ...(message.images ?? []).map(toImageBlock),
+                  ...(message.files ?? []).map(toDocumentBlock),
+                ]
+              : message.content,
           ...(message.isError === true && { is_error: true }),
         },
       ];
@@ -151,6 +159,19 @@ function toImageBlock(image: ImagePart): AnthropicImageBlock {
         ? { type: "base64", media_type: image.mediaType, data: image.data }
         : { type: "url", url: image.url ?? "" },
   };
+}
+
+/** A PDF as a `document` block, by its bytes or a URL; its name, when it has one, as the title. */
+function toDocumentBlock(file: FilePart): AnthropicDocumentBlock {
+  const block: AnthropicDocumentBlock = {
+    type: "document",
+    source:
+      file.data !== undefined
+        ? { type: "base64", media_type: file.mediaType, data: file.data }
+        : { type: "url", url: file.url ?? "" },
+  };
+  if (file.filename !== undefined) block.title = file.filename;
+  return block;
 }
 
 /** Tool results first (Anthropic requires it), and a lone user text as a plain string. */

@@ -41,11 +41,18 @@ export interface AnthropicImageBlock {
   source: { type: "base64"; media_type: string; data: string } | { type: "url"; url: string };
 }
 
-/** The result of one tool call, sent back in a user message; text, or text and images. */
+/** A document (a PDF), by its bytes or a URL, with an optional title the model is shown. */
+export interface AnthropicDocumentBlock {
+  type: "document";
+  source: { type: "base64"; media_type: string; data: string } | { type: "url"; url: string };
+  title?: string;
+}
+
+/** The result of one tool call, sent back in a user message; text, or text with images and documents. */
 export interface AnthropicToolResultBlock {
   type: "tool_result";
   tool_use_id: string;
-  content: string | (AnthropicTextBlock | AnthropicImageBlock)[];
+  content: string | (AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock)[];
   is_error?: boolean;
 }
 
@@ -53,6 +60,7 @@ export interface AnthropicToolResultBlock {
 export type AnthropicRequestBlock = (
   | AnthropicTextBlock
   | AnthropicImageBlock
+  | AnthropicDocumentBlock
   | AnthropicToolUseBlock
   | AnthropicToolResultBlock
   | AnthropicThinkingBlock

@@ -1,5 +1,6 @@
-import type { ImagePart, Message, ReasoningPart } from "../../vocabulary/messages.js";
-import { checkedImages, toolImagesCaption } from "../images.js";
+import type { FilePart, ImagePart, Message, ReasoningPart } from "../../vocabulary/messages.js";
+import { checkedFiles, hasAttachments, toolAttachmentsCaption } from "../attachments.js";
+import { checkedImages } from "../images.js";
 import type { JsonSchema, ModelRequest, ToolSpec } from "../model.js";
 import { ownReasoning } from "../reasoning.js";
 import { toGeminiSchema } from "./schema.js";
@@ -22,16 +23,20 @@ export interface GeminiBodyOptions {
 export function toGeminiBody(request: ModelRequest, options: GeminiBodyOptions = {}): GeminiRequestBody {
   const contents: GeminiContent[] = [];
   const system: string[] = request.instructions ? [request.instructions] : [];
-  // Function responses hold no images here: a turn's tool images follow its responses.
-  let toolImages: GeminiPart[] | undefined;
+  // Function responses hold no images or files here: a turn's tool images and files follow its responses.
+  let attached: GeminiPart[] | undefined;
   for (const m of request.messages) {
-    if (toolImages && m.role !== "tool") {
-      contents.at(-1)?.parts.push(...toolImages);
-      toolImages = undefined;
+    if (attached && m.role !== "tool") {
+      contents.at(-1)?.parts.push(...attached);
+      attached = undefined;
     }
-    if (m.role === "tool" && m.images?.length) {
-      toolImages ??= [];
-      toolImages.push({ text: toolImagesCaption(m) }, ...m.images.map(toImagePart));
+    if (m.role === "tool" && hasAttachments(m)) {
+      attached ??= [];
+      attached.push(
+        { text: toolAttachmentsCaption(m) },
+        ...(m.images ?? []).map(toImagePart),
+        ...(m.files ?? []).map(toFilePart),
+      );
     }
     if (m.role === "system") {
       if (m.content) system.push(m.content);
@@ -44,7 +49,7 @@ export function toGeminiBody(request: ModelRequest, options: GeminiBodyOptions =
     if (last && last.role === role) last.parts.push(...parts);
     else contents.push({ role, parts });
   }
-  if (toolImages) contents.at(-1)?.parts.push(...toolImages);
+  if (attached) contents.at(-1)?.parts.push(...attached);
   const body: GeminiRequestBody = { contents };
   if (system.length > 0) body.systemInstruction = { parts: [{ text: system.join("\n\n") }] };
   if (request.tools.length > 0) {
@@ -93,7 +98,11 @@ function declaration(tool: ToolSpec): GeminiFunctionDeclaration {
 function partsOf(m: Exclude<Message, { role: "system" }>): GeminiPart[] {
   switch (m.role) {
     case "user":
-      return [{ text: m.content }, ...checkedImages(m.images ?? []).map(toImagePart)];
+      return [
+        { text: m.content },
+        ...checkedImages(m.images ?? []).map(toImagePart),
+        ...checkedFiles(m.files ?? []).map(toFilePart),
+      ];
     case "tool":
       return [
         {
@@ -147,6 +156,13 @@ function toImagePart(image: ImagePart): GeminiPart {
   return image.data !== undefined
     ? { inlineData: { mimeType: image.mediaType, data: image.data } }
     : { fileData: { mimeType: image.mediaType, fileUri: image.url ?? "" } };
+}
+
+/** A document as `inlineData` (bytes) or `fileData` (URL) with its MIME type; Gemini has no place for a name. */
+function toFilePart(file: FilePart): GeminiPart {
+  return file.data !== undefined
+    ? { inlineData: { mimeType: file.mediaType, data: file.data } }
+    : { fileData: { mimeType: file.mediaType, fileUri: file.url ?? "" } };
 }
 
 /** Arguments as the object Gemini's `args` must be; text that is not an object is kept under `_raw_arguments`. */

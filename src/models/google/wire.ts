@@ -12,9 +12,9 @@ export interface GeminiPart {
   thoughtSignature?: string;
   functionCall?: { id?: string; name: string; args?: Record<string, unknown> };
   functionResponse?: { id?: string; name: string; response: Record<string, unknown> };
-  /** An image's bytes. */
+  /** An image's or a document's bytes. */
   inlineData?: { mimeType: string; data: string };
-  /** An image by URL. */
+  /** An image or a document by URL. */
   fileData?: { mimeType: string; fileUri: string };
 }
 

@@ -1,6 +1,8 @@
+import { fileDataUrl, filenameOf } from "../../memory/files.js";
 import { imageUrl } from "../../memory/images.js";
-import type { ImagePart, Message, ReasoningPart } from "../../vocabulary/messages.js";
-import { checkedImages, toolImagesCaption } from "../images.js";
+import type { FilePart, ImagePart, Message, ReasoningPart } from "../../vocabulary/messages.js";
+import { checkedFiles, hasAttachments, toolAttachmentsCaption } from "../attachments.js";
+import { checkedImages } from "../images.js";
 import type { ModelRequest, ToolChoice } from "../model.js";
 import { OPENAI_TOOL_CALL_IDS } from "../openai/quirks.js";
 import { ownReasoning } from "../reasoning.js";
@@ -36,21 +38,25 @@ export function toResponsesBody(request: ModelRequest, options: ResponsesBodyOpt
   const messages = normalizeToolCallIds(request.messages, OPENAI_TOOL_CALL_IDS);
   const start = options.previous ? options.previous.afterIndex + 1 : 0;
   const input: ResponsesInputItem[] = [];
-  // Function outputs hold text only: a turn's tool images follow its outputs as one user message.
-  let toolImages: ResponsesInputPart[] | undefined;
+  // Function outputs are sent as text: a turn's tool images and files follow its outputs as one user message.
+  let attached: ResponsesInputPart[] | undefined;
   for (let i = start; i < messages.length; i++) {
     const m = messages[i] as Message;
-    if (toolImages && m.role !== "tool") {
-      input.push({ role: "user", content: toolImages });
-      toolImages = undefined;
+    if (attached && m.role !== "tool") {
+      input.push({ role: "user", content: attached });
+      attached = undefined;
     }
     pushItems(input, m);
-    if (m.role === "tool" && m.images?.length) {
-      toolImages ??= [];
-      toolImages.push({ type: "input_text", text: toolImagesCaption(m) }, ...m.images.map(toInputImage));
+    if (m.role === "tool" && hasAttachments(m)) {
+      attached ??= [];
+      attached.push(
+        { type: "input_text", text: toolAttachmentsCaption(m) },
+        ...(m.images ?? []).map(toInputImage),
+        ...(m.files ?? []).map(toInputFile),
+      );
     }
   }
-  if (toolImages) input.push({ role: "user", content: toolImages });
+  if (attached) input.push({ role: "user", content: attached });
   const body: ResponsesRequestBody =
     request.instructions !== undefined
       ? { model: options.model, instructions: request.instructions, input }
@@ -85,12 +91,13 @@ function pushItems(input: ResponsesInputItem[], m: Message): void {
       return;
     case "user":
       input.push(
-        m.images?.length
+        m.images?.length || m.files?.length
           ? {
               role: "user",
               content: [
                 { type: "input_text", text: m.content },
-                ...checkedImages(m.images).map(toInputImage),
+                ...checkedImages(m.images ?? []).map(toInputImage),
+                ...checkedFiles(m.files ?? []).map(toInputFile),
               ],
             }
           : { role: "user", content: m.content },
@@ -135,6 +142,13 @@ export function reasoningItems(parts: readonly ReasoningPart[]): ResponsesReason
 
 function toInputImage(image: ImagePart): ResponsesInputPart {
   return { type: "input_image", image_url: imageUrl(image), detail: "auto" };
+}
+
+/** A document as `input_file`: its bytes as a `data:` URL with a name, or its URL. */
+function toInputFile(file: FilePart): ResponsesInputPart {
+  return file.data !== undefined
+    ? { type: "input_file", filename: filenameOf(file), file_data: fileDataUrl(file) }
+    : { type: "input_file", file_url: file.url ?? "" };
 }
 
 function toToolChoice(choice: ToolChoice): NonNullable<ResponsesRequestBody["tool_choice"]> {

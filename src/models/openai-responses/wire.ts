@@ -21,12 +21,14 @@ export interface ResponsesFunctionCall {
   status?: string;
 }
 
-/** One item of the request's `input`. */
-/** Content of a user message with images. */
+/** Content of a user message with images or files. */
 export type ResponsesInputPart =
   | { type: "input_text"; text: string }
-  | { type: "input_image"; image_url: string; detail: "auto" };
+  | { type: "input_image"; image_url: string; detail: "auto" }
+  | { type: "input_file"; filename: string; file_data: string }
+  | { type: "input_file"; file_url: string };
 
+/** One item of the request's `input`. */
 export type ResponsesInputItem =
   | { role: "user"; content: string | ResponsesInputPart[] }
   | { role: "system" | "developer"; content: string }

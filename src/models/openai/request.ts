@@ -1,6 +1,13 @@
+import { fileDataUrl, filenameOf } from "../../memory/files.js";
 import { imageUrl } from "../../memory/images.js";
-import type { ImagePart, Message } from "../../vocabulary/messages.js";
-import { checkedImages, toolImagesCaption } from "../images.js";
+import type { FilePart, ImagePart, Message } from "../../vocabulary/messages.js";
+import {
+  checkedFiles,
+  hasAttachments,
+  toolAttachmentsCaption,
+  UnsupportedContentError,
+} from "../attachments.js";
+import { checkedImages } from "../images.js";
 import type { ModelRequest, ToolChoice } from "../model.js";
 import { normalizeToolCallIds } from "../tool-call-ids.js";
 import type { OpenAIQuirks } from "./quirks.js";
@@ -22,20 +29,24 @@ export function toChatBody(
 ): ChatRequestBody {
   const messages: ChatMessage[] = [];
   if (request.instructions !== undefined) messages.push({ role: "system", content: request.instructions });
-  // Tool messages cannot carry images: a turn's tool images follow its results as one user message.
-  let toolImages: ChatUserPart[] | undefined;
+  // Tool messages hold only text: a turn's tool images and files follow its results as one user message.
+  let attached: ChatUserPart[] | undefined;
   for (const m of normalizeToolCallIds(request.messages, quirks.toolCallIds)) {
-    if (toolImages && m.role !== "tool") {
-      messages.push({ role: "user", content: toolImages });
-      toolImages = undefined;
+    if (attached && m.role !== "tool") {
+      messages.push({ role: "user", content: attached });
+      attached = undefined;
     }
     messages.push(toChatMessage(m));
-    if (m.role === "tool" && m.images?.length) {
-      toolImages ??= [];
-      toolImages.push({ type: "text", text: toolImagesCaption(m) }, ...m.images.map(toImagePart));
+    if (m.role === "tool" && hasAttachments(m)) {
+      attached ??= [];
+      attached.push(
+        { type: "text", text: toolAttachmentsCaption(m) },
+        ...(m.images ?? []).map(toImagePart),
+        ...(m.files ?? []).map(toFilePart),
+      );
     }
   }
-  if (toolImages) messages.push({ role: "user", content: toolImages });
+  if (attached) messages.push({ role: "user", content: attached });
   const body: ChatRequestBody = { model: settings.model, messages };
   if (request.tools.length > 0) {
     body.tools = request.tools.map((t) => ({
@@ -59,10 +70,14 @@ function toChatMessage(m: Message): ChatMessage {
     case "system":
       return { role: m.role, content: m.content };
     case "user":
-      if (!m.images?.length) return { role: "user", content: m.content };
+      if (!m.images?.length && !m.files?.length) return { role: "user", content: m.content };
       return {
         role: "user",
-        content: [{ type: "text", text: m.content }, ...checkedImages(m.images).map(toImagePart)],
+        content: [
+          { type: "text", text: m.content },
+          ...checkedImages(m.images ?? []).map(toImagePart),
+          ...checkedFiles(m.files ?? []).map(toFilePart),
+        ],
       };
     case "assistant": {
       if (!m.toolCalls?.length) return { role: "assistant", content: m.content };
@@ -84,6 +99,16 @@ function toChatMessage(m: Message): ChatMessage {
 
 function toImagePart(image: ImagePart): ChatUserPart {
   return { type: "image_url", image_url: { url: imageUrl(image) } };
+}
+
+/** A document as a `file` part: its bytes as a `data:` URL with a name (the API has no file by URL). */
+function toFilePart(file: FilePart): ChatUserPart {
+  if (file.data === undefined)
+    throw new UnsupportedContentError(
+      "openai",
+      `Chat Completions cannot take a file by URL (${(file.url ?? "").slice(0, 80)}): pass the file's bytes as data, or use the Responses API (openai-responses:), Anthropic or Gemini`,
+    );
+  return { type: "file", file: { filename: filenameOf(file), file_data: fileDataUrl(file) } };
 }
 
 function toChatToolChoice(choice: ToolChoice): ChatToolChoice {

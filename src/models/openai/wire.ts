@@ -10,8 +10,14 @@ export interface ChatToolCall {
   function: { name: string; arguments: string };
 }
 
-/** A part of a user message with images: text, or an image by URL (a `data:` URL for bytes). */
-export type ChatUserPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
+/**
+ * A part of a user message with images or files: text, an image by URL (a `data:` URL for bytes),
+ * or a file's bytes as a `data:` URL with its name.
+ */
+export type ChatUserPart =
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string } }
+  | { type: "file"; file: { filename: string; file_data: string } };
 
 /** One message of the request's `messages`. */
 export type ChatMessage =

@@ -1,0 +1,48 @@
+import { ConfigError } from "../errors.js";
+import { fileProblem } from "../memory/files.js";
+import type { FilePart, ToolMessage } from "../vocabulary/messages.js";
+
+/**
+ * A message part the provider's wire format has no place for (a file by URL on Chat Completions):
+ * refused before anything is sent, rather than silently dropped or described in words.
+ */
+export class UnsupportedContentError extends ConfigError {
+  /** The provider that cannot carry it. */
+  readonly provider: string;
+  constructor(provider: string, message: string) {
+    super(message);
+    this.name = "UnsupportedContentError";
+    this.provider = provider;
+  }
+}
+
+// A document is checked once, not on every request of the run that carries it: decoding the
+// header and scanning megabytes of base64 per model call would be most of the call's CPU.
+const checked = new WeakSet<FilePart>();
+
+/** `files` of a user message, each checked (type, size, base64, url); a bad one is a ConfigError before sending. */
+export function checkedFiles(files: readonly FilePart[]): readonly FilePart[] {
+  for (const file of files) {
+    if (checked.has(file)) continue;
+    const problem = fileProblem(file);
+    if (problem) throw new ConfigError(`A user message has ${problem}`);
+    checked.add(file);
+  }
+  return files;
+}
+
+/**
+ * The words before a tool's images and files where a provider's tool results cannot hold them and
+ * they go in the user message after the results (OpenAI Chat Completions and Responses, Gemini).
+ */
+export function toolAttachmentsCaption(message: ToolMessage): string {
+  const images = (message.images?.length ?? 0) > 0;
+  const files = (message.files?.length ?? 0) > 0;
+  const what = images && files ? "Images and files" : files ? "Files" : "Images";
+  return `${what} returned by tool ${message.toolName} (call ${message.toolCallId}):`;
+}
+
+/** Whether a tool message carries images or files the provider must attach. */
+export function hasAttachments(message: ToolMessage): boolean {
+  return (message.images?.length ?? 0) > 0 || (message.files?.length ?? 0) > 0;
+}
