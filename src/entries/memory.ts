@@ -5,6 +5,7 @@
  */
 export type { RecallOptions } from "../agent/context-view.js";
 export { type Embedder, OpenAIEmbeddings, type OpenAIEmbeddingsOptions } from "../memory/embeddings.js";
+export { FILE_MEDIA_TYPES, MAX_FILE_BYTES } from "../memory/files.js";
 export { IMAGE_MEDIA_TYPES, MAX_IMAGE_BYTES } from "../memory/images.js";
 export {
   LongTermMemory,

@@ -13,6 +13,7 @@ export {
   type AnthropicOptions,
   anthropic,
 } from "../models/anthropic/index.js";
+export { UnsupportedContentError } from "../models/attachments.js";
 export {
   AuthenticationError,
   CallDeadlineError,
