@@ -21,6 +21,30 @@ function lastUserText(messages: { role: string; content: string }[]): string {
 }
 
 describe("prompted(model)", () => {
+  it("passes a tool's images and files to the wrapped model on the user message with the results", async () => {
+    const PIXEL =
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    const PDF = Buffer.from("%PDF-1.4\n%%EOF\n").toString("base64");
+    const inner = new ScriptedModel([{ text: fence("scan", {}) }, { text: "A pixel and a page." }]);
+    const scan = tool({
+      name: "scan",
+      description: "Scans.",
+      input: z.object({}),
+      run: () => [
+        { type: "image", mediaType: "image/png", data: PIXEL },
+        { type: "file", mediaType: "application/pdf", data: PDF },
+      ],
+    });
+    await new Agent({ model: prompted(inner), tools: [scan] }).run("Scan it");
+    const results = inner.requests[1]?.messages.at(-1);
+    expect(results).toMatchObject({
+      role: "user",
+      content: expect.stringMatching(/^Tool results:/),
+      images: [{ type: "image", mediaType: "image/png", data: PIXEL }],
+      files: [{ type: "file", mediaType: "application/pdf", data: PDF }],
+    });
+  });
+
   it("describes the tools in the system prompt, sends no native tools, and runs calls read from text", async () => {
     const inner = new ScriptedModel([
       { text: `I will add first.\n${fence("add", { a: 200, b: 10 })}` },

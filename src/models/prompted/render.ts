@@ -53,7 +53,15 @@ export function renderTranscript(messages: readonly Message[]): Message[] {
   const invalid = new Map<string, string>();
   let results: ToolMessage[] = [];
   const flush = () => {
-    if (results.length > 0) out.push({ role: "user", content: renderResults(results, invalid) });
+    if (results.length === 0) return;
+    const turn: Message = { role: "user", content: renderResults(results, invalid) };
+    // The tools' images and files ride on the user message that carries the results, so the
+    // wrapped model still sees them (its provider maps a user message's parts).
+    const images = results.flatMap((r) => r.images ?? []);
+    const files = results.flatMap((r) => r.files ?? []);
+    if (images.length > 0) turn.images = images;
+    if (files.length > 0) turn.files = files;
+    out.push(turn);
     results = [];
   };
   for (const message of messages) {
