@@ -23,12 +23,13 @@ import { agentRegistry, followToolSource, otherModels } from "./agent-tools.js";
 import { type ApprovalDecision, decisionsFor } from "./approval.js";
 import { checkCostLimit, checkLimits, tightenLimits } from "./budget.js";
 import { EventChannel } from "./event-channel.js";
-import { type LoopOutcome, type LoopSettings, runLoop } from "./loop.js";
+import { type LoopSettings, runLoop } from "./loop.js";
 import { checkLoopGuard } from "./loop-guard.js";
 import { textNotAllowed } from "./output.js";
-import { type AttachedRun, Persistence } from "./persistence.js";
+import { Persistence } from "./persistence.js";
 import { checkReflect } from "./reflect.js";
 import { checkResumedTools } from "./resume.js";
+import { attachFeatures } from "./run-features.js";
 import { initialMessages, startRun } from "./run-start.js";
 import type { RunState } from "./run-state.js";
 import { UsageMeter } from "./usage.js";
@@ -206,36 +207,29 @@ export class Agent<TContext = undefined, TOutput = string> {
       environment: config.environment,
       limits,
       meter,
-      loopGuard: config.loopGuard,
       messages,
       signal: options.signal,
       listener,
     });
-    let attached: AttachedRun | undefined;
+    let release: (() => void) | undefined;
     try {
-      attached = await this.#persistence.attach(state as RunState<unknown>, {
+      release = await attachFeatures(state as RunState<unknown>, this.#persistence, config, {
         input,
         session: options.session,
         history: options.history,
         resumed,
-        ...(decisions && { decisions }),
-        ...(options.onApproval && { onApproval: options.onApproval }),
+        decisions,
+        onApproval: options.onApproval,
         rebuild: (history) => initialMessages(config.instructions, input, history, options),
         tools: {
           names: this.registry.list().map((t) => t.name),
           ...(config.toolSetup !== undefined && { setup: config.toolSetup }),
         },
-        loop: { endTools: this.#endTools, textNotAllowed: textNotAllowed(this.#endTools) },
       });
-      const settings = { ...this.#settings(input, stream), ...attached.loop };
-      let outcome: LoopOutcome;
-      try {
-        outcome = await runLoop(state as RunState<unknown>, settings);
-      } catch (error) {
-        await attached.failed(state as RunState<unknown>, error);
-        throw error;
-      }
-      await attached.succeeded(state as RunState<unknown>, outcome);
+      const outcome = await runLoop(
+        state as RunState<unknown>,
+        this.#settings(input, stream, resumed !== undefined),
+      );
       return {
         runId,
         output: outcome.output as TOutput,
@@ -244,7 +238,7 @@ export class Agent<TContext = undefined, TOutput = string> {
         usage: meter.snapshot(),
       };
     } finally {
-      attached?.release();
+      release?.();
       stop();
     }
   }
@@ -253,8 +247,8 @@ export class Agent<TContext = undefined, TOutput = string> {
     return otherModels(this.registry, this.#config.reflect);
   }
 
-  #settings(input: string, stream: boolean): LoopSettings {
-    const { instructions, modelSettings = {}, plan, reflect } = this.#config;
+  #settings(input: string, stream: boolean, resumed: boolean): LoopSettings {
+    const { instructions, modelSettings = {} } = this.#config;
     return {
       agent: this.name,
       ...(instructions !== undefined && { instructions }),
@@ -264,8 +258,7 @@ export class Agent<TContext = undefined, TOutput = string> {
       textNotAllowed: textNotAllowed(this.#endTools),
       stream,
       ...modelSettings,
-      ...(plan && { plan: { reviseOnFailure: plan === true || plan.reviseOnFailure !== false } }),
-      ...(reflect && { reflect }),
+      ...(resumed && { resumed }),
     };
   }
 }

@@ -1,6 +1,7 @@
 import type { FinishReason } from "../models/model.js";
 import type { AssistantMessage, ToolCall } from "../vocabulary/messages.js";
-import type { LoopSettings, StepResult } from "./loop.js";
+import type { StepResult } from "./hooks.js";
+import type { LoopSettings } from "./loop.js";
 import { announceCall, type RunState, recordResult } from "./run-state.js";
 
 /** Feedback for an answer the provider did not let the model finish. */
@@ -35,8 +36,6 @@ export function decideAnswer(
 ): StepResult | undefined {
   const cut = finishReason === undefined ? undefined : CUT_OFF[finishReason];
   if (!answer.toolCalls?.length) {
-    // A turn without calls breaks a run of repeats: only consecutive turns count.
-    state.guard?.nextTurn();
     if (cut) {
       state.messages.push({ role: "user", content: cut.feedback });
       return { kind: "next", unusable: cut.detail };
@@ -57,6 +56,5 @@ export function decideAnswer(
       recordResult(state, step, call, { status: "not_executed", content: `Not executed: ${cut.call}` }),
     );
   }
-  state.guard?.nextTurn();
   return { kind: "next", unusable: cut.detail };
 }

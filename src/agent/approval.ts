@@ -4,6 +4,7 @@ import type { PendingCall } from "../store/store.js";
 import type { ToolCall } from "../vocabulary/messages.js";
 import type { ToolOutcome } from "../vocabulary/outcome.js";
 import { argumentsText, droppedKeys } from "./approval-args.js";
+import type { RunHooks } from "./hooks.js";
 import { errorState, type RunState } from "./run-state.js";
 
 /** A tool call waiting for a human decision. */
@@ -30,6 +31,9 @@ export interface ApprovalDecision {
 
 /** Decides a call in the same process (a terminal prompt, a UI): true runs it, false rejects it. */
 export type ApprovalHandler = (call: PendingApproval, signal: AbortSignal) => boolean | Promise<boolean>;
+
+/** Stores a run paused for approval with its turn's calls as they wait (durability does it). */
+export type PauseRun = (state: RunState<unknown>, pending: PendingCall[]) => Promise<void>;
 
 /** What a rejected call tells the model. */
 export const NOT_APPROVED = "Not approved by the user.";
@@ -61,10 +65,26 @@ export class ApprovalRequiredError extends RunError {
 export class ApprovalGate {
   #decisions: ApprovalDecision[];
   readonly #handler: ApprovalHandler | undefined;
+  readonly #pause: PauseRun | undefined;
 
-  constructor(options: { decisions?: readonly ApprovalDecision[]; handler?: ApprovalHandler }) {
+  /** `pause` stores the paused turn (durability's); without it a call left undecided is a ConfigError. */
+  constructor(options: {
+    decisions?: readonly ApprovalDecision[];
+    handler?: ApprovalHandler;
+    pause?: PauseRun;
+  }) {
     this.#decisions = [...(options.decisions ?? [])];
     this.#handler = options.handler;
+    this.#pause = options.pause;
+  }
+
+  /** The gate as a run feature: it reviews each turn before any of its calls runs. */
+  hooks(): RunHooks {
+    return {
+      beforeTools: async (state, _step, prepared, decided) => {
+        for (const [i, outcome] of await this.review(state, prepared)) decided[i] = outcome;
+      },
+    };
   }
 
   /** Rejected calls' results by index; throws ApprovalRequiredError (after checkpointing) to pause. */
@@ -105,12 +125,12 @@ export class ApprovalGate {
         ? { call: p.call, state: "awaiting_approval", validated: shown.get(i) as string }
         : { call: p.call, state: "queued" },
     );
-    if (!state.durable) {
+    if (!this.#pause) {
       throw new ConfigError(
         "A tool needs approval but the run has no store to pause in: give the agent a store, or decide in-process with the run option onApproval",
       );
     }
-    await state.durable.pause(state, pending);
+    await this.#pause(state, pending);
     throw new ApprovalRequiredError(
       undecided.map((i) => describe(prepared[i]?.call as ToolCall, shown.get(i) as string)),
       errorState(state),

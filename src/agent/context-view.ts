@@ -5,6 +5,7 @@ import { TokenCounter } from "../memory/tokens.js";
 import { fitWindow } from "../memory/window-memory.js";
 import type { Model, ModelResponse, ToolSpec } from "../models/model.js";
 import type { Message } from "../vocabulary/messages.js";
+import type { RunHooks, StepRequest } from "./hooks.js";
 import { callError, callObserver, raceAbort, recordResponse } from "./model-call.js";
 import { abortError, budgetError, type RunState } from "./run-state.js";
 
@@ -161,39 +162,52 @@ export class ContextView {
 }
 
 /**
- * One model call through the run's view, compacting once and retrying when the provider says
- * the request does not fit its context window. A second overflow ends the run as before.
+ * The context view as a run feature, attached to every run: each model call sees what the
+ * memory strategy and recall select (when configured), and a call the provider refuses as too
+ * long for its context window is compacted once and retried; a second overflow ends the run as
+ * before. From the first overflow on, the run keeps a view that stays under the limit.
  */
-export async function callThroughView(
-  state: RunState<unknown>,
-  base: { instructions?: string; input: string; tools: readonly ToolSpec[] },
-  step: number,
-  call: (parts: RequestParts) => Promise<ModelResponse>,
-): Promise<ModelResponse> {
-  const view = state.view;
-  const parts = view ? await view.parts(state, base, step) : plainParts(state, base.instructions);
-  try {
-    const response = await call(parts);
-    view?.observe(parts, base.tools, response);
-    return response;
-  } catch (error) {
-    if (!(error instanceof RunError) || error.code !== "context_overflow") throw error;
-    const compactor = view ?? new ContextView({});
-    state.view ??= compactor;
-    const limit = Math.floor((await compactor.count(state.model, parts, base.tools)) * OVERFLOW_SHRINK);
-    const smaller = await compactor.parts(state, base, step, limit);
-    if (smaller.messages.length >= parts.messages.length) throw error;
-    // The retry is the same step's call again: bound by tokens, dollars and time, not maxSteps.
-    const breach = state.budget.beforeSideCall();
-    if (breach) throw budgetError(state, breach);
-    const response = await call(smaller);
-    compactor.observe(smaller, base.tools, response);
-    return response;
-  }
+export function contextHooks(options: {
+  memory?: MemoryStrategy;
+  recall?: RecallOptions;
+  input: string;
+}): RunHooks {
+  const { input } = options;
+  let view = options.memory || options.recall ? new ContextView(options) : undefined;
+  return {
+    async modelCall(state, step, request, next) {
+      const sent = view ? shaped(request, await view.parts(state, baseOf(request, input), step)) : request;
+      try {
+        const response = await next(sent);
+        view?.observe(sent, request.tools, response);
+        return response;
+      } catch (error) {
+        if (!(error instanceof RunError) || error.code !== "context_overflow") throw error;
+        const compactor = view ?? new ContextView({});
+        view = compactor;
+        const limit = Math.floor((await compactor.count(state.model, sent, request.tools)) * OVERFLOW_SHRINK);
+        const smaller = shaped(request, await compactor.parts(state, baseOf(request, input), step, limit));
+        if (smaller.messages.length >= sent.messages.length) throw error;
+        // The retry is the same step's call again: bound by tokens, dollars and time, not maxSteps.
+        const breach = state.budget.beforeSideCall();
+        if (breach) throw budgetError(state, breach);
+        const response = await next(smaller);
+        compactor.observe(smaller, request.tools, response);
+        return response;
+      }
+    },
+  };
 }
 
-/** The request parts without a view: the whole transcript after the system message, a fresh array. */
-function plainParts(state: RunState<unknown>, instructions: string | undefined): RequestParts {
-  const messages = state.messages.slice(state.messages[0]?.role === "system" ? 1 : 0);
-  return instructions === undefined ? { messages } : { instructions, messages };
+/** What a view builds a request from. */
+function baseOf(request: StepRequest, input: string) {
+  return { instructions: request.instructions, input, tools: request.tools };
+}
+
+/** `request` with the messages and instructions a view chose. */
+function shaped(request: StepRequest, parts: RequestParts): StepRequest {
+  const { instructions, ...rest } = request;
+  const next: StepRequest = { ...rest, messages: parts.messages };
+  if (parts.instructions !== undefined) next.instructions = parts.instructions;
+  return next;
 }

@@ -1,9 +1,35 @@
+import { runStatusOf } from "../errors.js";
 import type { FinishReason } from "../models/model.js";
-import type { PendingCall, ProgressMode, RunEnd, RunProgress, Store } from "../store/store.js";
+import type { PendingCall, ProgressMode, RunEnd, RunProgress, Store, StoredRun } from "../store/store.js";
 import type { AssistantMessage, Message, ToolCall } from "../vocabulary/messages.js";
 import type { ToolOutcome } from "../vocabulary/outcome.js";
 import { lastAssistant } from "./assistant-message.js";
+import type { RunEnding, RunHooks } from "./hooks.js";
+import type { LoopGuard } from "./loop-guard.js";
+import { startPosition } from "./resume.js";
 import type { RunState } from "./run-state.js";
+
+/**
+ * Durability as a run feature: checkpoints before every model call and after its answer, before
+ * and after every tool call, the end record (with the session save) at the end; a resumed run
+ * starts where its checkpoints say, finishing the interrupted turn first.
+ */
+export function durabilityHooks(durable: DurableRun, resumed?: StoredRun): RunHooks {
+  const hooks: RunHooks = {
+    beforeModelCall: (state) => durable.checkpoint(state),
+    afterResponse: (state, _step, assistant, finishReason) =>
+      durable.answered(state, assistant, finishReason),
+    async toolCall(state, _step, ready, next) {
+      await durable.started(state, ready.call);
+      const outcome = await next();
+      await durable.finished(state, ready.call, outcome);
+      return outcome;
+    },
+    end: (state, ending) => durable.end(state, ending),
+  };
+  if (resumed) hooks.start = async (state) => startPosition(resumed, state, durable);
+  return hooks;
+}
 
 /**
  * Checkpoints one run into a Store: after every model response, before and after every tool
@@ -16,7 +42,7 @@ export class DurableRun {
   #persisted: number;
   #turn: AssistantMessage | undefined;
   #calls = new Map<string, PendingCall>();
-  #known = new Map<string, ToolOutcome>();
+  readonly #guard: LoopGuard | undefined;
   #writes: Promise<void> = Promise.resolve();
   /** The latest answer and its finish reason, kept in progress while it is the last assistant message. */
   #answer: { turn: AssistantMessage; finishReason: FinishReason } | undefined;
@@ -27,26 +53,20 @@ export class DurableRun {
   /** The guard's turn count at the last checkpoint: it changes once a turn, not once a call. */
   #guardTurn: number | undefined;
 
-  constructor(store: Store, runId: string, persisted: number) {
+  /** `guard`: the run's loop guard, whose memory is checkpointed with the progress. */
+  constructor(store: Store, runId: string, persisted: number, guard?: LoopGuard) {
     this.store = store;
     this.runId = runId;
     this.#persisted = persisted;
+    this.#guard = guard;
   }
 
-  /** Outcomes the resumed turn must use as they are (finished before the crash, or interrupted). */
-  recover(turn: AssistantMessage, calls: PendingCall[], known: Map<string, ToolOutcome>): void {
+  /** The interrupted turn a resumed run finishes, with its calls as the store holds them. */
+  recover(turn: AssistantMessage, calls: PendingCall[]): void {
     this.#turn = turn;
     for (const pending of calls) this.#calls.set(pending.call.id, pending);
-    this.#known = known;
     // The store holds exactly these calls: later checkpoints send only what changes.
     this.#inStore = true;
-  }
-
-  /** The outcome a resumed call already has, if any; the turn then skips running the tool. */
-  known(call: ToolCall): ToolOutcome | undefined {
-    const outcome = this.#known.get(call.id);
-    if (outcome) this.#known.delete(call.id);
-    return outcome;
   }
 
   /** A model answer was added to the transcript: checkpoints it with its finish reason. */
@@ -80,7 +100,7 @@ export class DurableRun {
         persisted: this.#persisted,
         messages,
         usage: state.meter.progress(),
-        progress: { pending, ...(state.guard && { guard: state.guard.save() }) },
+        progress: { pending, ...(this.#guard && { guard: this.#guard.save() }) },
         status: "awaiting_approval",
       });
       this.#persisted = messages.length;
@@ -123,6 +143,23 @@ export class DurableRun {
     });
   }
 
+  /**
+   * The end record: the output (JSON only) on success, else the status and error. A store that
+   * fails to record a failed run is reported beside the run's own error, which is what the
+   * caller must see.
+   */
+  async end(state: RunState<unknown>, ending: RunEnding): Promise<void> {
+    if (ending.ok) return this.finish(state, { status: "ok", ...jsonOutput(ending.outcome.output) });
+    const { error } = ending;
+    const status = runStatusOf(error);
+    if (status === "awaiting_approval") return;
+    try {
+      await this.finish(state, { status, error: { code: error.code, message: error.message } });
+    } catch (storeError) {
+      process.emitWarning(`glassloop: could not record the end of run ${state.runId}: ${String(storeError)}`);
+    }
+  }
+
   #track(state: RunState<unknown>, call: ToolCall, pending: PendingCall): void {
     this.#follow(lastAssistant(state.messages));
     this.#calls.set(call.id, pending);
@@ -158,9 +195,9 @@ export class DurableRun {
       for (const id of this.#changed) changed.push(this.#calls.get(id) as PendingCall);
       this.#changed.clear();
       // The rest (the guard's memory of a whole turn) changes once a turn, not once a call.
-      if (state.guard === undefined || state.guard.turns === this.#guardTurn)
+      if (this.#guard === undefined || this.#guard.turns === this.#guardTurn)
         return { progress: { pending: changed }, progressMode: "calls" };
-      return { progress: { pending: changed, ...this.#rest(state, turn) }, progressMode: "calls-and-rest" };
+      return { progress: { pending: changed, ...this.#rest(turn) }, progressMode: "calls-and-rest" };
     }
     const pending: PendingCall[] = (turn?.toolCalls ?? [])
       .filter((c) => !answered.has(c.id))
@@ -168,15 +205,16 @@ export class DurableRun {
     this.#changed.clear();
     // Answered calls leave the store for good; the calls still open stay as written.
     this.#inStore = pending.length > 0;
-    return { progress: { pending, ...this.#rest(state, turn) } };
+    return { progress: { pending, ...this.#rest(turn) } };
   }
 
   /** The progress besides its calls: the guard's memory and the last answer's finish reason. */
-  #rest(state: RunState<unknown>, turn: AssistantMessage | undefined): Omit<RunProgress, "pending"> {
-    this.#guardTurn = state.guard?.turns;
+  #rest(turn: AssistantMessage | undefined): Omit<RunProgress, "pending"> {
+    const guard = this.#guard;
+    this.#guardTurn = guard?.turns;
     const answer = this.#answer?.turn === turn ? this.#answer : undefined;
     return {
-      ...(state.guard && { guard: state.guard.save() }),
+      ...(guard && { guard: guard.save() }),
       ...(answer && { finishReason: answer.finishReason }),
     };
   }
@@ -186,5 +224,16 @@ export class DurableRun {
     const next = this.#writes.then(write);
     this.#writes = next.catch(() => {});
     return next;
+  }
+}
+
+/** The output as stored: JSON values only (a class instance or a cycle is recorded as absent). */
+function jsonOutput(output: unknown): { output?: unknown } {
+  if (output === undefined) return {};
+  try {
+    JSON.stringify(output);
+    return { output };
+  } catch {
+    return {};
   }
 }

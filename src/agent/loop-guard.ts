@@ -1,5 +1,9 @@
-import { ConfigError } from "../errors.js";
+import { truncate } from "../environment/feedback.js";
+import { ConfigError, LoopDetectedError } from "../errors.js";
 import type { ToolCall } from "../vocabulary/messages.js";
+import type { ToolOutcome } from "../vocabulary/outcome.js";
+import type { PreparedCall, RunHooks, TurnRecord, TurnStop } from "./hooks.js";
+import { errorState, type RunState } from "./run-state.js";
 
 /** Settings of the guard against repeated identical calls. */
 export interface LoopGuardOptions {
@@ -73,6 +77,66 @@ export class LoopGuard {
     this.#previous = new Map(saved as [string, { content: string; repeats: number }][]);
     this.#turns++;
   }
+}
+
+/**
+ * The guard as a run feature. Before a turn's concurrent calls run, a call repeated from the
+ * previous turn is answered with its earlier result instead of running again, and past
+ * `maxRepeats` the run stops (loop detected); after each turn, the calls that ran are
+ * remembered and the turn is counted (a turn without calls breaks a run of repeats).
+ */
+export function loopGuardHooks(guard: LoopGuard): RunHooks {
+  return {
+    beforeConcurrentCalls(state, _step, prepared, decided) {
+      return answerRepeats(guard, state, prepared, decided);
+    },
+    afterTurn(_state, _step, turn) {
+      rememberTurn(guard, turn);
+    },
+  };
+}
+
+function answerRepeats(
+  guard: LoopGuard,
+  state: RunState<unknown>,
+  prepared: readonly PreparedCall[],
+  decided: ToolOutcome[],
+): TurnStop | undefined {
+  let loop: { toolName: string; repeats: number } | undefined;
+  for (let i = 0; i < prepared.length; i++) {
+    const p = prepared[i] as PreparedCall;
+    if (p.kind !== "ready" || decided[i]) continue;
+    const repeat = guard.check(p.call);
+    if (!repeat) continue;
+    guard.record(p.call, repeat.earlierContent, repeat.repeats);
+    decided[i] = {
+      status: "repeated",
+      // Instruction first, so the size limit can only cut the repeated result, never the point.
+      content: truncate(
+        `You already called ${p.call.name} with these exact arguments in the previous step. Do not repeat the call; use its result or try something different. Its result was: ${repeat.earlierContent}`,
+        p.tool.maxResultChars ?? state.environment.options.maxResultChars,
+      ),
+    };
+    if (repeat.repeats > guard.maxRepeats) loop ??= { toolName: p.call.name, repeats: repeat.repeats + 1 };
+  }
+  if (!loop) return undefined;
+  const { toolName, repeats } = loop;
+  return {
+    reason: "loop detected",
+    error: (s) => new LoopDetectedError(toolName, repeats, errorState(s)),
+  };
+}
+
+/** Remembers the results of the turn's calls that ran (not a terminal call's) and ends the turn. */
+function rememberTurn(guard: LoopGuard, turn: TurnRecord): void {
+  const { prepared, outcomes } = turn;
+  for (let i = 0; i < prepared.length; i++) {
+    const p = prepared[i] as PreparedCall;
+    const outcome = outcomes[i] as ToolOutcome;
+    if (p.kind !== "ready" || p.tool.terminal) continue;
+    if (outcome.status === "ok" || outcome.status === "error") guard.record(p.call, outcome.content);
+  }
+  guard.nextTurn();
 }
 
 // check() and record() see the same call object; parsing its arguments once halves the guard's cost.

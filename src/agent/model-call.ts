@@ -1,20 +1,19 @@
 import { ModelCallError, RunError } from "../errors.js";
-import type { ModelObserver, ModelRequest, ModelResponse, ToolSpec } from "../models/model.js";
+import type { ModelObserver, ModelRequest, ModelResponse } from "../models/model.js";
 import type { ModelResponseEvent } from "../vocabulary/events.js";
-import type { RequestParts } from "./context-view.js";
+import type { StepRequest } from "./hooks.js";
 import type { LoopSettings } from "./loop.js";
 import { abortError, errorState, type RunState, silent } from "./run-state.js";
 
 /** Marks a model call the loop makes besides the agent's own, e.g. `summary` for SummaryMemory. */
 export type CallPurpose = NonNullable<ModelResponseEvent["purpose"]>;
 
-/** The agent's own model call on one request's parts: events out, a failure as a RunError, usage counted. */
+/** The agent's own model call on one step's request: events out, a failure as a RunError, usage counted. */
 export async function callModel(
   state: RunState<unknown>,
   settings: LoopSettings,
   step: number,
-  tools: ToolSpec[],
-  parts: RequestParts,
+  parts: StepRequest,
 ): Promise<ModelResponse> {
   const { model, signal } = state;
   const started = performance.now();
@@ -23,9 +22,9 @@ export async function callModel(
   // slower, and this runs every step.
   const request: Omit<ModelRequest, "signal"> & { signal?: AbortSignal } =
     parts.instructions !== undefined
-      ? { instructions: parts.instructions, messages: parts.messages, tools }
-      : { messages: parts.messages, tools };
-  if (settings.toolChoice !== undefined) request.toolChoice = settings.toolChoice;
+      ? { instructions: parts.instructions, messages: parts.messages, tools: parts.tools }
+      : { messages: parts.messages, tools: parts.tools };
+  if (parts.toolChoice !== undefined) request.toolChoice = parts.toolChoice;
   request.stream = settings.stream;
   if (settings.maxOutputTokens !== undefined) request.maxOutputTokens = settings.maxOutputTokens;
   if (settings.temperature !== undefined) request.temperature = settings.temperature;

@@ -1,15 +1,13 @@
-import { ConfigError, RunError, runStatusOf } from "../errors.js";
+import { ConfigError } from "../errors.js";
 import type { MemoryStrategy } from "../memory/strategy.js";
 import { deferredDefaultStore } from "../store/deferred-default-store.js";
 import { RunBusyError } from "../store/errors.js";
 import { currentOwner, markActive, reserveClaim } from "../store/owner.js";
 import type { RunTools, Store, StoredRun } from "../store/store.js";
 import type { Message } from "../vocabulary/messages.js";
-import { type ApprovalDecision, ApprovalGate, type ApprovalHandler } from "./approval.js";
-import { ContextView, type RecallOptions } from "./context-view.js";
+import type { RecallOptions } from "./context-view.js";
 import { DurableRun } from "./durable.js";
-import type { LoopOutcome, LoopSettings } from "./loop.js";
-import { resumeHook } from "./resume.js";
+import type { LoopGuard } from "./loop-guard.js";
 import type { RunState } from "./run-state.js";
 
 /** The memory-related parts of an agent's configuration. */
@@ -20,12 +18,12 @@ export interface PersistenceConfig {
   recall?: RecallOptions;
 }
 
-/** What one run needs from persistence, attached after its state is built. */
+/** A run's durability, once attached: its checkpoints, and the transcript it starts from. */
 export interface AttachedRun {
-  /** Merged into the loop's settings (the resume hook). */
-  loop: Pick<LoopSettings, "resume">;
-  succeeded(state: RunState<unknown>, outcome: LoopOutcome): Promise<void>;
-  failed(state: RunState<unknown>, error: unknown): Promise<void>;
+  /** Absent when the run is not durable (no store, no session, nothing that may pause). */
+  durable?: DurableRun;
+  /** The transcript to start from, when a session's history replaced the one given. */
+  messages?: Message[];
   /** Frees the session for the next run of this process; always called, success or not. */
   release(): void;
 }
@@ -33,7 +31,7 @@ export interface AttachedRun {
 // Runs on one session in this process wait for each other instead of failing.
 const sessionQueues = new Map<string, Promise<void>>();
 
-/** Wires a run to its store (checkpoints, sessions, resume) and its context view. */
+/** Wires a run to its store: checkpoints, sessions, claims for resume. */
 export class Persistence {
   readonly #config: PersistenceConfig;
   readonly #agent: string;
@@ -79,8 +77,9 @@ export class Persistence {
   }
 
   /**
-   * Attaches persistence to a new or resumed run: takes the session (waiting for this process's
-   * earlier run on it), replaces the messages with the session's history, creates the run record.
+   * Makes a new or resumed run durable when it has to be: takes the session (waiting for this
+   * process's earlier run on it) and its history, and creates the run record. `guard` is the
+   * run's loop guard, checkpointed with its progress and restored on resume.
    */
   async attach(
     state: RunState<unknown>,
@@ -89,111 +88,74 @@ export class Persistence {
       session?: string | undefined;
       history?: readonly Message[] | undefined;
       resumed?: StoredRun | undefined;
-      /** Decisions on calls a paused run waits for (resume's approve and reject). */
-      decisions?: readonly ApprovalDecision[];
-      onApproval?: ApprovalHandler;
+      /** The run may pause for approval without a handler, so it must be stored to be resumed. */
+      mayPause: boolean;
+      guard: LoopGuard | undefined;
       rebuild: (history: readonly Message[]) => Message[];
-      loop: Pick<LoopSettings, "endTools" | "textNotAllowed">;
       /** The tools a new run starts with, recorded so a resume can offer exactly those. */
       tools: RunTools;
     },
   ): Promise<AttachedRun> {
-    const { memory, recall } = this.#config;
-    if (memory || recall)
-      state.view = new ContextView({ ...(memory && { memory }), ...(recall && { recall }) });
     if (run.session !== undefined && run.history !== undefined)
       throw new ConfigError("Give a run either `session` (history from the store) or `history`, not both");
-    const gated = state.environment.registry.list().some((t) => t.needsApproval);
-    if (gated || run.decisions) {
-      state.approval = new ApprovalGate({
-        ...(run.decisions && { decisions: run.decisions }),
-        ...(run.onApproval && { handler: run.onApproval }),
-      });
-    }
-    // A run that may pause for approval must be stored to be resumed, like a session run.
     const durable =
       this.#config.store !== undefined ||
       run.session !== undefined ||
       run.resumed !== undefined ||
-      (gated && run.onApproval === undefined);
+      run.mayPause;
     if (!durable) return detached;
 
     const store = this.store;
     const unmark = markActive(state.runId);
     let releaseQueue = () => {};
-    try {
-      if (run.resumed) {
-        state.durable = new DurableRun(store, state.runId, run.resumed.messages.length);
-        state.guard?.restore(run.resumed.progress.guard);
-      } else {
-        let link: { sessionId: string; offset: number; base: number; version: number } | undefined;
-        if (run.session !== undefined) {
-          releaseQueue = await enterQueue(`${store.location}\u0000${run.session}`);
-          const snapshot = await store.lockSession(run.session, state.runId);
-          state.messages = run.rebuild(snapshot.messages);
-          const offset = state.messages[0]?.role === "system" ? 1 : 0;
-          link = {
-            sessionId: run.session,
-            offset,
-            base: snapshot.messages.length,
-            version: snapshot.version,
-          };
-        }
-        try {
-          await store.createRun({
-            runId: state.runId,
-            agent: this.#agent,
-            model: state.model.id,
-            input: run.input,
-            owner: currentOwner(),
-            messages: state.messages,
-            usage: state.meter.snapshot(),
-            progress: { pending: [] },
-            tools: run.tools,
-            ...(link && { session: link }),
-          });
-        } catch (error) {
-          if (link) await store.unlockSession(link.sessionId, state.runId).catch(() => {});
-          throw error;
-        }
-        state.durable = new DurableRun(store, state.runId, state.messages.length);
-      }
-    } catch (error) {
+    const release = () => {
       unmark();
       releaseQueue();
+    };
+    try {
+      if (run.resumed) {
+        run.guard?.restore(run.resumed.progress.guard);
+        return {
+          durable: new DurableRun(store, state.runId, run.resumed.messages.length, run.guard),
+          release,
+        };
+      }
+      let messages = state.messages;
+      let link: { sessionId: string; offset: number; base: number; version: number } | undefined;
+      if (run.session !== undefined) {
+        releaseQueue = await enterQueue(`${store.location}\u0000${run.session}`);
+        const snapshot = await store.lockSession(run.session, state.runId);
+        messages = run.rebuild(snapshot.messages);
+        const offset = messages[0]?.role === "system" ? 1 : 0;
+        link = { sessionId: run.session, offset, base: snapshot.messages.length, version: snapshot.version };
+      }
+      try {
+        await store.createRun({
+          runId: state.runId,
+          agent: this.#agent,
+          model: state.model.id,
+          input: run.input,
+          owner: currentOwner(),
+          messages,
+          usage: state.meter.snapshot(),
+          progress: { pending: [] },
+          tools: run.tools,
+          ...(link && { session: link }),
+        });
+      } catch (error) {
+        if (link) await store.unlockSession(link.sessionId, state.runId).catch(() => {});
+        throw error;
+      }
+      const attached = new DurableRun(store, state.runId, messages.length, run.guard);
+      return link ? { durable: attached, messages, release } : { durable: attached, release };
+    } catch (error) {
+      release();
       throw error;
     }
-    const durableRun = state.durable;
-    return {
-      loop: run.resumed ? { resume: resumeHook(run.resumed, run.loop) } : {},
-      succeeded: (s, outcome) => durableRun.finish(s, { status: "ok", ...jsonOutput(outcome.output) }),
-      failed: async (s, error) => {
-        const status = runStatusOf(error);
-        // A pause is not an end: the checkpoint written at the pause is the record.
-        if (status === "awaiting_approval") return;
-        const code = error instanceof RunError ? error.code : "internal";
-        const message = error instanceof Error ? error.message : String(error);
-        try {
-          await durableRun.finish(s, { status, error: { code, message } });
-        } catch (storeError) {
-          // The run's own error is what the caller must see; the store's failure is reported beside it.
-          process.emitWarning(`glassloop: could not record the end of run ${s.runId}: ${String(storeError)}`);
-        }
-      },
-      release: () => {
-        unmark();
-        releaseQueue();
-      },
-    };
   }
 }
 
-const detached: AttachedRun = {
-  loop: {},
-  succeeded: async () => {},
-  failed: async () => {},
-  release: () => {},
-};
+const detached: AttachedRun = { release: () => {} };
 
 /** Waits for this process's earlier runs on the same session; returns the function that lets the next one in. */
 async function enterQueue(key: string): Promise<() => void> {
@@ -212,15 +174,4 @@ async function enterQueue(key: string): Promise<() => void> {
     leave();
     if (sessionQueues.get(key) === tail) sessionQueues.delete(key);
   };
-}
-
-/** The output as stored: JSON values only (a class instance or a cycle is recorded as absent). */
-function jsonOutput(output: unknown): { output?: unknown } {
-  if (output === undefined) return {};
-  try {
-    JSON.stringify(output);
-    return { output };
-  } catch {
-    return {};
-  }
 }

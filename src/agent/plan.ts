@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type AgentTool, tool } from "../tools/tool.js";
 import type { ToolCall } from "../vocabulary/messages.js";
+import type { RunHooks } from "./hooks.js";
 
 /** Name of the built-in tool through which the model writes and revises its plan. */
 export const PLAN_TOOL = "update_plan";
@@ -41,4 +42,31 @@ export function planSteps(call: ToolCall): string[] | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Planning as a run feature: the first model call must call `update_plan`, and so must the one
+ * after a step whose tool call failed (with `reviseOnFailure`); each valid plan in a turn is
+ * reported as a `plan` event, numbered by revision.
+ */
+export function planningHooks(reviseOnFailure: boolean): RunHooks {
+  let mustPlan = true;
+  let revision = 0;
+  return {
+    modelCall(_state, _step, request, next) {
+      return next(mustPlan ? { ...request, toolChoice: { name: PLAN_TOOL } } : request);
+    },
+    afterTurn(state, step, turn) {
+      // A resumed run's interrupted turn was reported when it was planned.
+      if (turn.resumed) return;
+      for (const p of turn.prepared) {
+        const steps = planSteps(p.call);
+        if (steps) state.emit({ type: "plan", step, steps, revision: revision++ });
+      }
+    },
+    async decide(_state, _step, result) {
+      if (result.kind === "next" && !result.reviewed) mustPlan = reviseOnFailure && result.failed === true;
+      return result;
+    },
+  };
 }

@@ -4,6 +4,7 @@ import type { Model } from "../models/model.js";
 import type { AgentEvent } from "../vocabulary/events.js";
 import type { Message } from "../vocabulary/messages.js";
 import { limitsWithin, type RemainingBudget } from "./budget.js";
+import type { RunHooks } from "./hooks.js";
 import { abortError, budgetError, errorState, type RunState } from "./run-state.js";
 import type { RunUsage } from "./usage.js";
 
@@ -96,6 +97,23 @@ export function modelEvaluator(model: Model, instructions?: string): Evaluator {
     return result.output.accept ? { accept: true } : { accept: false, feedback: result.output.feedback };
   };
   return Object.assign(evaluate, { models: [model] });
+}
+
+/**
+ * Reflection as a run feature: a final answer goes to the evaluator first; a rejected one becomes
+ * feedback for the model and the run goes on (past `maxRounds` rejections it fails).
+ */
+export function reflectionHooks(reflect: ReflectOptions, input: string): RunHooks {
+  let rounds = 0;
+  return {
+    async decide(state, _step, result) {
+      if (result.kind !== "done") return result;
+      const verdict = await judge(state, reflect, input, result.outcome.output, ++rounds);
+      if (verdict.accept) return result;
+      state.messages.push({ role: "user", content: rejectionFeedback(verdict.feedback) });
+      return { kind: "next", reviewed: true };
+    },
+  };
 }
 
 /** Asks the evaluator about a candidate answer; past `maxRounds` rejections the run fails. */

@@ -1,11 +1,10 @@
 import { ConfigError } from "../errors.js";
 import type { StoredRun } from "../store/store.js";
 import type { ToolOutcome } from "../vocabulary/outcome.js";
-import { decideAnswer } from "./answer.js";
 import { lastAssistant } from "./assistant-message.js";
-import type { LoopSettings, StepResult } from "./loop.js";
+import type { DurableRun } from "./durable.js";
+import type { StartPosition } from "./hooks.js";
 import type { RunState } from "./run-state.js";
-import { runTurn } from "./turn.js";
 
 /** The result a non-idempotent call gets when the process died while it ran. */
 export function interruptedContent(toolName: string): string {
@@ -16,58 +15,47 @@ export function interruptedContent(toolName: string): string {
 }
 
 /**
- * The loop's resume hook for a stored run: finishes the turn the crash interrupted, then says
- * which step comes next. Calls that finished keep their stored result; a call that was running
- * is re-run only if its tool is idempotent, otherwise it gets an explicit "interrupted" result;
+ * Where a stored run resumes: after its last step, or, when the crash interrupted a turn, at that
+ * step with the turn to finish (the loop decides its answer and runs its calls by the live
+ * step's own code). Calls that finished keep their stored result; a call that was running is
+ * re-run only if its tool is idempotent, otherwise it gets an explicit "interrupted" result;
  * calls that never started run now.
  */
-export function resumeHook(
+export function startPosition(
   stored: StoredRun,
-  settings: Pick<LoopSettings, "endTools" | "textNotAllowed">,
-): NonNullable<LoopSettings["resume"]> {
-  return async (state: RunState<unknown>) => {
-    const lastStep = stored.usage.steps.at(-1)?.step ?? 0;
-    const turn = lastAssistant(state.messages);
-    const pending = stored.progress.pending;
-    const ids = new Set(pending.map((p) => p.call.id));
-    // The crash came after an answer was checkpointed but before the run acted on it (or, for a
-    // text answer, before it was marked done): decided by the live loop's own code.
-    const unanswered =
-      turn !== undefined && (turn.toolCalls?.length ? pending.length > 0 : state.messages.at(-1) === turn);
-    if (turn && unanswered) {
-      const open = (turn.toolCalls ?? []).filter((c) => ids.has(c.id));
-      const decided = decideAnswer(state, settings, lastStep, turn, stored.progress.finishReason, open);
-      if (decided) return { result: decided, step: lastStep };
+  state: RunState<unknown>,
+  durable: DurableRun,
+): StartPosition {
+  const lastStep = stored.usage.steps.at(-1)?.step ?? 0;
+  const turn = lastAssistant(state.messages);
+  const pending = stored.progress.pending;
+  // The crash came after an answer was checkpointed but before the run acted on it (or, for a
+  // text answer, before it was marked done).
+  const unanswered =
+    turn !== undefined && (turn.toolCalls?.length ? pending.length > 0 : state.messages.at(-1) === turn);
+  if (!turn || !unanswered) return { step: lastStep + 1 };
+  const ids = new Set(pending.map((p) => p.call.id));
+  const known = new Map<string, ToolOutcome>();
+  for (const p of pending) {
+    if (p.state === "done" && p.outcome) {
+      known.set(p.call.id, { ...p.outcome, durationMs: 0 });
+    } else if (p.state === "started" && state.environment.registry.get(p.call.name)?.idempotent !== true) {
+      known.set(p.call.id, {
+        status: "interrupted",
+        content: interruptedContent(p.call.name),
+        durationMs: 0,
+      });
     }
-    if (turn?.toolCalls && pending.length > 0) {
-      const known = new Map<string, ToolOutcome>();
-      for (const p of pending) {
-        if (p.state === "done" && p.outcome) {
-          known.set(p.call.id, { ...p.outcome, durationMs: 0 });
-        } else if (
-          p.state === "started" &&
-          state.environment.registry.get(p.call.name)?.idempotent !== true
-        ) {
-          known.set(p.call.id, {
-            status: "interrupted",
-            content: interruptedContent(p.call.name),
-            durationMs: 0,
-          });
-        }
-      }
-      state.durable?.recover(turn, pending, known);
-      const result = await runTurn(
-        state,
-        lastStep,
-        turn.toolCalls.filter((c) => ids.has(c.id)),
-      );
-      const step: StepResult =
-        result.kind === "end"
-          ? { kind: "done", outcome: { output: result.output, finishedBy: result.toolName } }
-          : { kind: "next", failed: result.failed, ...(result.unusable && { unusable: result.detail }) };
-      return { result: step, step: lastStep };
-    }
-    return { step: lastStep + 1 };
+  }
+  if (turn.toolCalls?.length) durable.recover(turn, pending);
+  return {
+    step: lastStep,
+    pendingTurn: {
+      assistant: turn,
+      finishReason: stored.progress.finishReason,
+      calls: (turn.toolCalls ?? []).filter((c) => ids.has(c.id)),
+      known,
+    },
   };
 }
 

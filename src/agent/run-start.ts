@@ -9,7 +9,7 @@ import type { ToolRegistry } from "../tools/tool-registry.js";
 import type { AgentEvent } from "../vocabulary/events.js";
 import type { FilePart, ImagePart, Message } from "../vocabulary/messages.js";
 import { Budget, type Limits } from "./budget.js";
-import { LoopGuard, type LoopGuardOptions } from "./loop-guard.js";
+import { NO_HOOKS } from "./hooks.js";
 import { makeEmitter, type RunState, RunTimeout } from "./run-state.js";
 import type { UsageMeter } from "./usage.js";
 
@@ -52,7 +52,6 @@ export interface RunStart<TContext> {
   environment: EnvironmentOptions | undefined;
   limits: Limits;
   meter: UsageMeter;
-  loopGuard: LoopGuardOptions | false | undefined;
   messages: Message[];
   /** The caller's signal. */
   signal: AbortSignal | undefined;
@@ -86,10 +85,11 @@ export function startRun<TContext>(start: RunStart<TContext>): StartedRun<TConte
     environment: new Environment(start.registry, start.context, start.environment),
     budget: new Budget(limits, meter),
     meter,
-    guard: start.loopGuard === false ? undefined : new LoopGuard(start.loopGuard),
     messages: start.messages,
     signal: controller.signal,
     emit: makeEmitter(runId, start.listener),
+    // The agent attaches the run's features once they are built (run-features.ts).
+    hooks: NO_HOOKS,
   };
   return {
     state,

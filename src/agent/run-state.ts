@@ -4,11 +4,8 @@ import type { Model } from "../models/model.js";
 import type { AgentEvent, EventInit } from "../vocabulary/events.js";
 import type { Message, ToolCall, ToolMessage } from "../vocabulary/messages.js";
 import type { ToolOutcome } from "../vocabulary/outcome.js";
-import type { ApprovalGate } from "./approval.js";
 import type { Breach, Budget } from "./budget.js";
-import type { ContextView } from "./context-view.js";
-import type { DurableRun } from "./durable.js";
-import type { LoopGuard } from "./loop-guard.js";
+import type { RunHooks } from "./hooks.js";
 import type { UsageMeter } from "./usage.js";
 
 /** Why the run's abort signal fired because of a limit rather than the caller. */
@@ -21,17 +18,12 @@ export interface RunState<TContext> {
   environment: Environment<TContext>;
   budget: Budget;
   meter: UsageMeter;
-  guard: LoopGuard | undefined;
   messages: Message[];
   /** Fires on the caller's abort and on `limits.timeoutMs`. */
   signal: AbortSignal;
   emit: (event: EventInit) => void;
-  /** Checkpoints into a store when the run is durable (see durable.ts). */
-  durable?: DurableRun;
-  /** Shapes what the model sees: memory strategy, recall, compaction on overflow (see context-view.ts). */
-  view?: ContextView;
-  /** Gates calls of tools that need approval (see approval.ts). */
-  approval?: ApprovalGate;
+  /** The run's features, composed once (hooks.ts): the loop calls only the methods present. */
+  hooks: RunHooks;
 }
 
 /** The emitter of a run nobody listens to: hot paths compare with it to skip building events. */

@@ -1,48 +1,36 @@
 import { mapConcurrent } from "../environment/concurrency.js";
-import type { InvalidCall, ReadyCall } from "../environment/environment.js";
-import { truncate } from "../environment/feedback.js";
-import { LoopDetectedError } from "../errors.js";
+import type { ReadyCall } from "../environment/environment.js";
 import type { ToolCall, ToolMessage } from "../vocabulary/messages.js";
 import type { ToolOutcome } from "../vocabulary/outcome.js";
 import type { Breach } from "./budget.js";
+import type { PreparedCall, StepResult, TurnStop } from "./hooks.js";
 import { FINAL_RESULT_TOOL } from "./output.js";
-import {
-  abortError,
-  announceCall,
-  budgetError,
-  errorState,
-  type RunState,
-  recordResult,
-} from "./run-state.js";
-
-/** How a turn of tool calls ended. */
-export type TurnResult =
-  | { kind: "continue"; unusable: boolean; detail: string; failed: boolean }
-  | { kind: "end"; toolName: string; output: unknown };
+import { abortError, announceCall, budgetError, type RunState, recordResult } from "./run-state.js";
 
 /**
  * Handles the tool calls of one assistant message. Results are appended in the order the model
  * listed the calls, every call gets exactly one, and only then does a stop (budget, loop, abort)
- * propagate, so the transcript is complete whatever happens.
+ * propagate, so the transcript is complete whatever happens. `known` holds the outcomes a
+ * resumed turn already has: those calls are not run again.
  */
 export async function runTurn(
   state: RunState<unknown>,
   step: number,
   calls: ToolCall[],
-): Promise<TurnResult> {
-  const { environment, guard } = state;
+  known?: ReadonlyMap<string, ToolOutcome>,
+): Promise<StepResult> {
+  const { environment, hooks } = state;
   const prepared = calls.map((call) => environment.prepare(call));
   const results: ToolOutcome[] = new Array(calls.length);
-  let loop: { toolName: string; repeats: number } | undefined;
+  let halt: TurnStop | undefined;
 
   for (const call of calls) announceCall(state, step, call);
-  // Human approval (approval.ts): rejected calls get their answer; an undecided one pauses the run.
-  // (Not awaited at all without a gate: this runs every step.)
-  if (state.approval)
-    for (const [i, decided] of await state.approval.review(state, prepared)) results[i] = decided;
+  // Before anything runs: human approval answers or pauses (approval.ts).
+  // (Not awaited at all without a hook: this runs every step.)
+  if (hooks.beforeTools) await hooks.beforeTools(state, step, prepared, results);
 
   // The first budget breach of the turn, shared by its calls.
-  const stop: TurnStop = { breach: undefined };
+  const stop: BudgetStop = { breach: undefined, known };
 
   // Terminal calls run first, one at a time in listed order: the first that succeeds ends the run
   // and the turn's other calls are skipped; one that fails keeps its result and the next is tried.
@@ -60,40 +48,25 @@ export async function runTurn(
   }
 
   if (!ended) {
+    for (let i = 0; i < prepared.length; i++) {
+      const p = prepared[i] as PreparedCall;
+      if (p.kind !== "invalid" || results[i]) continue;
+      results[i] = {
+        status: "invalid",
+        content: p.content,
+        ...(p.errorDetail !== undefined && { errorDetail: p.errorDetail }),
+      };
+    }
+    // The loop guard answers repeats from memory and may stop the run (loop-guard.ts).
+    halt = hooks.beforeConcurrentCalls?.(state, step, prepared, results);
     const runnable: number[] = [];
-    prepared.forEach((p, i) => {
-      if (results[i]) return;
-      if (p.kind === "invalid") {
-        const { content, errorDetail } = p as InvalidCall;
-        results[i] = { status: "invalid", content, ...(errorDetail !== undefined && { errorDetail }) };
-        return;
-      }
-      const repeat = guard?.check(p.call);
-      if (repeat && guard) {
-        guard.record(p.call, repeat.earlierContent, repeat.repeats);
-        results[i] = {
-          status: "repeated",
-          // Instruction first, so the size limit can only cut the repeated result, never the point.
-          content: truncate(
-            `You already called ${p.call.name} with these exact arguments in the previous step. Do not repeat the call; use its result or try something different. Its result was: ${repeat.earlierContent}`,
-            p.tool.maxResultChars ?? environment.options.maxResultChars,
-          ),
-        };
-        if (repeat.repeats > guard.maxRepeats)
-          loop ??= { toolName: p.call.name, repeats: repeat.repeats + 1 };
-        return;
-      }
-      runnable.push(i);
-    });
-    if (loop) {
+    for (let i = 0; i < prepared.length; i++) if (!results[i]) runnable.push(i);
+    if (halt) {
       for (const i of runnable)
-        results[i] = { status: "not_executed", content: "Not executed: the run stopped (loop detected)." };
+        results[i] = { status: "not_executed", content: `Not executed: the run stopped (${halt.reason}).` };
     } else {
       await mapConcurrent(runnable, environment.options.concurrency, async (i) => {
-        const ready = prepared[i] as ReadyCall<unknown>;
-        const outcome = await executeCall(state, step, ready, stop);
-        results[i] = outcome;
-        if (outcome.status === "ok" || outcome.status === "error") guard?.record(ready.call, outcome.content);
+        results[i] = await executeCall(state, step, prepared[i] as ReadyCall<unknown>, stop);
       });
     }
   }
@@ -102,12 +75,12 @@ export async function runTurn(
     recordResult(state, step, call, results[i] as ToolOutcome),
   );
   state.messages.push(...messages);
-  guard?.nextTurn();
 
-  if (loop) throw new LoopDetectedError(loop.toolName, loop.repeats, errorState(state));
+  if (halt) throw halt.error(state);
   if (state.signal.aborted) throw abortError(state);
   if (stop.breach) throw budgetError(state, stop.breach);
-  if (ended) return { kind: "end", ...ended };
+  hooks.afterTurn?.(state, step, { prepared, outcomes: results, resumed: known !== undefined });
+  if (ended) return { kind: "done", outcome: { output: ended.output, finishedBy: ended.toolName } };
   // One pass instead of filter, some and map: this runs every step.
   let invalid = 0;
   let failed = false;
@@ -116,38 +89,52 @@ export async function runTurn(
     if (r.status === "invalid") detail = invalid++ === 0 ? r.content : `${detail} | ${r.content}`;
     if (r.status === "error" || r.status === "timeout" || r.status === "invalid") failed = true;
   }
-  return { kind: "continue", unusable: invalid === calls.length, failed, detail };
+  return invalid === calls.length ? { kind: "next", failed, unusable: detail } : { kind: "next", failed };
 }
 
-interface TurnStop {
+/** What the calls of one turn share: its first budget breach, and a resumed turn's known outcomes. */
+interface BudgetStop {
   breach: Breach | undefined;
+  known: ReadonlyMap<string, ToolOutcome> | undefined;
 }
 
-/** Runs one validated call of a turn: budget checked and counted, checkpointed when durable. */
-async function executeCall(
+/** Runs one validated call of a turn: budget checked and counted, then through the hooks around it. */
+function executeCall(
   state: RunState<unknown>,
   step: number,
   ready: ReadyCall<unknown>,
-  stop: TurnStop,
+  stop: BudgetStop,
 ): Promise<ToolOutcome> {
-  const { durable } = state;
   // A resumed turn: a call that finished before the crash (or was cut off by it) is not run again.
-  const known = durable?.known(ready.call);
-  if (known) return known;
+  const known = stop.known?.get(ready.call.id);
+  if (known) return Promise.resolve(known);
   if (state.signal.aborted)
-    return { status: "aborted", content: `Tool ${ready.tool.name} was aborted: the run was stopped.` };
+    return Promise.resolve({
+      status: "aborted",
+      content: `Tool ${ready.tool.name} was aborted: the run was stopped.`,
+    });
   // final_result runs no code of anyone's: it only carries an answer the model already paid
   // for, so like a text answer it spends no budget and no budget can refuse it.
   if (!isFinalResult(ready)) {
     stop.breach ??= state.budget.beforeToolCall();
     const { breach } = stop;
     if (breach)
-      return { status: "not_executed", content: `Not executed: the ${breach.limit} budget is spent.` };
+      return Promise.resolve({
+        status: "not_executed",
+        content: `Not executed: the ${breach.limit} budget is spent.`,
+      });
     state.meter.addToolCall();
   }
-  if (durable) await durable.started(state, ready.call);
+  const { toolCall } = state.hooks;
+  return toolCall
+    ? toolCall(state, step, ready, () => runTool(state, step, ready))
+    : runTool(state, step, ready);
+}
+
+/** The tool itself, in the environment (validated arguments, hidden context, timeout, size limits). */
+function runTool(state: RunState<unknown>, step: number, ready: ReadyCall<unknown>): Promise<ToolOutcome> {
   // Methods, not arrow properties: no per-call name definitions under a name-keeping loader.
-  const outcome = await state.environment.execute(ready, {
+  return state.environment.execute(ready, {
     signal: state.signal,
     messages: state.messages,
     usage() {
@@ -163,8 +150,6 @@ async function executeCall(
       state.emit({ type: "nested", step, toolCallId: ready.call.id, toolName: ready.tool.name, event });
     },
   });
-  if (durable) await durable.finished(state, ready.call, outcome);
-  return outcome;
 }
 
 function isFinalResult(ready: ReadyCall<unknown>): boolean {

@@ -1,0 +1,229 @@
+/**
+ * The one interface through which everything optional attaches to the loop: durability, approval,
+ * the loop guard, the context view and recall, planning, reflection (and a distributed engine's
+ * steps). A feature implements the methods it needs; `composeHooks` joins a run's features into
+ * one object once per run, and the loop calls only the methods that object has, so a step pays
+ * for no feature it does not use.
+ */
+import type { InvalidCall, ReadyCall } from "../environment/environment.js";
+import type { RunError } from "../errors.js";
+import type { ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
+import type { AssistantMessage, FinishReason, Message, ToolCall } from "../vocabulary/messages.js";
+import type { ToolOutcome } from "../vocabulary/outcome.js";
+import type { RunState } from "./run-state.js";
+
+/** How a successful run ended. */
+export interface LoopOutcome {
+  output: unknown;
+  /** `text` for a plain answer, otherwise the name of the tool that ended the run. */
+  finishedBy: string;
+}
+
+/**
+ * What one step came to: the run is done, or it goes on. `unusable` says why the model's answer
+ * could not be used (it counts against `maxRetries`); `failed`, that a call of the turn failed;
+ * `reviewed`, that a reviewer sent a final answer back (neither usable nor unusable: the retry
+ * count stands).
+ */
+export type StepResult =
+  | { kind: "done"; outcome: LoopOutcome }
+  | { kind: "next"; unusable?: string; failed?: boolean; reviewed?: true };
+
+/** A turn a resumed run must finish first: its answer was stored, some of its calls have no result. */
+export interface PendingTurn {
+  assistant: AssistantMessage;
+  finishReason: FinishReason | undefined;
+  /** The answer's calls still without a result in the transcript. */
+  calls: ToolCall[];
+  /** Outcomes already known by call id (finished before the crash, or interrupted by it): not run again. */
+  known: ReadonlyMap<string, ToolOutcome>;
+}
+
+/** Where a run starts: a fresh run at step 1; a resumed one at its stored step, maybe mid-turn. */
+export interface StartPosition {
+  step: number;
+  pendingTurn?: PendingTurn;
+}
+
+/** What one model call of a step sends, before the loop adds the settings and the signal. */
+export interface StepRequest {
+  instructions?: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  toolChoice?: ToolChoice;
+}
+
+/** A call of the turn as the environment prepared it: ready to run, or refused with feedback. */
+export type PreparedCall = ReadyCall<unknown> | InvalidCall;
+
+/** A stop a hook asks for before a turn's concurrent calls run: they are not run, and the turn ends with `error`. */
+export interface TurnStop {
+  /** For the calls not run: "Not executed: the run stopped (reason)." */
+  reason: string;
+  error(state: RunState<unknown>): RunError;
+}
+
+/** A turn whose results are in the transcript. Empty `prepared` for an answer decided without running calls. */
+export interface TurnRecord {
+  prepared: readonly PreparedCall[];
+  outcomes: readonly ToolOutcome[];
+  /** The interrupted turn a resumed run finished (not a step of its own). */
+  resumed: boolean;
+}
+
+/** How a run ended, for `end`. A pause for approval is no end: `end` is not called for it. */
+export type RunEnding = { ok: true; outcome: LoopOutcome } | { ok: false; error: RunError };
+
+/** The rest of a model call, for an around hook: the next hook, or the call itself. */
+export type ModelNext = (request: StepRequest) => Promise<ModelResponse>;
+
+/** The rest of a tool call, for an around hook: the next hook, or the run of the tool itself. */
+export type ToolNext = () => Promise<ToolOutcome>;
+
+/**
+ * The places a feature can act in a run, in the order the loop reaches them. Every method is
+ * optional; the ones named `…Call` are around hooks that must call `next` (or answer instead).
+ */
+export interface RunHooks {
+  /** Before step 1: where the run starts (a resumed run's stored step and interrupted turn). */
+  start?(state: RunState<unknown>): Promise<StartPosition | undefined>;
+  /** Before each model call, after the budget check: what the last step added is durable. */
+  beforeModelCall?(state: RunState<unknown>, step: number): Promise<void>;
+  /** Around each model call of a step: what the model sees, the tool choice, an engine's step. */
+  modelCall?(
+    state: RunState<unknown>,
+    step: number,
+    request: StepRequest,
+    next: ModelNext,
+  ): Promise<ModelResponse>;
+  /** The answer is in the transcript (before the budget looks at its usage). */
+  afterResponse?(
+    state: RunState<unknown>,
+    step: number,
+    assistant: AssistantMessage,
+    finishReason: FinishReason,
+  ): Promise<void>;
+  /**
+   * Before any call of the turn runs: fill `decided[i]` to answer call i instead of running it
+   * (never over an earlier hook's answer), or throw to stop the run before anything ran.
+   */
+  beforeTools?(
+    state: RunState<unknown>,
+    step: number,
+    prepared: readonly PreparedCall[],
+    decided: ToolOutcome[],
+  ): Promise<void>;
+  /**
+   * Before the turn's non-terminal calls run together (its terminal calls had their go, none
+   * ended the run): answer calls through `decided`, or return a stop.
+   */
+  beforeConcurrentCalls?(
+    state: RunState<unknown>,
+    step: number,
+    prepared: readonly PreparedCall[],
+    decided: ToolOutcome[],
+  ): TurnStop | undefined;
+  /** Around each tool call that runs (budget checked and counted already). */
+  toolCall?(
+    state: RunState<unknown>,
+    step: number,
+    ready: ReadyCall<unknown>,
+    next: ToolNext,
+  ): Promise<ToolOutcome>;
+  /** The turn's results are in the transcript and no stop came of them. */
+  afterTurn?(state: RunState<unknown>, step: number, turn: TurnRecord): void;
+  /** What the step comes to, seen last: may turn a final answer into feedback. */
+  decide?(state: RunState<unknown>, step: number, result: StepResult): Promise<StepResult>;
+  /** After `run_end`: the run is over, successfully or not (not called for a pause). */
+  end?(state: RunState<unknown>, ending: RunEnding): Promise<void>;
+}
+
+/** No feature at all: the loop calls nothing. */
+export const NO_HOOKS: RunHooks = Object.freeze({});
+
+/**
+ * One object for a run's features, in the order given (the first is the outermost around hook).
+ * A method none of them has stays absent, and one only a single feature has is that feature's
+ * own method, so the loop's `if (hooks.x)` costs nothing for what is not there.
+ */
+export function composeHooks(features: readonly RunHooks[]): RunHooks {
+  const hooks: RunHooks = {};
+  const having = <K extends keyof RunHooks>(key: K) => {
+    const found = features.filter((f) => typeof f[key] === "function");
+    // One feature has it: its own method, bound, with no wrapper to pass through every step.
+    const [only] = found;
+    if (only && found.length === 1)
+      hooks[key] = (only[key] as (...args: never[]) => unknown).bind(only) as never;
+    return found.length > 1 ? found : undefined;
+  };
+  const start = having("start");
+  if (start)
+    hooks.start = async (state) => {
+      let position: StartPosition | undefined;
+      for (const f of start) position = (await f.start?.(state)) ?? position;
+      return position;
+    };
+  const beforeModel = having("beforeModelCall");
+  if (beforeModel)
+    hooks.beforeModelCall = sequence(beforeModel, (f, state, step) => f.beforeModelCall?.(state, step));
+  const model = having("modelCall");
+  if (model)
+    hooks.modelCall = (state, step, request, next) => {
+      const at = (i: number, r: StepRequest): Promise<ModelResponse> => {
+        const f = model[i];
+        return f?.modelCall ? f.modelCall(state, step, r, (n) => at(i + 1, n)) : next(r);
+      };
+      return at(0, request);
+    };
+  const afterResponse = having("afterResponse");
+  if (afterResponse)
+    hooks.afterResponse = sequence(afterResponse, (f, state, step, assistant, finishReason) =>
+      f.afterResponse?.(state, step, assistant, finishReason),
+    );
+  const beforeTools = having("beforeTools");
+  if (beforeTools)
+    hooks.beforeTools = sequence(beforeTools, (f, state, step, prepared, decided) =>
+      f.beforeTools?.(state, step, prepared, decided),
+    );
+  const concurrent = having("beforeConcurrentCalls");
+  if (concurrent)
+    hooks.beforeConcurrentCalls = (state, step, prepared, decided) => {
+      let stop: TurnStop | undefined;
+      for (const f of concurrent) stop ??= f.beforeConcurrentCalls?.(state, step, prepared, decided);
+      return stop;
+    };
+  const tool = having("toolCall");
+  if (tool)
+    hooks.toolCall = (state, step, ready, next) => {
+      const at = (i: number): Promise<ToolOutcome> => {
+        const f = tool[i];
+        return f?.toolCall ? f.toolCall(state, step, ready, () => at(i + 1)) : next();
+      };
+      return at(0);
+    };
+  const afterTurn = having("afterTurn");
+  if (afterTurn)
+    hooks.afterTurn = (state, step, turn) => {
+      for (const f of afterTurn) f.afterTurn?.(state, step, turn);
+    };
+  const decide = having("decide");
+  if (decide)
+    hooks.decide = async (state, step, result) => {
+      let decided = result;
+      for (const f of decide) decided = (await f.decide?.(state, step, decided)) ?? decided;
+      return decided;
+    };
+  const end = having("end");
+  if (end) hooks.end = sequence(end, (f, state, ending) => f.end?.(state, ending));
+  return Object.keys(hooks).length === 0 ? NO_HOOKS : hooks;
+}
+
+/** A method that calls each feature's in turn, awaiting each. */
+function sequence<A extends unknown[]>(
+  features: RunHooks[],
+  call: (feature: RunHooks, ...args: A) => Promise<void> | void | undefined,
+): (...args: A) => Promise<void> {
+  return async (...args) => {
+    for (const f of features) await call(f, ...args);
+  };
+}

@@ -1,0 +1,70 @@
+import type { RunTools, StoredRun } from "../store/store.js";
+import type { Message } from "../vocabulary/messages.js";
+import type { AgentConfig } from "./agent-config.js";
+import { type ApprovalDecision, ApprovalGate, type ApprovalHandler } from "./approval.js";
+import { contextHooks } from "./context-view.js";
+import { durabilityHooks } from "./durable.js";
+import { composeHooks, type RunHooks } from "./hooks.js";
+import { LoopGuard, loopGuardHooks } from "./loop-guard.js";
+import type { Persistence } from "./persistence.js";
+import { planningHooks } from "./plan.js";
+import { reflectionHooks } from "./reflect.js";
+import type { RunState } from "./run-state.js";
+
+/** What one run brings to its features besides the agent's configuration. */
+export interface RunFeatureOptions {
+  input: string;
+  session?: string | undefined;
+  history?: readonly Message[] | undefined;
+  resumed?: StoredRun | undefined;
+  /** Decisions on calls a paused run waits for (resume's approve and reject). */
+  decisions?: readonly ApprovalDecision[] | undefined;
+  onApproval?: ApprovalHandler | undefined;
+  rebuild: (history: readonly Message[]) => Message[];
+  /** The tools a new run starts with, recorded so a resume can offer exactly those. */
+  tools: RunTools;
+}
+
+/**
+ * Attaches a run's features, in the order their hooks run (the first is the outermost around a
+ * call): durability, approval, the loop guard, planning, the context view, reflection. Returns
+ * the function that frees the run's session; it must be called once the run is over.
+ */
+export async function attachFeatures(
+  state: RunState<unknown>,
+  persistence: Persistence,
+  config: Pick<AgentConfig<unknown, unknown>, "loopGuard" | "memory" | "recall" | "plan" | "reflect">,
+  run: RunFeatureOptions,
+): Promise<() => void> {
+  const guard = config.loopGuard === false ? undefined : new LoopGuard(config.loopGuard);
+  const gated = state.environment.registry.list().some((t) => t.needsApproval);
+  const { durable, messages, release } = await persistence.attach(state, {
+    input: run.input,
+    session: run.session,
+    history: run.history,
+    resumed: run.resumed,
+    // A run that may pause for approval must be stored to be resumed, like a session run.
+    mayPause: gated && run.onApproval === undefined,
+    guard,
+    rebuild: run.rebuild,
+    tools: run.tools,
+  });
+  if (messages) state.messages = messages;
+  const features: RunHooks[] = [];
+  if (durable) features.push(durabilityHooks(durable, run.resumed));
+  if (gated || run.decisions) {
+    const gate = new ApprovalGate({
+      ...(run.decisions && { decisions: run.decisions }),
+      ...(run.onApproval && { handler: run.onApproval }),
+      ...(durable && { pause: (s: RunState<unknown>, pending) => durable.pause(s, pending) }),
+    });
+    features.push(gate.hooks());
+  }
+  if (guard) features.push(loopGuardHooks(guard));
+  const { plan, memory, recall, reflect } = config;
+  if (plan) features.push(planningHooks(plan === true || plan.reviseOnFailure !== false));
+  features.push(contextHooks({ ...(memory && { memory }), ...(recall && { recall }), input: run.input }));
+  if (reflect) features.push(reflectionHooks(reflect, run.input));
+  state.hooks = composeHooks(features);
+  return release;
+}
