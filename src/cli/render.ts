@@ -1,4 +1,5 @@
 import type { RunUsage } from "../agent/usage.js";
+import { withoutImageBytes } from "../trace/images.js";
 import type { AgentEvent } from "../vocabulary/events.js";
 import type { Printer } from "./printer.js";
 import { Spinner } from "./style.js";
@@ -52,8 +53,12 @@ export class RunRenderer {
       const where = event.url ?? event.model;
       const retry = event.attempt > 1 ? `, attempt ${event.attempt}` : "";
       p.note(s.dim(`── request ${this.#requests} (step ${event.step}${retry}) → ${where}`));
+      // Image and PDF bytes as a hash and size, as in the trace: megabytes of base64 help no one
+      // reading a terminal, and every other byte is the body as sent.
+      const shown = withoutImageBytes(event.body);
+      if (shown !== event.body) p.note(s.dim("   (image and file bytes shown as sha256 and size)"));
       // JSON escapes C0 controls but not C1 or bidi ones; the body is still valid JSON after this.
-      p.note(visible(JSON.stringify(event.body)));
+      p.note(visible(JSON.stringify(shown)));
       return;
     }
     if (this.#options.quiet) return;
