@@ -1,7 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { Agent, calculatorTool, LocalModel, type ModelRequest, probeLocalEngine } from "glassloop";
+import { Agent, type ModelRequest } from "glassloop";
+import { LocalModel, probeLocalEngine } from "glassloop/models";
+import { calculatorTool } from "glassloop/tools";
 import { TINY_MODEL, writeTinyGguf } from "../test/helpers/tiny-gguf.js";
 import { type BenchTable, round } from "./table.js";
 

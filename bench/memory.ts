@@ -3,7 +3,9 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
-import { Agent, LongTermMemory, type Message, SqliteStore, type Store, tool, WindowMemory } from "glassloop";
+import { Agent, type Message, type Store, tool } from "glassloop";
+import { LongTermMemory, WindowMemory } from "glassloop/memory";
+import { SqliteStore } from "glassloop/store";
 import { z } from "zod";
 import { type BenchTable, round } from "./table.js";
 import { ZeroLatencyModel } from "./zero-model.js";
@@ -127,7 +129,7 @@ export async function memoryBench(): Promise<BenchTable[]> {
       i % 2 ? { role: "assistant", content: sentence(random) } : { role: "user", content: sentence(random) },
     );
     const window = new WindowMemory({ maxTokens: 8_000 });
-    const { TokenCounter } = await import("glassloop");
+    const { TokenCounter } = await import("glassloop/memory");
     const tokens = await TokenCounter.forModel("openai:gpt-4o-mini");
     const trim: number[] = [];
     for (let i = 0; i < 20; i++) {

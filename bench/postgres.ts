@@ -7,8 +7,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, SqliteStore, type Store, tool } from "glassloop";
+import { Agent, type Store, tool } from "glassloop";
 import { PostgresStore } from "glassloop/postgres";
+import { SqliteStore } from "glassloop/store";
 import { z } from "zod";
 import { loadPg } from "../src/store/postgres/pg-driver.js";
 import { postgresInstalled, startCluster } from "../test/helpers/postgres-cluster.js";

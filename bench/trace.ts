@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, diffRequests, readTraceFile, TraceWriter, tool } from "glassloop";
+import { Agent, tool } from "glassloop";
+import { diffRequests, readTraceFile, TraceWriter } from "glassloop/trace";
 import { z } from "zod";
 import { type BenchTable, round } from "./table.js";
 import { ZeroLatencyModel } from "./zero-model.js";

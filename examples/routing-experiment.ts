@@ -14,7 +14,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Agent, type Model, Router, tool } from "glassloop";
+import { Agent, type Model, tool } from "glassloop";
 import {
   compareResults,
   dataset,
@@ -28,6 +28,7 @@ import {
   replayEval,
   scorer,
 } from "glassloop/evals";
+import { Router } from "glassloop/multi";
 import { FunctionModel, type RecordedRequest, type ScriptStep } from "glassloop/testing";
 import { z } from "zod";
 import { chooseModel, isMain, type Print } from "./cli.js";

@@ -4,7 +4,8 @@
  * responses, and every request the agent sends must match the recorded one in what matters.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { Agent, type AgentTool, AnthropicModel, tool } from "glassloop";
+import { Agent, type AgentTool, tool } from "glassloop";
+import { AnthropicModel } from "glassloop/models";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { z } from "zod";

@@ -5,7 +5,8 @@
  * counted and priced at their own rates. (The multi-turn thinking-with-tools run is replayed in
  * anthropic-cassettes.test.ts, request by request.)
  */
-import { Agent, type AgentEvent, AnthropicModel, type Message, OpenAIChatModel } from "glassloop";
+import { Agent, type AgentEvent, type Message } from "glassloop";
+import { AnthropicModel, OpenAIChatModel } from "glassloop/models";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadCassette, replyOf } from "./helpers/cassettes.js";
 import { startWireServer, type WireServer } from "./helpers/wire-server.js";

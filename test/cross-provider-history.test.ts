@@ -4,15 +4,8 @@
  * back to OpenAI. Tool-call ids follow each provider's rules, and every result stays with its call.
  */
 import { readFileSync } from "node:fs";
-import {
-  Agent,
-  AnthropicModel,
-  COMPATIBLE_QUIRKS,
-  type Message,
-  OPENAI_QUIRKS,
-  OpenAIChatModel,
-  tool,
-} from "glassloop";
+import { Agent, type Message, tool } from "glassloop";
+import { AnthropicModel, COMPATIBLE_QUIRKS, OPENAI_QUIRKS, OpenAIChatModel } from "glassloop/models";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { z } from "zod";

@@ -5,16 +5,8 @@
  * the recorded client sent: contents, function calls and responses paired by id, thought parts,
  * and the `thoughtSignature`s, which must come back exactly (Gemini 3 rejects a turn without them).
  */
-import {
-  Agent,
-  type AgentEvent,
-  GeminiModel,
-  type GeminiOptions,
-  type Message,
-  type RunResult,
-  toGeminiSchema,
-  tool,
-} from "glassloop";
+import { Agent, type AgentEvent, type Message, type RunResult, tool } from "glassloop";
+import { GeminiModel, type GeminiOptions, toGeminiSchema } from "glassloop/models";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loadCassette, type RecordedExchange, replyOf } from "./helpers/cassettes.js";

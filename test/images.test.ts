@@ -8,17 +8,9 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  Agent,
-  AnthropicModel,
-  GeminiModel,
-  type ImagePart,
-  type Model,
-  OpenAIChatModel,
-  OpenAIResponsesModel,
-  TraceWriter,
-  tool,
-} from "glassloop";
+import { Agent, type ImagePart, type Model, tool } from "glassloop";
+import { AnthropicModel, GeminiModel, OpenAIChatModel, OpenAIResponsesModel } from "glassloop/models";
+import { TraceWriter } from "glassloop/trace";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loadCassette, replyOf } from "./helpers/cassettes.js";

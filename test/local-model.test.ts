@@ -9,22 +9,14 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import {
-  Agent,
-  type AgentEvent,
-  calculatorTool,
-  LocalModel,
-  LocalModelError,
-  type Message,
-  type ModelRequest,
-  parseLocalModelName,
-  probeLocalEngine,
-  resolveModel,
-} from "glassloop";
+import { Agent, type AgentEvent, type Message, type ModelRequest, resolveModel } from "glassloop";
+import { LocalModel, LocalModelError, probeLocalEngine } from "glassloop/models";
+import { calculatorTool } from "glassloop/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { resolveSourceFile } from "../src/models/local/download.js";
 import { importEngine, startEngine } from "../src/models/local/engine.js";
+import { parseLocalModelName } from "../src/models/local/name.js";
 import { toGrammarSchema } from "../src/models/local/schema.js";
 import { toolParameters } from "../src/tools/json-schema.js";
 import { TINY_MODEL, tinyGgufBytes, writeTinyGguf } from "./helpers/tiny-gguf.js";

@@ -5,9 +5,8 @@
  * and without glassloop reading more than its cap. Caps and deadlines are set small here so the
  * tests are fast; each run also carries a 10 s abort, so a regression fails instead of hanging.
  */
+import { Agent, type AgentEvent } from "glassloop";
 import {
-  Agent,
-  type AgentEvent,
   AnthropicModel,
   CallDeadlineError,
   DEFAULT_DEADLINE_MS,
@@ -18,7 +17,7 @@ import {
   type HttpOptions,
   OpenAIChatModel,
   ResponseTooLargeError,
-} from "glassloop";
+} from "glassloop/models";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ofType } from "./helpers/core.js";
 import { startWireServer, type WireServer } from "./helpers/wire-server.js";

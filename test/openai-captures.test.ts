@@ -4,14 +4,8 @@
  * provider really sent. Streams re-chunked at random byte boundaries give identical results.
  */
 import fc from "fast-check";
-import {
-  type ModelDelta,
-  type ModelRequest,
-  type ModelResponse,
-  OpenAIChatModel,
-  type OpenAIPresetName,
-  presetModel,
-} from "glassloop";
+import type { ModelDelta, ModelRequest, ModelResponse } from "glassloop";
+import { OpenAIChatModel, type OpenAIPresetName, presetModel } from "glassloop/models";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { readEvents } from "../src/models/http/sse.js";
 import { ChatStreamAssembler } from "../src/models/openai/stream.js";

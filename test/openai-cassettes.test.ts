@@ -5,17 +5,8 @@
  * sends must match the recorded one in what matters: the conversation (roles, texts, tool calls
  * with their arguments, tool results paired by call id), the tool definitions, tool choice, stream.
  */
-import {
-  Agent,
-  type AgentEvent,
-  COMPATIBLE_QUIRKS,
-  type Model,
-  OpenAIChatModel,
-  type OpenAIPresetName,
-  presetModel,
-  type ToolChoice,
-  tool,
-} from "glassloop";
+import { Agent, type AgentEvent, type Model, type ToolChoice, tool } from "glassloop";
+import { COMPATIBLE_QUIRKS, OpenAIChatModel, type OpenAIPresetName, presetModel } from "glassloop/models";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {

@@ -8,11 +8,10 @@ import {
   type AgentEvent,
   AuthenticationError,
   ContextOverflowError,
-  type HttpOptions,
   ModelCallError,
-  OpenAIChatModel,
   RunAbortedError,
 } from "glassloop";
+import { type HttpOptions, OpenAIChatModel } from "glassloop/models";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ofType } from "./helpers/core.js";
 import { openaiCaptureSse } from "./helpers/openai-captures.js";

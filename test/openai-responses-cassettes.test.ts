@@ -5,7 +5,8 @@
  * the one the recorded client sent: the input items (messages, function calls and their outputs,
  * reasoning items with their encrypted content), tools, tool choice, reasoning settings, stream.
  */
-import { Agent, type AgentEvent, type AgentTool, OpenAIResponsesModel, tool } from "glassloop";
+import { Agent, type AgentEvent, type AgentTool, tool } from "glassloop";
+import { OpenAIResponsesModel } from "glassloop/models";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loadCassette, type RecordedExchange, replyOf } from "./helpers/cassettes.js";

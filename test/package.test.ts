@@ -95,11 +95,12 @@ describe("the installed package", () => {
     expect(demo.stdout).toContain("420");
   });
 
-  it("an ESM file imports glassloop and glassloop/testing and runs the calculator", () => {
+  it("an ESM file imports glassloop, glassloop/store and glassloop/testing and runs the calculator", () => {
     writeFileSync(
       join(installed.dir, "calculator.mjs"),
       `import { z } from "zod";
-import { Agent, SqliteStore, tool } from "glassloop";
+import { Agent, tool } from "glassloop";
+import { SqliteStore } from "glassloop/store";
 import { ScriptedModel } from "glassloop/testing";
 
 const numbers = z.object({ a: z.number(), b: z.number() });
@@ -129,7 +130,7 @@ await agent.close();
       const run = node([
         "--input-type=module",
         "-e",
-        `import { SqliteStore } from "glassloop";
+        `import { SqliteStore } from "glassloop/store";
          try { new SqliteStore({ path: ":memory:" }); console.log("opened"); } catch (e) { console.log(e.code + ": " + e.message); }`,
       ]);
       expect(run.stdout.trim()).toBe(
@@ -138,6 +139,43 @@ await agent.close();
     } finally {
       renameSync(`${binary}.aside`, binary);
     }
+  });
+
+  it("the root loads neither better-sqlite3 nor the SQLite store until a run uses the default store", () => {
+    const run = node([
+      "--input-type=module",
+      "-e",
+      `import { createRequire } from "node:module";
+       import { Agent } from "glassloop";
+       import { ScriptedModel } from "glassloop/testing";
+       const sqlite = () => Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes("better-sqlite3"));
+       const agent = new Agent({ model: new ScriptedModel([{ text: "one" }, { text: "two" }]) });
+       await agent.run("not stored");
+       const before = sqlite();
+       await agent.run("stored", { session: "s" });
+       const messages = (await agent.store.readSession("s")).length;
+       console.log(JSON.stringify({ before, after: sqlite(), messages, location: agent.store.location }));`,
+    ]);
+    expect(run.stderr).toBe("");
+    // The bundles `import "glassloop"` loads before any call: the root's static imports, followed.
+    const dist = join(installed.dir, "node_modules", "glassloop", "dist");
+    const loaded = new Set(["index.mjs"]);
+    for (const file of loaded) {
+      const text = readFileSync(join(dist, file), "utf8");
+      for (const m of text.matchAll(/^(?:import|export)\b[^;]*?from "\.\/([^"]+)"|^import "\.\/([^"]+)"/gm))
+        loaded.add((m[1] ?? m[2]) as string);
+    }
+    expect(loaded.size).toBeGreaterThan(3);
+    const sqlite = [...loaded].filter((f) =>
+      /\bSqliteStore\b|CREATE TABLE/.test(readFileSync(join(dist, f), "utf8")),
+    );
+    expect(sqlite).toEqual([]);
+    expect(JSON.parse(run.stdout)).toEqual({
+      before: false,
+      after: true,
+      messages: 2,
+      location: join(installed.dir, ".glassloop", "glassloop.db"),
+    });
   });
 
   it("every other entry in package.json's exports loads from the installed package, with the names its source exports", async () => {

@@ -7,15 +7,9 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  Agent,
-  type AgentEvent,
-  AnthropicModel,
-  GeminiModel,
-  type Model,
-  OpenAIResponsesModel,
-  TraceWriter,
-} from "glassloop";
+import { Agent, type AgentEvent, type Model } from "glassloop";
+import { AnthropicModel, GeminiModel, OpenAIResponsesModel } from "glassloop/models";
+import { TraceWriter } from "glassloop/trace";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ofType } from "./helpers/core.js";
 import {

@@ -8,13 +8,11 @@ import {
   type AgentEvent,
   AuthenticationError,
   ContextOverflowError,
-  GeminiModel,
-  type HttpOptions,
   type Model,
   ModelCallError,
-  OpenAIResponsesModel,
   RunAbortedError,
 } from "glassloop";
+import { GeminiModel, type HttpOptions, OpenAIResponsesModel } from "glassloop/models";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ofType } from "./helpers/core.js";
 import { sseData, sseEvents, startWireServer, type WireServer } from "./helpers/wire-server.js";

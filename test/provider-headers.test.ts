@@ -3,17 +3,16 @@
  * and the user's headers win over the ones glassloop sets (the key from the environment, the
  * content type, `anthropic-version`). Gateways (Portkey, LiteLLM, Helicone) depend on both.
  */
+import { Agent, type Model } from "glassloop";
 import {
-  Agent,
   AnthropicModel,
   anthropic,
   google,
-  type Model,
   OpenAIChatModel,
   openai,
   openaiResponses,
   openrouter,
-} from "glassloop";
+} from "glassloop/models";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startWireServer, type WireServer } from "./helpers/wire-server.js";
 

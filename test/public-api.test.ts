@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { exportedNames, packageEntries } from "../scripts/entry-exports.js";
 import { importGraph } from "./helpers/import-graph.js";
 
 // The package's public API in layers (docs/architecture.md, "The public API in layers"): the root
@@ -33,8 +34,11 @@ describe("the package's entries", () => {
     expect(specifiers.length).toBe(Object.keys(pkg.exports).length);
   });
 
-  it("re-export lists, never `export *`, in the room entries", () => {
-    for (const file of Object.values(tsdownEntries()).filter((f) => f.startsWith("src/entries/"))) {
+  it("re-export lists, never `export *`, in the root and the room entries", () => {
+    for (const file of [
+      "src/index.ts",
+      ...Object.values(tsdownEntries()).filter((f) => f.startsWith("src/entries/")),
+    ]) {
       expect(readFileSync(`${ROOT}/${file}`, "utf8"), file).not.toMatch(/export (type )?\* from/);
     }
   });
@@ -58,9 +62,13 @@ describe("the default store", () => {
   };
   const SQLITE = /^store\/(sqlite-[\w-]+|default-store|migrations)\.ts$/;
 
-  it("is not loaded with the agent: the loop reaches the SQLite store only through import()", () => {
-    const loaded = [...loadedWith("agent/agent.ts")];
-    expect(loaded.filter((f) => SQLITE.test(f))).toEqual([]);
+  it("is not loaded with the agent or the root: they reach the SQLite store only through import()", () => {
+    for (const start of ["agent/agent.ts", "index.ts"]) {
+      expect(
+        [...loadedWith(start)].filter((f) => SQLITE.test(f)),
+        start,
+      ).toEqual([]);
+    }
     expect(edges).toContainEqual(
       expect.objectContaining({
         from: "store/deferred-default-store.ts",
@@ -68,5 +76,141 @@ describe("the default store", () => {
         dynamic: true,
       }),
     );
+  });
+});
+
+// The rule: the root holds what a program needs to define tools, build and run an agent (with a
+// model string or its own Model), read its result, transcript and events, and catch what a run
+// throws. Everything a program constructs besides (a provider object, a store, a memory strategy,
+// a built-in tool, a trace, a router) comes from that room's entry.
+const ROOT_NAMES = {
+  agent: ["Agent", "AgentConfig", "AgentStream", "ModelSettings", "ResumeOptions", "RunOptions", "RunResult"],
+  "the agent's options": ["ApprovalHandler", "EnvironmentOptions", "LoopGuardOptions", "PendingApproval"],
+  tools: [
+    "AgentTool",
+    "RegisterOptions",
+    "Tool",
+    "ToolDefinition",
+    "ToolRegistry",
+    "ToolRunOptions",
+    "ToolSource",
+    "tool",
+  ],
+  vocabulary: [
+    "AgentEvent",
+    "AssistantMessage",
+    "ErrorCode",
+    "FinishReason",
+    "ImagePart",
+    "LimitName",
+    "Limits",
+    "Message",
+    "ReasoningPart",
+    "RunStatus",
+    "RunUsage",
+    "StepUsage",
+    "SystemMessage",
+    "TokenUsage",
+    "ToolCall",
+    "ToolMessage",
+    "ToolOutcome",
+    "ToolOutcomeStatus",
+    "UserMessage",
+  ],
+  "the Model interface and model strings": [
+    "JsonSchema",
+    "Model",
+    "ModelDelta",
+    "ModelObserver",
+    "ModelPrice",
+    "ModelRequest",
+    "ModelResponse",
+    "ToolChoice",
+    "ToolSpec",
+    "resolveModel",
+  ],
+  "the errors a run throws": [
+    "ApprovalRequiredError",
+    "AuthenticationError",
+    "BudgetExceededError",
+    "ConfigError",
+    "ContextOverflowError",
+    "GlassloopError",
+    "LoopDetectedError",
+    "MissingDependencyError",
+    "ModelBehaviorError",
+    "ModelCallError",
+    "ProviderError",
+    "RateLimitError",
+    "RunAbortedError",
+    "RunError",
+    "RunErrorState",
+    "RunNotResumableError",
+    "SessionBusyError",
+    "StoreError",
+    "ToolError",
+    "UnknownRunError",
+    "runStatusOf",
+  ],
+  "the store it persists to": ["Store"],
+};
+
+// Helpers the rooms share among themselves; a user never needs them, so no entry exports them.
+const INTERNAL = [
+  "CHARS_PER_TOKEN",
+  "MIGRATIONS",
+  "SCHEMA_VERSION",
+  "calculate",
+  "checkToolName",
+  "errorFields",
+  "errorForStatus",
+  "fixedTokens",
+  "groupByRun",
+  "isContextOverflow",
+  "isPrivateAddress",
+  "parseLocalModelName",
+  "parseTraceText",
+  "planTool",
+  "readEvents",
+  "renderForSummary",
+  "toolSpec",
+  "tracePath",
+];
+
+describe("the root entry", () => {
+  const names = exportedNames(packageEntries().map((e) => e.file));
+
+  it("holds what a program needs to define tools, run an agent, read its results and events and catch its errors: exactly these names", () => {
+    const root = (names.get("src/index.ts") ?? []).map((n) => n.name);
+    expect(root).toEqual(Object.values(ROOT_NAMES).flat().sort());
+    expect(root.length).toBeLessThanOrEqual(80);
+  });
+
+  it("resolves every built-in model string with nothing imported but the root", async () => {
+    // This file imports no provider module itself: the root's own imports register the prefixes.
+    const { resolveModel } = await import("glassloop");
+    const keys = ["OPENAI", "ANTHROPIC", "GEMINI", "OPENROUTER", "DEEPSEEK", "GROQ"];
+    const env = Object.fromEntries(keys.map((k) => [`${k}_API_KEY`, "k"]));
+    const strings = [
+      "openai:gpt-4o-mini",
+      "openai-responses:gpt-5",
+      "anthropic:claude-sonnet-4-5",
+      "google:gemini-2.5-flash",
+      "ollama:llama3.2",
+      "openrouter:openai/gpt-4o-mini",
+      "deepseek:deepseek-chat",
+      "groq:llama-3.3-70b-versatile",
+      "local:./model.gguf",
+    ];
+    expect(strings.map((s) => resolveModel(s, env).id)).toEqual(strings);
+  });
+
+  it("exports no internal helper, and neither does any other entry", () => {
+    for (const [file, list] of names) {
+      expect(
+        list.map((n) => n.name).filter((n) => INTERNAL.includes(n)),
+        file,
+      ).toEqual([]);
+    }
   });
 });

@@ -1,8 +1,9 @@
-import { Agent, BudgetExceededError, ConfigError, LIMIT_DEFAULTS, type Limits, tool } from "glassloop";
+import { Agent, BudgetExceededError, ConfigError, type Limits, tool } from "glassloop";
 import { FunctionModel, ScriptedModel } from "glassloop/testing";
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { capture, expectEveryCallAnswered, ofType } from "../../test/helpers/core.js";
+import { LIMIT_DEFAULTS } from "../vocabulary/limits.js";
 
 const add = tool({
   name: "add",

@@ -1,13 +1,6 @@
-import {
-  Agent,
-  ConfigError,
-  FINAL_RESULT_TOOL,
-  ModelBehaviorError,
-  ToolError,
-  ToolRegistry,
-  tool,
-} from "glassloop";
+import { Agent, ConfigError, ModelBehaviorError, ToolError, ToolRegistry, tool } from "glassloop";
 import { ScriptedModel, type ScriptStep } from "glassloop/testing";
+import { FINAL_RESULT_TOOL } from "glassloop/tools";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { capture, expectEveryCallAnswered, ofType } from "../../test/helpers/core.js";

@@ -1,5 +1,6 @@
-import { Agent, ENVIRONMENT_DEFAULTS, ToolRegistry, tool } from "glassloop";
+import { Agent, ToolRegistry, tool } from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
+import { ENVIRONMENT_DEFAULTS } from "glassloop/tools";
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { capture, expectEveryCallAnswered, ofType } from "../../test/helpers/core.js";

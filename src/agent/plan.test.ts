@@ -1,5 +1,6 @@
-import { Agent, type AgentEvent, type PlanEvent, ToolError, tool } from "glassloop";
+import { Agent, type AgentEvent, ToolError, tool } from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
+import type { PlanEvent } from "glassloop/trace";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 

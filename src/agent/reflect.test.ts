@@ -1,13 +1,7 @@
-import {
-  Agent,
-  type AgentEvent,
-  BudgetExceededError,
-  ConfigError,
-  modelEvaluator,
-  type ReflectionEvent,
-  RunError,
-} from "glassloop";
+import { Agent, type AgentEvent, BudgetExceededError, ConfigError, RunError } from "glassloop";
+import { modelEvaluator } from "glassloop/multi";
 import { ScriptedModel } from "glassloop/testing";
+import type { ReflectionEvent } from "glassloop/trace";
 import { describe, expect, it } from "vitest";
 
 describe("reflection", () => {

@@ -1,4 +1,5 @@
-import { Agent, type AgentEvent, costOf, type RunUsage, tool } from "glassloop";
+import { Agent, type AgentEvent, type RunUsage, tool } from "glassloop";
+import { costOf } from "glassloop/models";
 import { ScriptedModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

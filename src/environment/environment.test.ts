@@ -1,12 +1,6 @@
-import {
-  Agent,
-  type AgentTool,
-  ENVIRONMENT_DEFAULTS,
-  type EnvironmentOptions,
-  ToolError,
-  tool,
-} from "glassloop";
+import { Agent, type AgentTool, type EnvironmentOptions, ToolError, tool } from "glassloop";
 import { ScriptedModel, type ScriptedToolCall } from "glassloop/testing";
+import { ENVIRONMENT_DEFAULTS } from "glassloop/tools";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { capture, expectEveryCallAnswered, ofType } from "../../test/helpers/core.js";

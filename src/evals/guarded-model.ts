@@ -1,5 +1,5 @@
+import { costOf } from "../entries/models.js";
 import {
-  costOf,
   GlassloopError,
   type Model,
   type ModelObserver,

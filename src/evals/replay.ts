@@ -1,13 +1,6 @@
 import { join } from "node:path";
-import {
-  ConfigError,
-  exchangesOf,
-  GlassloopError,
-  type Model,
-  ReplayDivergenceError,
-  ReplayModel,
-  readTraceEvents,
-} from "../index.js";
+import { exchangesOf, ReplayDivergenceError, ReplayModel, readTraceEvents } from "../entries/trace.js";
+import { ConfigError, GlassloopError, type Model } from "../index.js";
 import { dataset } from "./dataset.js";
 import type { EvalDefinition } from "./define.js";
 import { evaluate } from "./evaluate.js";

@@ -1,13 +1,6 @@
 import { join } from "node:path";
-import {
-  type AgentEvent,
-  type Limits,
-  type Model,
-  ReplayDivergenceError,
-  RunError,
-  resolveModel,
-  TraceWriter,
-} from "../index.js";
+import { ReplayDivergenceError, TraceWriter } from "../entries/trace.js";
+import { type AgentEvent, type Limits, type Model, RunError, resolveModel } from "../index.js";
 import { combine } from "./combine.js";
 import type { EvalEvent } from "./events.js";
 import { EvalBudgetError, GuardedModel } from "./guarded-model.js";

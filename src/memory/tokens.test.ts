@@ -1,7 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { CHARS_PER_TOKEN, encodingFor, estimateTokens, TokenCounter } from "glassloop";
+import { encodingFor, estimateTokens, TokenCounter } from "glassloop/memory";
 import { describe, expect, it } from "vitest";
+import { CHARS_PER_TOKEN } from "./tokens.js";
 
 describe("token counting", () => {
   it("picks the BPE encoding for OpenAI-family ids and the estimate for others", () => {

@@ -1,14 +1,13 @@
 import fc from "fast-check";
+import type { Message, ToolCall } from "glassloop";
 import {
   type MemoryContext,
-  type Message,
   SUMMARY_PREFIX,
   SummaryMemory,
   type SummaryRequest,
   TokenCounter,
-  type ToolCall,
   WindowMemory,
-} from "glassloop";
+} from "glassloop/memory";
 import { describe, expect, it } from "vitest";
 
 const tokens = TokenCounter.estimating();

@@ -1,5 +1,6 @@
 import { inspect } from "node:util";
-import { Agent, ConfigError, OpenAIChatModel, priceOf, resolveModel, setModelPrice } from "glassloop";
+import { Agent, ConfigError, resolveModel } from "glassloop";
+import { OpenAIChatModel, priceOf, setModelPrice } from "glassloop/models";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startWireServer } from "../../test/helpers/wire-server.js";
 import { ollamaBaseURL, presetModel } from "./presets.js";

@@ -1,12 +1,5 @@
-import {
-  Agent,
-  type AgentEvent,
-  AnthropicModel,
-  ModelBehaviorError,
-  ModelCallError,
-  prompted,
-  tool,
-} from "glassloop";
+import { Agent, type AgentEvent, ModelBehaviorError, ModelCallError, tool } from "glassloop";
+import { AnthropicModel, prompted } from "glassloop/models";
 import { ScriptedModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

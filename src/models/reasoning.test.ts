@@ -1,4 +1,6 @@
-import { Agent, costOf, type Message, type ModelResponse, parseHistory } from "glassloop";
+import { Agent, type Message, type ModelResponse } from "glassloop";
+import { parseHistory } from "glassloop/memory";
+import { costOf } from "glassloop/models";
 import { FunctionModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
 import { ownReasoning, reportForeignReasoning } from "./reasoning.js";

@@ -8,13 +8,11 @@ import {
   type Message,
   ModelCallError,
   type ModelRequest,
-  ReplayDivergenceError,
-  ReplayModel,
   resolveModel,
-  TraceWriter,
   tool,
 } from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
+import { ReplayDivergenceError, ReplayModel, TraceWriter } from "glassloop/trace";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { toAnthropicBody } from "./anthropic/request.js";

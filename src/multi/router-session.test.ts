@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, BudgetExceededError, ConfigError, ModelCallError, Router, SqliteStore } from "glassloop";
+import { Agent, BudgetExceededError, ConfigError, ModelCallError } from "glassloop";
+import { Router } from "glassloop/multi";
+import { SqliteStore } from "glassloop/store";
 import { FunctionModel, ScriptedModel } from "glassloop/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { expectEveryCallAnswered } from "../../test/helpers/core.js";

@@ -1,4 +1,5 @@
-import { Agent, Router, tool } from "glassloop";
+import { Agent, tool } from "glassloop";
+import { Router } from "glassloop/multi";
 import { ScriptedModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

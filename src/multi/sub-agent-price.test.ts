@@ -1,4 +1,5 @@
-import { Agent, ConfigError, modelEvaluator } from "glassloop";
+import { Agent, ConfigError } from "glassloop";
+import { modelEvaluator } from "glassloop/multi";
 import { ScriptedModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
 

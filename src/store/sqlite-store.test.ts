@@ -3,13 +3,8 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
-import {
-  DatabaseCorruptError,
-  DatabaseLockedError,
-  type Message,
-  SchemaTooNewError,
-  SqliteStore,
-} from "glassloop";
+import type { Message } from "glassloop";
+import { DatabaseCorruptError, DatabaseLockedError, SchemaTooNewError, SqliteStore } from "glassloop/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { emptyUsage } from "../agent/usage.js";
 import { MIGRATIONS, migrate } from "./migrations.js";

@@ -3,15 +3,8 @@
  * same assertions. Implementation details (file damage, migrations of old files, driver errors)
  * are tested beside each implementation.
  */
-import {
-  type Message,
-  RunBusyError,
-  RunNotResumableError,
-  SessionBusyError,
-  type Store,
-  UnknownRunError,
-  UnknownSessionError,
-} from "glassloop";
+import { type Message, RunNotResumableError, SessionBusyError, type Store, UnknownRunError } from "glassloop";
+import { RunBusyError, UnknownSessionError } from "glassloop/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "../../test/helpers/store-backends.js";
 import { emptyUsage } from "../agent/usage.js";

@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Agent, type AgentEvent } from "glassloop";
+import { ScriptedModel } from "glassloop/testing";
 import {
-  Agent,
-  type AgentEvent,
   buildRunView,
   findRun,
   formatRun,
@@ -12,8 +12,7 @@ import {
   TraceFormatError,
   TraceNotFoundError,
   traceFiles,
-} from "glassloop";
-import { ScriptedModel } from "glassloop/testing";
+} from "glassloop/trace";
 import { describe, expect, it } from "vitest";
 import { tempDir, tracedCalculatorRun } from "../../test/helpers/traced-run.js";
 

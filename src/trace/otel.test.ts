@@ -155,7 +155,7 @@ describe("OpenTelemetry spans", () => {
   });
 
   it("nests a sub-agent's run under the tool call that ran it", async () => {
-    const { agentAsTool } = await import("glassloop");
+    const { agentAsTool } = await import("glassloop/multi");
     const { exporter, tracer } = setup();
     const inner = new Agent({
       name: "inner",

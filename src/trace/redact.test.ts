@@ -1,4 +1,4 @@
-import { Redactor } from "glassloop";
+import { Redactor } from "glassloop/trace";
 import { describe, expect, it } from "vitest";
 
 const REDACTED = "[REDACTED]";

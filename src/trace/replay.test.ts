@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
-import { Agent, type Model, readTraceFile, replayTrace, TraceWriter } from "glassloop";
+import { Agent, type Model } from "glassloop";
 import { FunctionModel, ScriptedModel } from "glassloop/testing";
+import { readTraceFile, replayTrace, TraceWriter } from "glassloop/trace";
 import { describe, expect, it } from "vitest";
 import { calculatorTools, tempDir, tracedCalculatorRun } from "../../test/helpers/traced-run.js";
 

@@ -1,4 +1,4 @@
-import { describeEntry, diffRequests } from "glassloop";
+import { describeEntry, diffRequests } from "glassloop/trace";
 import { describe, expect, it } from "vitest";
 
 const sys = { role: "system", content: "Be brief." };

@@ -1,5 +1,6 @@
-import { Agent, type AgentEvent, buildRunView, type Message, type ModelResponse } from "glassloop";
+import { Agent, type AgentEvent, type Message, type ModelResponse } from "glassloop";
 import { FunctionModel } from "glassloop/testing";
+import { buildRunView } from "glassloop/trace";
 import { describe, expect, it } from "vitest";
 
 describe("the run view of a reasoning, caching run", () => {

@@ -1,6 +1,6 @@
 import { request } from "node:http";
 import { join } from "node:path";
-import { startViewer, ViewerNotBuiltError, type ViewerServer } from "glassloop";
+import { startViewer, ViewerNotBuiltError, type ViewerServer } from "glassloop/trace";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir, tracedCalculatorRun } from "../../test/helpers/traced-run.js";
 

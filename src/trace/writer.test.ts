@@ -1,7 +1,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { Agent, readTraceFile, TRACE_FORMAT, TraceWriter } from "glassloop";
+import { Agent } from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
+import { readTraceFile, TRACE_FORMAT, TraceWriter } from "glassloop/trace";
 import { describe, expect, it } from "vitest";
 import {
   calculatorScript,

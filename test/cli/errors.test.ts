@@ -8,8 +8,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { Agent, TraceWriter, tool } from "glassloop";
+import { Agent, tool } from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
+import { TraceWriter } from "glassloop/trace";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { cleanEnv, cliArgv, runCli, tempCwd, useWireServer } from "../helpers/cli.js";

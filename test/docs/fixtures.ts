@@ -1,29 +1,29 @@
 /**
  * The names a docs example may use without defining them: a block asks for them on its first line
  * (`// needs: agent, model, z`) and gets them from here. Besides the objects below, every export of
- * glassloop and glassloop/testing and zod's `z` can be named, so an excerpt that continues an
- * earlier one does not have to repeat its imports.
+ * glassloop, of its room entries (glassloop/models, /store, /memory, /tools, /trace, /multi,
+ * /testing) and zod's `z` can be named, so an excerpt that continues an earlier one does not have to
+ * repeat its imports.
  *
  * The test sets the environment before loading this module: provider keys are dummies, base URLs
  * point at the wire server on 127.0.0.1, and the store file lives in a temporary directory.
  */
-import {
-  Agent,
-  type AgentTool,
-  LongTermMemory,
-  type Message,
-  type Model,
-  SqliteStore,
-  ToolRegistry,
-  tool,
-} from "glassloop";
+import { Agent, type AgentTool, type Message, type Model, ToolRegistry, tool } from "glassloop";
+import { LongTermMemory } from "glassloop/memory";
+import { SqliteStore } from "glassloop/store";
 import { FunctionModel, type RecordedRequest } from "glassloop/testing";
 import { z } from "zod";
 import { add, multiply } from "../helpers/calculator-tools.js";
 import { type Asked, decide } from "./brain.js";
 
 export * from "glassloop";
+export * from "glassloop/memory";
+export * from "glassloop/models";
+export * from "glassloop/multi";
+export * from "glassloop/store";
 export * from "glassloop/testing";
+export * from "glassloop/tools";
+export * from "glassloop/trace";
 export { add, multiply, z };
 
 /** What the policy reads from a glassloop request (the FunctionModel's view). */

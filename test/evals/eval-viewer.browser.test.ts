@@ -1,8 +1,9 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { Agent, type Model, startViewer, tool, type ViewerServer } from "glassloop";
+import { Agent, type Model, tool } from "glassloop";
 import { dataset, type EvalResult, evaluate, exact, toolsCalled } from "glassloop/evals";
 import { FunctionModel } from "glassloop/testing";
+import { startViewer, type ViewerServer } from "glassloop/trace";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { openBrowser } from "../helpers/browser.js";

@@ -6,8 +6,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SqliteStore, type Store } from "glassloop";
+import type { Store } from "glassloop";
 import { PostgresStore } from "glassloop/postgres";
+import { SqliteStore } from "glassloop/store";
 import { freshSchema, POSTGRES_SKIP, postgresUrl } from "./postgres.js";
 
 /** One store implementation under test. */

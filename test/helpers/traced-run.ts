@@ -1,8 +1,9 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, type RunResult, TraceWriter } from "glassloop";
+import { Agent, type RunResult } from "glassloop";
 import { ScriptedModel, type ScriptStep } from "glassloop/testing";
+import { TraceWriter } from "glassloop/trace";
 import { calculatorTools } from "./calculator-tools.js";
 
 export { calculatorTools };

@@ -5,7 +5,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, ApprovalRequiredError, ConfigError, OpenAIChatModel, SqliteStore, tool } from "glassloop";
+import { Agent, ApprovalRequiredError, ConfigError, tool } from "glassloop";
+import { OpenAIChatModel } from "glassloop/models";
+import { SqliteStore } from "glassloop/store";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { chatJson, sentBody } from "../helpers/openai-replies.js";

@@ -6,13 +6,13 @@ import {
   type AgentEvent,
   ApprovalRequiredError,
   ConfigError,
-  NOT_APPROVED,
   RunNotResumableError,
   SessionBusyError,
-  SqliteStore,
   tool,
 } from "glassloop";
+import { SqliteStore } from "glassloop/store";
 import { ScriptedModel } from "glassloop/testing";
+import { NOT_APPROVED } from "glassloop/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 

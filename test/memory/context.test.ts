@@ -1,16 +1,11 @@
+import { Agent, type AgentEvent, ContextOverflowError, type Message, ModelCallError, tool } from "glassloop";
 import {
-  Agent,
-  type AgentEvent,
-  ContextOverflowError,
   fitWindow,
   type MemoryStrategy,
-  type Message,
-  ModelCallError,
   SUMMARY_PREFIX,
   SummaryMemory,
-  tool,
   WindowMemory,
-} from "glassloop";
+} from "glassloop/memory";
 import { FunctionModel, ScriptedModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

@@ -8,17 +8,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  Agent,
-  ApprovalRequiredError,
-  type Message,
-  NOT_APPROVED,
-  openToolCalls,
-  RunNotResumableError,
-  tool,
-} from "glassloop";
+import { Agent, ApprovalRequiredError, type Message, RunNotResumableError, tool } from "glassloop";
+import { openToolCalls } from "glassloop/memory";
 import { PostgresStore } from "glassloop/postgres";
 import { ScriptedModel } from "glassloop/testing";
+import { NOT_APPROVED } from "glassloop/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { freshSchema, POSTGRES_SKIP, postgresUrl } from "../helpers/postgres.js";

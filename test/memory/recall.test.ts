@@ -1,14 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  Agent,
-  type AgentEvent,
-  ConfigError,
-  LongTermMemory,
-  memoryTools,
-  OpenAIEmbeddings,
-  SqliteStore,
-} from "glassloop";
+import { Agent, type AgentEvent, ConfigError } from "glassloop";
+import { LongTermMemory, memoryTools, OpenAIEmbeddings } from "glassloop/memory";
+import { SqliteStore } from "glassloop/store";
 import { ScriptedModel } from "glassloop/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 

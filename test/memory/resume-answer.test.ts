@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, type Message, type RunCheckpoint, SqliteStore } from "glassloop";
+import { Agent, type Message } from "glassloop";
+import { type RunCheckpoint, SqliteStore } from "glassloop/store";
 import { ScriptedModel } from "glassloop/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";

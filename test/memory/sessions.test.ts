@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, BudgetExceededError, ConfigError, type Message, SqliteStore, tool } from "glassloop";
+import { Agent, BudgetExceededError, ConfigError, type Message, tool } from "glassloop";
+import { SqliteStore } from "glassloop/store";
 import { FunctionModel, ScriptedModel } from "glassloop/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";

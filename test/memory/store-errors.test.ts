@@ -3,15 +3,8 @@ import { createRequire } from "node:module";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
-import {
-  Agent,
-  DatabaseCorruptError,
-  DatabaseLockedError,
-  RunNotResumableError,
-  SchemaTooNewError,
-  SqliteStore,
-  UnknownRunError,
-} from "glassloop";
+import { Agent, RunNotResumableError, UnknownRunError } from "glassloop";
+import { DatabaseCorruptError, DatabaseLockedError, SchemaTooNewError, SqliteStore } from "glassloop/store";
 import { ScriptedModel } from "glassloop/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { emptyUsage } from "../../src/agent/usage.js";

@@ -5,9 +5,9 @@ import {
   ContextOverflowError,
   type Message,
   RunAbortedError,
-  SummaryMemory,
   tool,
 } from "glassloop";
+import { SummaryMemory } from "glassloop/memory";
 import { FunctionModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

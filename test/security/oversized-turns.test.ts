@@ -3,7 +3,8 @@
 // answer's calls are capped, and checkpointing a turn costs O(calls), not O(calls²).
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { Agent, SqliteStore, type Store, tool } from "glassloop";
+import { Agent, type Store, tool } from "glassloop";
+import { SqliteStore } from "glassloop/store";
 import { ScriptedModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

@@ -3,8 +3,9 @@
 // one that touches the world: the recording answers them.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Agent, TraceWriter } from "glassloop";
+import { Agent } from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
+import { TraceWriter } from "glassloop/trace";
 import { describe, expect, it } from "vitest";
 import { filesTools } from "../../src/tools/builtin/files.js";
 import { cleanEnv, runCli, tempCwd } from "../helpers/cli.js";

@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
-import { startViewer, type ViewerServer } from "glassloop";
+import { startViewer, type ViewerServer } from "glassloop/trace";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir, tracedCalculatorRun } from "../helpers/traced-run.js";
 

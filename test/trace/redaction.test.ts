@@ -1,7 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
-import { Agent, OpenAIChatModel, SqliteStore, startViewer, TraceWriter, tool } from "glassloop";
+import { Agent, tool } from "glassloop";
+import { OpenAIChatModel } from "glassloop/models";
+import { SqliteStore } from "glassloop/store";
+import { startViewer, TraceWriter } from "glassloop/trace";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { tempDir } from "../helpers/traced-run.js";

@@ -4,8 +4,9 @@
  * the rest. The fork must load the same provider presets `glassloop run` knows.
  */
 import { join } from "node:path";
-import { Agent, TraceWriter } from "glassloop";
+import { Agent } from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
+import { TraceWriter } from "glassloop/trace";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_INSTRUCTIONS } from "../../src/cli/setup.js";
 import { calculatorTool } from "../../src/tools/builtin/calculator.js";

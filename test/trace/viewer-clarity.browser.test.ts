@@ -6,8 +6,9 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { Agent, startViewer, TraceWriter, tool, type ViewerServer } from "glassloop";
+import { Agent, tool } from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
+import { startViewer, TraceWriter, type ViewerServer } from "glassloop/trace";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";

@@ -1,7 +1,8 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Agent, type Model, startViewer, ToolError, TraceWriter, tool, type ViewerServer } from "glassloop";
+import { Agent, type Model, ToolError, tool } from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
+import { startViewer, TraceWriter, type ViewerServer } from "glassloop/trace";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { openBrowser } from "../helpers/browser.js";

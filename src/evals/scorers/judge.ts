@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { Agent, type Limits, type Model, ReplayDivergenceError, RunError } from "../../index.js";
+import { ReplayDivergenceError } from "../../entries/trace.js";
+import { Agent, type Limits, type Model, RunError } from "../../index.js";
 import { GuardedModel } from "../guarded-model.js";
 import type { ScoreContext, Scorer, TrajectoryCall } from "../types.js";
 import { graded, shown, verdict } from "./result.js";

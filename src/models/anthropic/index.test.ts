@@ -1,4 +1,5 @@
-import { ConfigError, costOf, resolveModel } from "glassloop";
+import { ConfigError, resolveModel } from "glassloop";
+import { costOf } from "glassloop/models";
 import { describe, expect, it } from "vitest";
 import { AnthropicModel, anthropic } from "./index.js";
 

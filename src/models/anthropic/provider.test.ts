@@ -1,17 +1,19 @@
 import fc from "fast-check";
 import {
-  AnthropicModel,
   AuthenticationError,
   ConfigError,
   ContextOverflowError,
   type ModelDelta,
   type ModelRequest,
   type ModelResponse,
-  NetworkError,
   ProviderError,
+} from "glassloop";
+import {
+  AnthropicModel,
+  NetworkError,
   ProviderProtocolError,
   StreamIdleTimeoutError,
-} from "glassloop";
+} from "glassloop/models";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   anthropicJsonCaptures,

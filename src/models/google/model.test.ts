@@ -1,4 +1,5 @@
-import { ConfigError, GeminiModel, OpenAIResponsesModel, resolveModel } from "glassloop";
+import { ConfigError, resolveModel } from "glassloop";
+import { GeminiModel, OpenAIResponsesModel } from "glassloop/models";
 import { describe, expect, it } from "vitest";
 
 describe('"google:" and "openai-responses:" model strings', () => {

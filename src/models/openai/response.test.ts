@@ -1,4 +1,5 @@
-import { ContextOverflowError, ProviderError, ProviderProtocolError } from "glassloop";
+import { ContextOverflowError, ProviderError } from "glassloop";
+import { ProviderProtocolError } from "glassloop/models";
 import { describe, expect, it } from "vitest";
 import { COMPATIBLE_QUIRKS, OPENAI_QUIRKS } from "./quirks.js";
 import { failedToolCall, finishReasonOf, parseChatCompletion, usageOf } from "./response.js";

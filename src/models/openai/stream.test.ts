@@ -1,10 +1,5 @@
-import {
-  ContextOverflowError,
-  type ModelDelta,
-  ProviderError,
-  ProviderProtocolError,
-  StreamIncompleteError,
-} from "glassloop";
+import { ContextOverflowError, type ModelDelta, ProviderError } from "glassloop";
+import { ProviderProtocolError, StreamIncompleteError } from "glassloop/models";
 import { describe, expect, it } from "vitest";
 import { COMPATIBLE_QUIRKS, OPENAI_QUIRKS, type OpenAIQuirks } from "./quirks.js";
 import { ChatStreamAssembler } from "./stream.js";

@@ -1,13 +1,7 @@
 import { hostname } from "node:os";
-import {
-  ConfigError,
-  DatabaseLockedError,
-  DatabaseOpenError,
-  MissingDependencyError,
-  RunBusyError,
-  SchemaTooNewError,
-} from "glassloop";
+import { ConfigError, MissingDependencyError } from "glassloop";
 import { PG_SCHEMA_VERSION, PostgresStore } from "glassloop/postgres";
+import { DatabaseLockedError, DatabaseOpenError, RunBusyError, SchemaTooNewError } from "glassloop/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshSchema, POSTGRES_SKIP, postgresUrl } from "../../../test/helpers/postgres.js";
 import { emptyUsage } from "../../agent/usage.js";
