@@ -303,7 +303,7 @@ function importTable(): BenchTable {
     title: "Import time (fresh node per sample, median of 9)",
     columns: ["what is imported", "ms"],
     rows: [
-      ["glassloop (dist/index.mjs, everything)", round(median(whole), 1)],
+      ["glassloop (dist/index.mjs, the root entry)", round(median(whole), 1)],
       ["zod alone (every user of glassloop imports it for tool schemas)", round(median(zod), 1)],
       ["glassloop on top of zod", round(median(onTop), 1)],
     ],

@@ -41,10 +41,11 @@ describe("token counting", () => {
     expect(counter.ratio).toBeLessThanOrEqual(4);
   });
 
-  it("loads the tokenizer only when a counter needs it: importing glassloop stays light", () => {
+  it("loads the tokenizer only when a counter needs it: importing glassloop and glassloop/memory stays light", () => {
     const hook =
       "data:text/javascript,import{register}from'node:module';register(\"data:text/javascript,export async function resolve(s,c,n){if(s.includes('gpt-tokenizer'))process._rawDebug('LOADED '+s);return n(s,c)}\")";
     const index = fileURLToPath(new URL("../index.ts", import.meta.url));
+    const memory = fileURLToPath(new URL("../entries/memory.ts", import.meta.url));
     const child = spawnSync(
       process.execPath,
       [
@@ -54,7 +55,7 @@ describe("token counting", () => {
         hook,
         "--input-type=module",
         "-e",
-        `const g = await import(${JSON.stringify(index)}); process._rawDebug("IMPORTED"); await g.TokenCounter.forModel("openai:gpt-4o-mini");`,
+        `await import(${JSON.stringify(index)}); const m = await import(${JSON.stringify(memory)}); process._rawDebug("IMPORTED"); await m.TokenCounter.forModel("openai:gpt-4o-mini");`,
       ],
       { encoding: "utf8" },
     );
