@@ -9,16 +9,10 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  Agent,
-  type FilePart,
-  MAX_FILE_BYTES,
-  type Message,
-  OpenAIChatModel,
-  TraceWriter,
-  tool,
-  UnsupportedContentError,
-} from "glassloop";
+import { Agent, type FilePart, type Message, tool } from "glassloop";
+import { MAX_FILE_BYTES } from "glassloop/memory";
+import { OpenAIChatModel, UnsupportedContentError } from "glassloop/models";
+import { TraceWriter } from "glassloop/trace";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { DIALECTS, type Dialect } from "./helpers/file-dialects.js";

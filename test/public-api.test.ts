@@ -100,6 +100,7 @@ const ROOT_NAMES = {
     "AgentEvent",
     "AssistantMessage",
     "ErrorCode",
+    "FilePart",
     "FinishReason",
     "ImagePart",
     "LimitName",

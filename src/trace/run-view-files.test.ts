@@ -1,8 +1,9 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, buildRunView, readTraceEvents, TraceWriter, tool } from "glassloop";
+import { Agent, tool } from "glassloop";
 import { FunctionModel } from "glassloop/testing";
+import { buildRunView, readTraceEvents, TraceWriter } from "glassloop/trace";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 

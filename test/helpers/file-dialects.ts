@@ -2,7 +2,9 @@
  * One tool-calling turn and one text answer in each provider's own wire shapes, JSON and streamed,
  * for tests that drive the same conversation through every provider against the wire server.
  */
-import { AnthropicModel, GeminiModel, type Model, OpenAIChatModel, OpenAIResponsesModel } from "glassloop";
+
+import type { Model } from "glassloop";
+import { AnthropicModel, GeminiModel, OpenAIChatModel, OpenAIResponsesModel } from "glassloop/models";
 import { chatJson, chatSse } from "./openai-replies.js";
 import { sseData, sseEvents, type WireReply } from "./wire-server.js";
 

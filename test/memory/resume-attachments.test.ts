@@ -5,15 +5,9 @@
  * provider on the wire server so the comparison is of the exact bodies.
  */
 import { hostname } from "node:os";
-import {
-  Agent,
-  ApprovalRequiredError,
-  OpenAIChatModel,
-  type RunCheckpoint,
-  type Store,
-  type StoredRun,
-  tool,
-} from "glassloop";
+import { Agent, ApprovalRequiredError, type Store, tool } from "glassloop";
+import { OpenAIChatModel } from "glassloop/models";
+import type { RunCheckpoint, StoredRun } from "glassloop/store";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { chatJson } from "../helpers/openai-replies.js";
