@@ -359,6 +359,23 @@ describe("file checks", () => {
     expect(message).not.toHaveProperty("files");
   });
 
+  it("a tool's own JSON with type: file entries (a directory listing) stays JSON, not file content", async () => {
+    const chat = dialect("openai");
+    server.enqueue(chat.toolCall("c1", "ls", false), chat.text("two files", false));
+    const listing = [
+      { type: "file", name: "a.txt", size: 3 },
+      { type: "file", name: "b.pdf", mimeType: "application/pdf" },
+    ];
+    const ls = tool({ name: "ls", description: "", input: z.object({}), run: () => listing });
+    const result = await new Agent({ model: chat.model(server.url), tools: [ls] }).run("x");
+    expect(result.messages.find((m) => m.role === "tool")).toEqual({
+      role: "tool",
+      toolCallId: "c1",
+      toolName: "ls",
+      content: JSON.stringify(listing),
+    });
+  });
+
   it("history with a bad file is an Invalid history error that says where", async () => {
     const model = new OpenAIChatModel({ model: "m", baseURL: `${server.url}/v1` });
     const history: Message[] = [
