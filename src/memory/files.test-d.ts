@@ -1,4 +1,5 @@
 import type {
+  ConfigError,
   FilePart,
   ImagePart,
   Message,
@@ -7,6 +8,7 @@ import type {
   ToolOutcome,
   UserMessage,
 } from "glassloop";
+import type { UnsupportedContentError } from "glassloop/models";
 import { describe, expectTypeOf, it } from "vitest";
 
 describe("the file part in the types", () => {
@@ -45,5 +47,11 @@ describe("the file part in the types", () => {
     expectTypeOf<RunOptions<undefined>["images"]>().toEqualTypeOf<readonly ImagePart[] | undefined>();
     expectTypeOf<ToolOutcome["files"]>().toEqualTypeOf<FilePart[] | undefined>();
     expectTypeOf<ToolOutcome["images"]>().toEqualTypeOf<ImagePart[] | undefined>();
+  });
+
+  it("has a typed refusal where a provider has no place for it, a ConfigError naming the provider", () => {
+    expectTypeOf<UnsupportedContentError>().toMatchTypeOf<ConfigError>();
+    expectTypeOf<UnsupportedContentError["provider"]>().toEqualTypeOf<string>();
+    expectTypeOf<UnsupportedContentError["code"]>().toEqualTypeOf<ConfigError["code"]>();
   });
 });
