@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { ApprovalRequiredError } from "./agent/approval.js";
 import { emptyUsage } from "./agent/usage.js";
 import {
   BudgetExceededError,
@@ -11,6 +10,7 @@ import {
   RunError,
   runStatusOf,
 } from "./errors.js";
+import { ApprovalRequiredError } from "./features/approval/approval.js";
 import { NetworkError } from "./models/errors.js";
 
 const state = { runId: "r1", messages: [], usage: emptyUsage(false) };

@@ -25,8 +25,6 @@ export {
   type RunOptions,
   type RunResult,
 } from "./agent/agent.js";
-export { type ApprovalHandler, ApprovalRequiredError, type PendingApproval } from "./agent/approval.js";
-export type { LoopGuardOptions } from "./agent/loop-guard.js";
 export type { EnvironmentOptions } from "./environment/environment.js";
 export {
   BudgetExceededError,
@@ -41,6 +39,12 @@ export {
   runStatusOf,
   ToolError,
 } from "./errors.js";
+export {
+  type ApprovalHandler,
+  ApprovalRequiredError,
+  type PendingApproval,
+} from "./features/approval/approval.js";
+export type { LoopGuardOptions } from "./features/loop-guard.js";
 export { AuthenticationError, ContextOverflowError, ProviderError, RateLimitError } from "./models/errors.js";
 export type {
   JsonSchema,

@@ -39,8 +39,21 @@ const FLOORS: Record<string, number> = {
   "models/resolve.ts": 3,
   store: 3,
   memory: 3,
-  // 4 and 5: the loop, and (until they move out behind hooks) the features inside agent/.
+  // 4: the loop (agent/ but for the files that assemble an agent): budget, model call, answer,
+  // the turn's calls, decide, and the hook interface the features attach through.
   agent: 4,
+  // 5: the features, each written against agent/hooks.ts, and the agent that assembles them for a
+  // run (the Agent class, its config, limits checks and tools, the run's state and features, the
+  // hook composer).
+  features: 5,
+  "agent/agent.ts": 5,
+  "agent/agent-config.ts": 5,
+  "agent/agent-tools.ts": 5,
+  "agent/compose-hooks.ts": 5,
+  "agent/event-channel.ts": 5,
+  "agent/limits-check.ts": 5,
+  "agent/run-features.ts": 5,
+  "agent/run-start.ts": 5,
   // 6: surfaces, built on the public API.
   multi: 6,
   trace: 6,
@@ -116,6 +129,15 @@ describe("the import graph of src/", () => {
     expect(vocabularyOut.map(describeEdge)).toEqual([]);
     const below = edges.filter((e) => floorOf(e.from) < LOOP_FLOOR && e.to.startsWith("agent/"));
     expect(below.map(describeEdge)).toEqual([]);
+  });
+
+  it("keeps the loop free of the features, and only the agent imports the loop", () => {
+    const loopFiles = (file: string) => floorOf(file) === LOOP_FLOOR && file.startsWith("agent/");
+    const intoFeatures = edges.filter((e) => loopFiles(e.from) && floorOf(e.to) > LOOP_FLOOR);
+    expect(intoFeatures.map(describeEdge)).toEqual([]);
+    const importers = edges.filter((e) => e.to === "agent/loop.ts").map((e) => e.from);
+    expect(importers).toEqual(["agent/agent.ts"]);
+    expect(edges.some((e) => e.from.startsWith("features/") && e.to === "agent/hooks.ts")).toBe(true);
   });
 });
 

@@ -1,5 +1,10 @@
 import type { z } from "zod";
 import type { EnvironmentOptions } from "../environment/environment.js";
+import type { ApprovalHandler } from "../features/approval/approval.js";
+import type { RecallOptions } from "../features/context-view.js";
+import type { LoopGuardOptions } from "../features/loop-guard.js";
+import type { PlanOptions } from "../features/plan.js";
+import type { ReflectOptions } from "../features/reflect.js";
 import type { MemoryStrategy } from "../memory/strategy.js";
 import type { Model, ToolChoice } from "../models/model.js";
 import type { Store } from "../store/store.js";
@@ -8,12 +13,7 @@ import type { ToolRegistry } from "../tools/tool-registry.js";
 import type { ToolSource } from "../tools/tool-source.js";
 import type { AgentEvent } from "../vocabulary/events.js";
 import type { FilePart, ImagePart, Message } from "../vocabulary/messages.js";
-import type { ApprovalHandler } from "./approval.js";
 import type { Limits } from "./budget.js";
-import type { RecallOptions } from "./context-view.js";
-import type { LoopGuardOptions } from "./loop-guard.js";
-import type { PlanOptions } from "./plan.js";
-import type { ReflectOptions } from "./reflect.js";
 import type { RunUsage } from "./usage.js";
 
 /** Provider-neutral generation settings sent with every request. */

@@ -1,13 +1,13 @@
 import { checkEnvironmentOptions } from "../environment/environment.js";
 import { ConfigError } from "../errors.js";
+import { PLAN_TOOL, planTool } from "../features/plan.js";
+import type { ReflectOptions } from "../features/reflect.js";
 import type { AgentTool } from "../tools/tool.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 import type { ToolSource } from "../tools/tool-source.js";
 import type { AgentConfig } from "./agent-config.js";
-import type { OtherModel } from "./budget.js";
+import type { OtherModel } from "./limits-check.js";
 import { FINAL_RESULT_TOOL, finalResultTool } from "./output.js";
-import { PLAN_TOOL, planTool } from "./plan.js";
-import type { ReflectOptions } from "./reflect.js";
 
 /**
  * The tool registry of agent `name`: its own tools, plus `final_result` for `output` and

@@ -3,6 +3,11 @@ import type { z } from "zod";
 import { checkContext } from "../environment/context-check.js";
 import { checkEnvironmentOptions } from "../environment/environment.js";
 import { ConfigError } from "../errors.js";
+import { type ApprovalDecision, decisionsFor } from "../features/approval/approval.js";
+import { Persistence } from "../features/durability/persistence.js";
+import { checkResumedTools } from "../features/durability/resume.js";
+import { checkLoopGuard } from "../features/loop-guard.js";
+import { checkReflect } from "../features/reflect.js";
 import type { Model } from "../models/model.js";
 import { resolveModel } from "../models/resolve.js";
 import { type AgentToolOptions, agentAsTool, type SubAgent } from "../multi/as-tool.js";
@@ -20,15 +25,10 @@ import type {
   RunResult,
 } from "./agent-config.js";
 import { agentRegistry, followToolSource, otherModels } from "./agent-tools.js";
-import { type ApprovalDecision, decisionsFor } from "./approval.js";
-import { checkCostLimit, checkLimits, tightenLimits } from "./budget.js";
 import { EventChannel } from "./event-channel.js";
+import { checkCostLimit, checkLimits, tightenLimits } from "./limits-check.js";
 import { type LoopSettings, runLoop } from "./loop.js";
-import { checkLoopGuard } from "./loop-guard.js";
 import { textNotAllowed } from "./output.js";
-import { Persistence } from "./persistence.js";
-import { checkReflect } from "./reflect.js";
-import { checkResumedTools } from "./resume.js";
 import { attachFeatures } from "./run-features.js";
 import { initialMessages, startRun } from "./run-start.js";
 import type { RunState } from "./run-state.js";

@@ -2,18 +2,14 @@ import { GlassloopError, ModelBehaviorError, RunError, runStatusOf } from "../er
 import type { ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
 import type { AssistantMessage, FinishReason, ToolCall } from "../vocabulary/messages.js";
 import type { ToolOutcome } from "../vocabulary/outcome.js";
-import { decideAnswer } from "./answer.js";
-import { toAssistantMessage } from "./assistant-message.js";
 import { LIMIT_DEFAULTS } from "./budget.js";
 import type { LoopOutcome, StepRequest, StepResult } from "./hooks.js";
-import { callModel } from "./model-call.js";
-import { abortError, budgetError, closeOpenCalls, errorState, type RunState, silent } from "./run-state.js";
-import { runTurn } from "./turn.js";
-
-export type { LoopOutcome, StepResult } from "./hooks.js";
+import { type CallSettings, callModel, toAssistantMessage } from "./model-call.js";
+import { abortError, budgetError, errorState, type RunState, silent } from "./run-state.js";
+import { announceCall, recordResult, runTurn } from "./turn.js";
 
 /** Settings of one loop run that are not part of the shared state. */
-export interface LoopSettings {
+export interface LoopSettings extends CallSettings {
   /** The agent's name, for `run_start`. */
   agent: string;
   instructions?: string;
@@ -24,10 +20,7 @@ export interface LoopSettings {
   endTools: string[];
   /** Feedback for a text answer when `endTools` is not empty. */
   textNotAllowed: string;
-  stream: boolean;
   toolChoice?: ToolChoice;
-  maxOutputTokens?: number;
-  temperature?: number;
   /** A stored run continued (`run_start` says so; where it starts is the `start` hook's answer). */
   resumed?: boolean;
 }
@@ -190,4 +183,89 @@ function toRunError(state: RunState<unknown>, error: unknown): RunError {
   return new RunError("internal", `The run failed unexpectedly: ${detail}`, errorState(state), {
     cause: error,
   });
+}
+
+/**
+ * Invariant 1 on every exit path: each call still without a result gets an explicit one, so the
+ * transcript never holds an orphan, whatever ended the run. The result goes right after its
+ * turn's other results (providers reject anything between a call and its result, e.g. the new
+ * user message after a history that ended mid-turn), and pairing is per turn, because some
+ * models reuse ids across turns.
+ */
+export function closeOpenCalls(state: RunState<unknown>, step: number, reason: string): void {
+  const { messages } = state;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i];
+    if (message?.role !== "assistant" || !message.toolCalls?.length) continue;
+    const answered = new Set<string>();
+    let end = i + 1;
+    for (let next = messages[end]; next?.role === "tool"; next = messages[++end])
+      answered.add(next.toolCallId);
+    const results = message.toolCalls
+      .filter((call) => !answered.has(call.id))
+      .map((call) => {
+        announceCall(state, step, call);
+        return recordResult(state, step, call, {
+          status: "not_executed",
+          content: `Not executed: ${reason}.`,
+        });
+      });
+    messages.splice(end, 0, ...results);
+    i = end + results.length - 1;
+  }
+}
+
+/** Feedback for an answer the provider did not let the model finish. */
+const CUT_OFF: Partial<Record<FinishReason, { feedback: string; detail: string; call: string }>> = {
+  length: {
+    feedback: "Your answer was cut off at the output token limit. Answer again, more briefly.",
+    detail: "its answer was cut off at the output token limit",
+    call: "your response was cut off at the output token limit, so it may be incomplete. Send it again, more briefly.",
+  },
+  content_filter: {
+    feedback: "Your answer was stopped by the provider's content filter. Answer again differently.",
+    detail: "its answer was stopped by the content filter",
+    call: "your response was stopped by the provider's content filter. Answer again differently.",
+  },
+};
+
+/**
+ * The one place that decides what a model's answer comes to before any of its calls runs, for
+ * the live loop and for a resumed run's stored answer alike: a text answer ends the run or gets
+ * feedback, and an answer the provider cut off (token limit, content filter) never ends it, as
+ * text or through a terminal call. Returns undefined when the turn's calls should run.
+ *
+ * `calls` are the calls still without a result (all of the answer's, except on resume).
+ */
+export function decideAnswer(
+  state: RunState<unknown>,
+  settings: Pick<LoopSettings, "endTools" | "textNotAllowed">,
+  step: number,
+  answer: AssistantMessage,
+  finishReason: FinishReason | undefined,
+  calls: readonly ToolCall[] = answer.toolCalls ?? [],
+): StepResult | undefined {
+  const cut = finishReason === undefined ? undefined : CUT_OFF[finishReason];
+  if (!answer.toolCalls?.length) {
+    if (cut) {
+      state.messages.push({ role: "user", content: cut.feedback });
+      return { kind: "next", unusable: cut.detail };
+    }
+    if (settings.endTools.length === 0)
+      return { kind: "done", outcome: { output: answer.content, finishedBy: "text" } };
+    state.messages.push({ role: "user", content: settings.textNotAllowed });
+    return { kind: "next", unusable: "it answered with text where a tool call must end the run" };
+  }
+  if (!cut) return undefined;
+  const registry = state.environment.registry;
+  if (!calls.some((c) => registry.get(c.name)?.terminal === true)) return undefined;
+  // A cut-off answer that would end the run: none of its calls runs (the ending may be
+  // truncated, and the turn's other calls belong to it), and each says why.
+  for (const call of calls) {
+    announceCall(state, step, call);
+    state.messages.push(
+      recordResult(state, step, call, { status: "not_executed", content: `Not executed: ${cut.call}` }),
+    );
+  }
+  return { kind: "next", unusable: cut.detail };
 }

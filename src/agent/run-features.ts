@@ -1,14 +1,15 @@
+import { type ApprovalDecision, ApprovalGate, type ApprovalHandler } from "../features/approval/approval.js";
+import { contextHooks } from "../features/context-view.js";
+import { durabilityHooks } from "../features/durability/durable.js";
+import type { Persistence } from "../features/durability/persistence.js";
+import { LoopGuard, loopGuardHooks } from "../features/loop-guard.js";
+import { planningHooks } from "../features/plan.js";
+import { reflectionHooks } from "../features/reflect.js";
 import type { RunTools, StoredRun } from "../store/store.js";
 import type { Message } from "../vocabulary/messages.js";
 import type { AgentConfig } from "./agent-config.js";
-import { type ApprovalDecision, ApprovalGate, type ApprovalHandler } from "./approval.js";
-import { contextHooks } from "./context-view.js";
-import { durabilityHooks } from "./durable.js";
-import { composeHooks, type RunHooks } from "./hooks.js";
-import { LoopGuard, loopGuardHooks } from "./loop-guard.js";
-import type { Persistence } from "./persistence.js";
-import { planningHooks } from "./plan.js";
-import { reflectionHooks } from "./reflect.js";
+import { composeHooks } from "./compose-hooks.js";
+import type { RunHooks } from "./hooks.js";
 import type { RunState } from "./run-state.js";
 
 /** What one run brings to its features besides the agent's configuration. */

@@ -6,11 +6,11 @@ import { imageProblem } from "../memory/images.js";
 import { parseHistory } from "../memory/message-schema.js";
 import type { Model } from "../models/model.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
-import type { AgentEvent } from "../vocabulary/events.js";
+import type { AgentEvent, EventInit } from "../vocabulary/events.js";
 import type { FilePart, ImagePart, Message } from "../vocabulary/messages.js";
 import { Budget, type Limits } from "./budget.js";
-import { NO_HOOKS } from "./hooks.js";
-import { makeEmitter, type RunState, RunTimeout } from "./run-state.js";
+import { NO_HOOKS } from "./compose-hooks.js";
+import { type RunState, RunTimeout, silent } from "./run-state.js";
 import type { UsageMeter } from "./usage.js";
 
 /** The transcript a fresh run starts from: the instructions, the history's turns, the new input. */
@@ -97,5 +97,26 @@ export function startRun<TContext>(start: RunStart<TContext>): StartedRun<TConte
       cancelTimer?.();
       signal?.removeEventListener("abort", onAbort);
     },
+  };
+}
+
+/** Stamps events with the run id and time and hands them to the listener (if there is none, does nothing). */
+export function makeEmitter(
+  runId: string,
+  listener: ((event: AgentEvent) => void) | undefined,
+): (event: EventInit) => void {
+  if (!listener) return silent;
+  return (event) => {
+    // Stamped in place, not copied: every init is a fresh literal of the emitting code, and the
+    // keys land in the same order a copy would give them.
+    const stamped = event as EventInit & { runId: string; time: number };
+    stamped.runId = runId;
+    stamped.time = Date.now();
+    try {
+      listener(stamped as AgentEvent);
+    } catch (error) {
+      // A broken listener must not break invariants mid-turn; it is reported, not fatal.
+      process.emitWarning(`glassloop: an event listener threw: ${String(error)}`);
+    }
   };
 }

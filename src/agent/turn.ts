@@ -5,7 +5,7 @@ import type { ToolOutcome } from "../vocabulary/outcome.js";
 import type { Breach } from "./budget.js";
 import type { PreparedCall, StepResult, TurnStop } from "./hooks.js";
 import { FINAL_RESULT_TOOL } from "./output.js";
-import { abortError, announceCall, budgetError, type RunState, recordResult } from "./run-state.js";
+import { abortError, budgetError, type RunState, silent } from "./run-state.js";
 
 /**
  * Handles the tool calls of one assistant message. Results are appended in the order the model
@@ -154,4 +154,50 @@ function runTool(state: RunState<unknown>, step: number, ready: ReadyCall<unknow
 
 function isFinalResult(ready: ReadyCall<unknown>): boolean {
   return ready.tool.terminal && ready.tool.name === FINAL_RESULT_TOOL;
+}
+
+/** Emits the `tool_call` event that comes before every call's `tool_result`, run or not. */
+export function announceCall(state: RunState<unknown>, step: number, call: ToolCall): void {
+  if (state.emit === silent) return;
+  state.emit({
+    type: "tool_call",
+    step,
+    toolCallId: call.id,
+    toolName: call.name,
+    arguments: call.arguments,
+  });
+}
+
+/** Appends a tool result and emits its `tool_result` event. */
+export function recordResult(
+  state: RunState<unknown>,
+  step: number,
+  call: ToolCall,
+  outcome: ToolOutcome,
+): ToolMessage {
+  // Assigned rather than spread in: same keys in the same order, without the slow literal path.
+  const message: ToolMessage = {
+    role: "tool",
+    toolCallId: call.id,
+    toolName: call.name,
+    content: outcome.content,
+  };
+  if (outcome.status !== "ok") message.isError = true;
+  // Checked when the result was made (or stored): only valid parts reach here.
+  else {
+    if (outcome.images) message.images = outcome.images;
+    if (outcome.files) message.files = outcome.files;
+  }
+  if (state.emit === silent) return message;
+  state.emit({
+    type: "tool_result",
+    step,
+    toolCallId: call.id,
+    toolName: call.name,
+    status: outcome.status,
+    content: outcome.content,
+    durationMs: outcome.durationMs ?? 0,
+    ...(outcome.errorDetail !== undefined && { errorDetail: outcome.errorDetail }),
+  });
+  return message;
 }

@@ -1,5 +1,5 @@
 import { createInterface, type Interface } from "node:readline";
-import type { ApprovalHandler, PendingApproval } from "../agent/approval.js";
+import type { ApprovalHandler, PendingApproval } from "../features/approval/approval.js";
 import type { CliIO } from "./command.js";
 import type { Printer } from "./printer.js";
 import { visible } from "./visible.js";

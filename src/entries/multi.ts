@@ -3,7 +3,7 @@
  * hands a conversation to specialists, a written plan, and reflection by an evaluator (a judge
  * model or your function).
  */
-export { PLAN_TOOL, type PlanOptions } from "../agent/plan.js";
+export { PLAN_TOOL, type PlanOptions } from "../features/plan.js";
 export {
   type Candidate,
   type Evaluator,
@@ -11,7 +11,7 @@ export {
   modelEvaluator,
   type ReflectOptions,
   type Verdict,
-} from "../agent/reflect.js";
+} from "../features/reflect.js";
 export { type AgentToolOptions, agentAsTool, type SubAgent } from "../multi/as-tool.js";
 export {
   type HandoffHistory,

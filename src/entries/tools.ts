@@ -3,9 +3,10 @@
  * helpers of `tool()`, the tool-call environment's defaults, and the names and texts glassloop
  * itself puts into a transcript. `tool` and `ToolRegistry` are at the root.
  */
-export { NOT_APPROVED } from "../agent/approval.js";
+
 export { FINAL_RESULT_TOOL } from "../agent/output.js";
 export { ENVIRONMENT_DEFAULTS } from "../environment/environment.js";
+export { NOT_APPROVED } from "../features/approval/approval.js";
 export {
   BUILTIN_TOOLS,
   type BuiltinEntry,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { RunOptions, RunResult } from "../agent/agent.js";
-import { limitsWithin } from "../agent/budget.js";
+import { limitsWithin } from "../agent/limits-check.js";
 import { RunError, ToolError } from "../errors.js";
 import type { Model } from "../models/model.js";
 import { type Tool, type ToolModel, tool } from "../tools/tool.js";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Agent, type RunOptions, type RunResult } from "../agent/agent.js";
-import { checkLimits, type Limits, tightenLimits } from "../agent/budget.js";
+import type { Limits } from "../agent/budget.js";
+import { checkLimits, tightenLimits } from "../agent/limits-check.js";
 import type { RunUsage } from "../agent/usage.js";
 import { BudgetExceededError, ConfigError, type LimitName } from "../errors.js";
 import type { Model } from "../models/model.js";

@@ -1,8 +1,8 @@
 import { createInterface, type Interface } from "node:readline";
 import { parseArgs } from "node:util";
-import type { ApprovalHandler } from "../../agent/approval.js";
 import { emptyUsage, type RunUsage } from "../../agent/usage.js";
 import { RunError } from "../../errors.js";
+import type { ApprovalHandler } from "../../features/approval/approval.js";
 import { UnknownSessionError } from "../../store/errors.js";
 import type { Store } from "../../store/store.js";
 import { BUILTIN_TOOLS, type BuiltinName } from "../../tools/builtin/index.js";

@@ -1,7 +1,11 @@
 import { parseArgs } from "node:util";
 import type { RunResult } from "../../agent/agent.js";
-import { type ApprovalHandler, ApprovalRequiredError, type PendingApproval } from "../../agent/approval.js";
 import { RunError, runStatusOf } from "../../errors.js";
+import {
+  type ApprovalHandler,
+  ApprovalRequiredError,
+  type PendingApproval,
+} from "../../features/approval/approval.js";
 import type { Store } from "../../store/store.js";
 import type { AgentEvent } from "../../vocabulary/events.js";
 import { lazyTerminal, refusingApprover, terminalApprover } from "../approval.js";

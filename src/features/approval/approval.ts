@@ -1,11 +1,11 @@
-import type { InvalidCall, ReadyCall } from "../environment/environment.js";
-import { ConfigError, RunError, type RunErrorState } from "../errors.js";
-import type { PendingCall } from "../store/store.js";
-import type { ToolCall } from "../vocabulary/messages.js";
-import type { ToolOutcome } from "../vocabulary/outcome.js";
+import type { RunHooks } from "../../agent/hooks.js";
+import { errorState, type RunState } from "../../agent/run-state.js";
+import type { InvalidCall, ReadyCall } from "../../environment/environment.js";
+import { ConfigError, RunError, type RunErrorState } from "../../errors.js";
+import type { PendingCall } from "../../store/store.js";
+import type { ToolCall } from "../../vocabulary/messages.js";
+import type { ToolOutcome } from "../../vocabulary/outcome.js";
 import { argumentsText, droppedKeys } from "./approval-args.js";
-import type { RunHooks } from "./hooks.js";
-import { errorState, type RunState } from "./run-state.js";
 
 /** A tool call waiting for a human decision. */
 export interface PendingApproval {

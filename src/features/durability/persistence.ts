@@ -1,14 +1,14 @@
-import { ConfigError } from "../errors.js";
-import type { MemoryStrategy } from "../memory/strategy.js";
-import { deferredDefaultStore } from "../store/deferred-default-store.js";
-import { RunBusyError } from "../store/errors.js";
-import { currentOwner, markActive, reserveClaim } from "../store/owner.js";
-import type { RunTools, Store, StoredRun } from "../store/store.js";
-import type { Message } from "../vocabulary/messages.js";
-import type { RecallOptions } from "./context-view.js";
+import type { RunState } from "../../agent/run-state.js";
+import { ConfigError } from "../../errors.js";
+import type { MemoryStrategy } from "../../memory/strategy.js";
+import { deferredDefaultStore } from "../../store/deferred-default-store.js";
+import { RunBusyError } from "../../store/errors.js";
+import { currentOwner, markActive, reserveClaim } from "../../store/owner.js";
+import type { RunTools, Store, StoredRun } from "../../store/store.js";
+import type { Message } from "../../vocabulary/messages.js";
+import type { RecallOptions } from "../context-view.js";
+import type { LoopGuard } from "../loop-guard.js";
 import { DurableRun } from "./durable.js";
-import type { LoopGuard } from "./loop-guard.js";
-import type { RunState } from "./run-state.js";
 
 /** The memory-related parts of an agent's configuration. */
 export interface PersistenceConfig {

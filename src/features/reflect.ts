@@ -1,12 +1,13 @@
 import { z } from "zod";
+import type { RemainingBudget } from "../agent/budget.js";
+import type { RunHooks } from "../agent/hooks.js";
+import { limitsWithin } from "../agent/limits-check.js";
+import { abortError, budgetError, errorState, type RunState } from "../agent/run-state.js";
+import type { RunUsage } from "../agent/usage.js";
 import { BudgetExceededError, ConfigError, RunError } from "../errors.js";
 import type { Model } from "../models/model.js";
 import type { AgentEvent } from "../vocabulary/events.js";
 import type { Message } from "../vocabulary/messages.js";
-import { limitsWithin, type RemainingBudget } from "./budget.js";
-import type { RunHooks } from "./hooks.js";
-import { abortError, budgetError, errorState, type RunState } from "./run-state.js";
-import type { RunUsage } from "./usage.js";
 
 /** An evaluator's judgement of a candidate final answer. */
 export type Verdict = { accept: true } | { accept: false; feedback: string };
@@ -69,7 +70,7 @@ const verdictSchema = z.object({
 export function modelEvaluator(model: Model, instructions?: string): Evaluator {
   const evaluate = async (candidate: Candidate, tools: EvaluatorTools): Promise<Verdict> => {
     // Imported lazily: the Agent imports this room, and this room needs an Agent only here.
-    const { Agent } = await import("./agent.js");
+    const { Agent } = await import("../agent/agent.js");
     const judge = new Agent({
       name: "evaluator",
       model,

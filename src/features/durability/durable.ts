@@ -1,13 +1,12 @@
-import { runStatusOf } from "../errors.js";
-import type { FinishReason } from "../models/model.js";
-import type { PendingCall, ProgressMode, RunEnd, RunProgress, Store, StoredRun } from "../store/store.js";
-import type { AssistantMessage, Message, ToolCall } from "../vocabulary/messages.js";
-import type { ToolOutcome } from "../vocabulary/outcome.js";
-import { lastAssistant } from "./assistant-message.js";
-import type { RunEnding, RunHooks } from "./hooks.js";
-import type { LoopGuard } from "./loop-guard.js";
-import { startPosition } from "./resume.js";
-import type { RunState } from "./run-state.js";
+import type { RunEnding, RunHooks } from "../../agent/hooks.js";
+import type { RunState } from "../../agent/run-state.js";
+import { runStatusOf } from "../../errors.js";
+import type { FinishReason } from "../../models/model.js";
+import type { PendingCall, ProgressMode, RunEnd, RunProgress, Store, StoredRun } from "../../store/store.js";
+import type { AssistantMessage, Message, ToolCall } from "../../vocabulary/messages.js";
+import type { ToolOutcome } from "../../vocabulary/outcome.js";
+import type { LoopGuard } from "../loop-guard.js";
+import { lastAssistant, startPosition } from "./resume.js";
 
 /**
  * Durability as a run feature: checkpoints before every model call and after its answer, before

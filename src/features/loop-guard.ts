@@ -1,9 +1,9 @@
+import type { PreparedCall, RunHooks, TurnRecord, TurnStop } from "../agent/hooks.js";
+import { errorState, type RunState } from "../agent/run-state.js";
 import { truncate } from "../environment/feedback.js";
 import { ConfigError, LoopDetectedError } from "../errors.js";
 import type { ToolCall } from "../vocabulary/messages.js";
 import type { ToolOutcome } from "../vocabulary/outcome.js";
-import type { PreparedCall, RunHooks, TurnRecord, TurnStop } from "./hooks.js";
-import { errorState, type RunState } from "./run-state.js";
 
 /** Settings of the guard against repeated identical calls. */
 export interface LoopGuardOptions {

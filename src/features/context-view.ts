@@ -1,3 +1,6 @@
+import type { RunHooks, StepRequest } from "../agent/hooks.js";
+import { callError, callObserver, raceAbort, recordResponse } from "../agent/model-call.js";
+import { abortError, budgetError, type RunState } from "../agent/run-state.js";
 import { RunError } from "../errors.js";
 import type { LongTermMemory } from "../memory/long-term.js";
 import type { MemoryStrategy, SummaryRequest } from "../memory/strategy.js";
@@ -5,9 +8,6 @@ import { TokenCounter } from "../memory/tokens.js";
 import { fitWindow } from "../memory/window-memory.js";
 import type { Model, ModelResponse, ToolSpec } from "../models/model.js";
 import type { Message } from "../vocabulary/messages.js";
-import type { RunHooks, StepRequest } from "./hooks.js";
-import { callError, callObserver, raceAbort, recordResponse } from "./model-call.js";
-import { abortError, budgetError, type RunState } from "./run-state.js";
 
 /** Automatic recall: long-term notes that match the run's input are added to the instructions. */
 export interface RecallOptions {

@@ -1,10 +1,10 @@
-import { ConfigError } from "../errors.js";
-import type { StoredRun } from "../store/store.js";
-import type { ToolOutcome } from "../vocabulary/outcome.js";
-import { lastAssistant } from "./assistant-message.js";
+import type { StartPosition } from "../../agent/hooks.js";
+import type { RunState } from "../../agent/run-state.js";
+import { ConfigError } from "../../errors.js";
+import type { StoredRun } from "../../store/store.js";
+import type { AssistantMessage, Message } from "../../vocabulary/messages.js";
+import type { ToolOutcome } from "../../vocabulary/outcome.js";
 import type { DurableRun } from "./durable.js";
-import type { StartPosition } from "./hooks.js";
-import type { RunState } from "./run-state.js";
 
 /** The result a non-idempotent call gets when the process died while it ran. */
 export function interruptedContent(toolName: string): string {
@@ -81,4 +81,13 @@ export function checkResumedTools(
       "Resuming would give the model tools the run never had: resume with an agent that offers only the run's tools, " +
       "or pass allowNewTools: true to resume({ ... }) if you mean to.",
   );
+}
+
+/** The transcript's latest assistant message: the turn a checkpoint or a resume is about. */
+export function lastAssistant(messages: readonly Message[]): AssistantMessage | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as Message;
+    if (m.role === "assistant") return m;
+  }
+  return undefined;
 }

@@ -1,0 +1,97 @@
+/**
+ * Joins a run's features into the one hooks object the loop reads (the agent does it once per
+ * run): each method of the result calls the features that have it, in order.
+ */
+import type { ModelResponse } from "../models/model.js";
+import type { ToolOutcome } from "../vocabulary/outcome.js";
+import type { RunHooks, StartPosition, StepRequest, TurnStop } from "./hooks.js";
+
+/** No feature at all: the loop calls nothing. */
+export const NO_HOOKS: RunHooks = Object.freeze({});
+
+/**
+ * One object for a run's features, in the order given (the first is the outermost around hook).
+ * A method none of them has stays absent, and one only a single feature has is that feature's
+ * own method, so the loop's `if (hooks.x)` costs nothing for what is not there.
+ */
+export function composeHooks(features: readonly RunHooks[]): RunHooks {
+  const hooks: RunHooks = {};
+  const having = <K extends keyof RunHooks>(key: K) => {
+    const found = features.filter((f) => typeof f[key] === "function");
+    // One feature has it: its own method, bound, with no wrapper to pass through every step.
+    const [only] = found;
+    if (only && found.length === 1)
+      hooks[key] = (only[key] as (...args: never[]) => unknown).bind(only) as never;
+    return found.length > 1 ? found : undefined;
+  };
+  const start = having("start");
+  if (start)
+    hooks.start = async (state) => {
+      let position: StartPosition | undefined;
+      for (const f of start) position = (await f.start?.(state)) ?? position;
+      return position;
+    };
+  const beforeModel = having("beforeModelCall");
+  if (beforeModel)
+    hooks.beforeModelCall = sequence(beforeModel, (f, state, step) => f.beforeModelCall?.(state, step));
+  const model = having("modelCall");
+  if (model)
+    hooks.modelCall = (state, step, request, next) => {
+      const at = (i: number, r: StepRequest): Promise<ModelResponse> => {
+        const f = model[i];
+        return f?.modelCall ? f.modelCall(state, step, r, (n) => at(i + 1, n)) : next(r);
+      };
+      return at(0, request);
+    };
+  const afterResponse = having("afterResponse");
+  if (afterResponse)
+    hooks.afterResponse = sequence(afterResponse, (f, state, step, assistant, finishReason) =>
+      f.afterResponse?.(state, step, assistant, finishReason),
+    );
+  const beforeTools = having("beforeTools");
+  if (beforeTools)
+    hooks.beforeTools = sequence(beforeTools, (f, state, step, prepared, decided) =>
+      f.beforeTools?.(state, step, prepared, decided),
+    );
+  const concurrent = having("beforeConcurrentCalls");
+  if (concurrent)
+    hooks.beforeConcurrentCalls = (state, step, prepared, decided) => {
+      let stop: TurnStop | undefined;
+      for (const f of concurrent) stop ??= f.beforeConcurrentCalls?.(state, step, prepared, decided);
+      return stop;
+    };
+  const tool = having("toolCall");
+  if (tool)
+    hooks.toolCall = (state, step, ready, next) => {
+      const at = (i: number): Promise<ToolOutcome> => {
+        const f = tool[i];
+        return f?.toolCall ? f.toolCall(state, step, ready, () => at(i + 1)) : next();
+      };
+      return at(0);
+    };
+  const afterTurn = having("afterTurn");
+  if (afterTurn)
+    hooks.afterTurn = (state, step, turn) => {
+      for (const f of afterTurn) f.afterTurn?.(state, step, turn);
+    };
+  const decide = having("decide");
+  if (decide)
+    hooks.decide = async (state, step, result) => {
+      let decided = result;
+      for (const f of decide) decided = (await f.decide?.(state, step, decided)) ?? decided;
+      return decided;
+    };
+  const end = having("end");
+  if (end) hooks.end = sequence(end, (f, state, ending) => f.end?.(state, ending));
+  return Object.keys(hooks).length === 0 ? NO_HOOKS : hooks;
+}
+
+/** A method that calls each feature's in turn, awaiting each. */
+function sequence<A extends unknown[]>(
+  features: RunHooks[],
+  call: (feature: RunHooks, ...args: A) => Promise<void> | void | undefined,
+): (...args: A) => Promise<void> {
+  return async (...args) => {
+    for (const f of features) await call(f, ...args);
+  };
+}
