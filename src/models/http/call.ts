@@ -21,7 +21,11 @@ export interface HttpOptions {
   maxResponseBytes?: number;
   /** Most bytes of an error response's body (default 64 KiB); more is a `ResponseTooLargeError`. */
   maxErrorBodyBytes?: number;
-  /** The fetch to use; Node's global one by default. */
+  /**
+   * The fetch to use. By default calls go over `node:http(s)` (far less CPU per call than fetch),
+   * or through Node's global fetch when an undici proxy or mock dispatcher is installed globally
+   * or `NODE_USE_ENV_PROXY` is set; pass `fetch` here to route them through fetch anyway.
+   */
   fetch?: typeof globalThis.fetch;
 }
 

@@ -1,4 +1,4 @@
-/** The shared HTTP layer of model providers: JSON and SSE over Node's fetch, retries, timeouts, redaction. */
+/** The shared HTTP layer of model providers: JSON and SSE over node:http (or a given fetch), retries, timeouts, redaction. */
 export { mergeHeaders } from "./headers.js";
 export { REDACTED, redact } from "./redact.js";
 export {

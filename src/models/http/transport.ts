@@ -19,6 +19,7 @@ import {
   type StreamEnd,
 } from "./call.js";
 import { mergeHeaders } from "./headers.js";
+import { defaultPost, type PostFetch } from "./node-post.js";
 import { redact, urlSecrets } from "./redact.js";
 import { DEFAULT_RETRY, isRetryableStatus, type RetryPolicy, retryAfterMs, sleep } from "./retry.js";
 import { readEvents, SseFormatError, type SseHandler } from "./sse.js";
@@ -167,7 +168,7 @@ async function send<T>(call: HttpCall, options: HttpOptions, accept: string, rea
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
   const bounds = boundsOf(options);
   const deadlineAt = performance.now() + bounds.deadlineMs;
-  const doFetch = options.fetch ?? globalThis.fetch;
+  const doFetch: PostFetch = options.fetch ?? defaultPost();
   const text = JSON.stringify(call.body);
   const secrets = call.secrets ?? [];
   const { shownUrl, split: target } = targetOf(call.url, secrets);
