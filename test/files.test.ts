@@ -293,6 +293,49 @@ describe("files on the wire, per provider", () => {
   });
 });
 
+describe("a transcript with files moving between providers", () => {
+  it("made on Anthropic (PDF inside tool_result), continued on each other provider: the same parts in its own places", async () => {
+    const anthropic = dialect("anthropic");
+    server.enqueue(anthropic.toolCall("toolu_1", "fetch_figures", false), anthropic.text("read", false));
+    const made = await new Agent({ model: anthropic.model(server.url), tools: [fetchFigures] }).run(
+      "Summarize",
+      {
+        files: [report],
+      },
+    );
+    const history = JSON.parse(JSON.stringify(made.messages)) as Message[];
+    for (const d of DIALECTS.filter((x) => x.name !== "anthropic")) {
+      server.reset();
+      server.enqueue(d.text("again", false));
+      await new Agent({ model: d.model(server.url), tools: [fetchFigures] }).run("And now?", { history });
+      const raw = server.requests[0]?.raw ?? "";
+      // Each document is sent once, where this provider puts it.
+      expect(raw.split(REPORT), d.name).toHaveLength(2);
+      expect(raw.split(FIGURES), d.name).toHaveLength(2);
+      expect(raw, d.name).toContain("Files returned by tool fetch_figures (call ");
+    }
+  });
+
+  it("a file by URL made on the Responses API is refused when the transcript moves to Chat Completions", async () => {
+    const history: Message[] = [
+      {
+        role: "user",
+        content: "Read it",
+        files: [{ type: "file", mediaType: "application/pdf", url: PAPER_URL }],
+      },
+      { role: "assistant", content: "It is about attention." },
+    ];
+    const chat = dialect("openai");
+    await expect(
+      new Agent({ model: chat.model(server.url) }).run("More?", { history }),
+    ).rejects.toMatchObject({
+      code: "config",
+      message: expect.stringMatching(/cannot take a file by URL/),
+    });
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
 describe("file checks", () => {
   const BAD: [string, FilePart, RegExp][] = [
     [
