@@ -4,6 +4,7 @@ import type { MemoryStrategy } from "../../memory/strategy.js";
 import { deferredDefaultStore } from "../../store/deferred-default-store.js";
 import { RunBusyError } from "../../store/errors.js";
 import { currentOwner, markActive, reserveClaim } from "../../store/owner.js";
+import { assertClaimable } from "../../store/run-claim.js";
 import type { RunTools, Store, StoredRun } from "../../store/store.js";
 import type { Message } from "../../vocabulary/messages.js";
 import type { RecallOptions } from "../context-view.js";
@@ -64,6 +65,15 @@ export class Persistence {
       throw new RunBusyError(store.location, runId, "running", "this process is already running it.");
     try {
       const read = await store.loadRun(runId);
+      // A run that ended or that a live process drives is refused as such first: the caller's
+      // checks (decisions on its pending calls) would otherwise fail on a run someone else
+      // already moved on, and report the lost race as a bad decision.
+      assertClaimable(store.location, runId, {
+        status: read.status,
+        owner_pid: read.owner.pid,
+        owner_host: read.owner.host,
+        updated_at: read.updatedAt,
+      });
       check(read);
       const stored = await store.claimRun(runId, currentOwner(), {
         status: read.status,
