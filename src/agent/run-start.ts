@@ -1,7 +1,7 @@
 import { Environment, type EnvironmentOptions } from "../environment/environment.js";
 import { startTimer } from "../environment/timer.js";
 import { ConfigError } from "../errors.js";
-import { fileProblem } from "../memory/files.js";
+import { checkFile } from "../memory/files.js";
 import { imageProblem } from "../memory/images.js";
 import { parseHistory } from "../memory/message-schema.js";
 import type { Model } from "../models/model.js";
@@ -35,7 +35,7 @@ export function initialMessages(
   }
   if (files !== undefined && files.length > 0) {
     for (const file of files) {
-      const problem = fileProblem(file);
+      const problem = checkFile(file);
       if (problem) throw new ConfigError(`The run's input has ${problem}`);
     }
     turn.files = [...files];

@@ -1,5 +1,5 @@
 import { ConfigError } from "../errors.js";
-import { fileProblem } from "../memory/files.js";
+import { checkFile } from "../memory/files.js";
 import type { FilePart, ToolMessage } from "../vocabulary/messages.js";
 
 /**
@@ -16,17 +16,14 @@ export class UnsupportedContentError extends ConfigError {
   }
 }
 
-// A document is checked once, not on every request of the run that carries it: decoding the
-// header and scanning megabytes of base64 per model call would be most of the call's CPU.
-const checked = new WeakSet<FilePart>();
-
-/** `files` of a user message, each checked (type, size, base64, url); a bad one is a ConfigError before sending. */
+/**
+ * `files` of a user message, each checked (type, size, base64, url); a bad one is a ConfigError
+ * before sending. Each part is checked once (the run's input check counts), not on every request.
+ */
 export function checkedFiles(files: readonly FilePart[]): readonly FilePart[] {
   for (const file of files) {
-    if (checked.has(file)) continue;
-    const problem = fileProblem(file);
+    const problem = checkFile(file);
     if (problem) throw new ConfigError(`A user message has ${problem}`);
-    checked.add(file);
   }
   return files;
 }
