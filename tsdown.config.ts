@@ -16,6 +16,7 @@ export default defineConfig({
     otel: "src/otel.ts",
     "evals/index": "src/evals/index.ts",
     "store/postgres/index": "src/store/postgres/index.ts",
+    "scale/index": "src/scale/index.ts",
     "cli/main": "src/cli/main.ts",
   },
   format: "esm",

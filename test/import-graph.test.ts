@@ -54,6 +54,8 @@ const FLOORS: Record<string, number> = {
   "agent/limits-check.ts": 5,
   "agent/run-features.ts": 5,
   "agent/run-start.ts": 5,
+  // scale/ runs agents as DBOS workflows across workers (a feature of floor 5 built on the Agent).
+  scale: 5,
   // 6: surfaces, built on the public API.
   multi: 6,
   trace: 6,

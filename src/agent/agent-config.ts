@@ -101,6 +101,8 @@ export interface RunOptions<TContext> {
    * a call pauses the run (stored, status `awaiting_approval`) until `agent.resume(runId, { approve, reject })`.
    */
   onApproval?: ApprovalHandler;
+  /** The run's id instead of a random one: a durable engine's workflow id (`glassloop/scale`). */
+  runId?: string;
 }
 
 /** Options of `agent.resume()`: the hidden context comes again from the caller, never from the store. */

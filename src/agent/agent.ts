@@ -191,7 +191,9 @@ export class Agent<TContext = undefined, TOutput = string> {
     const config = this.#config;
     const context = "context" in options ? (options.context as TContext) : (config.context as TContext);
     if ("context" in options) checkContext(this.registry.list(), context);
-    const runId = resumed?.runId ?? `run_${randomUUID()}`;
+    if (options.runId !== undefined && (typeof options.runId !== "string" || options.runId === ""))
+      throw new ConfigError("The run option runId must be a non-empty string");
+    const runId = resumed?.runId ?? options.runId ?? `run_${randomUUID()}`;
     const messages = resumed
       ? resumed.messages
       : initialMessages(config.instructions, input, options.history, options);

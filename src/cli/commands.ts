@@ -29,6 +29,14 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: "Serve an agent as an MCP tool over stdio (mcp serve <module>)",
     load: () => import("./commands/mcp.js"),
   },
+  worker: {
+    summary: "Run agents for a Postgres queue, failing over between workers",
+    load: () => import("./commands/worker.js"),
+  },
+  enqueue: {
+    summary: "Enqueue a run for the workers and follow it (--follow)",
+    load: () => import("./commands/enqueue.js"),
+  },
   eval: {
     summary: "Run, replay and compare an eval (a dataset, scorers, statistics)",
     load: () => import("../evals/cli.js"),

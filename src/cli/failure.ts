@@ -25,6 +25,8 @@ const CONFIG_CODES = new Set([
   "schema_too_new",
   "missing_dependency",
   "sqlite_binding_missing",
+  "worker_id_taken",
+  "scale_unknown",
 ]);
 
 /**

@@ -71,7 +71,11 @@ export type SurfaceErrorCode =
   | "mcp_tool_list"
   | "no_model"
   | "usage"
-  | "script_exhausted";
+  | "script_exhausted"
+  /** A worker was started with the executor id a live worker holds (glassloop/scale). */
+  | "worker_id_taken"
+  /** A worker module, an agent name or a run the scale-out client was asked about is unknown. */
+  | "scale_unknown";
 
 /** Every code a GlassloopError can carry. */
 export type ErrorCode =

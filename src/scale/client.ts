@@ -1,0 +1,228 @@
+import { randomUUID } from "node:crypto";
+import { ConfigError } from "../errors.js";
+import type { Limits } from "../vocabulary/limits.js";
+import { readEvents, type ScaleEvent } from "./events.js";
+import { openScaleDb, SCALE_SCHEMA, type ScaleDb } from "./scale-db.js";
+import { type DbosModule, loadDbos } from "./sdk.js";
+import { DEFAULT_QUEUE, type ScaleConnection } from "./worker.js";
+import {
+  type ApprovalMessage,
+  approvalTopic,
+  RUN_WORKFLOW,
+  type RunOutcome,
+  type RunRequest,
+} from "./workflow.js";
+
+type DbosClient = Awaited<ReturnType<DbosModule["DBOSClient"]["create"]>>;
+
+/** Options of `client.enqueue`. */
+export interface EnqueueOptions {
+  /** A conversation in the Postgres store; runs of one session run one at a time, in order. */
+  session?: string;
+  limits?: Limits;
+  /** The run's id (default `run_<uuid>`); enqueuing an id again returns the existing run. */
+  runId?: string;
+  /** Only workers of this application version take it (default: the latest version registered). */
+  version?: string;
+}
+
+/** Where a run stands, as DBOS records it, and which worker has it. */
+export interface RunSummary {
+  runId: string;
+  /** DBOS's status: ENQUEUED, PENDING (running, or its worker died), SUCCESS, ERROR, CANCELLED… */
+  status: string;
+  agent?: string;
+  /** The executor id of the worker that runs (or ran) it. */
+  worker?: string;
+  version?: string;
+  createdAt: number;
+  updatedAt?: number;
+}
+
+/** A run enqueued by a client: its result, its events, and the means to cancel it. */
+export class RunHandle {
+  readonly runId: string;
+  readonly #client: ScaleClient;
+
+  constructor(client: ScaleClient, runId: string) {
+    this.#client = client;
+    this.runId = runId;
+  }
+
+  /** Waits for the run to end, on whichever worker; a cancelled run ends `aborted`. */
+  result(): Promise<RunOutcome> {
+    return this.#client.result(this.runId);
+  }
+
+  /** Every event of the run, in order, as workers write them, until the run ends. */
+  events(options: { after?: { op: number; seq: number } } = {}): AsyncIterable<ScaleEvent> {
+    return this.#client.events(this.runId, options);
+  }
+
+  /** Cancels the run: it stops at its next step. */
+  cancel(): Promise<void> {
+    return this.#client.cancel(this.runId);
+  }
+}
+
+/**
+ * The client side of scale-out: enqueue runs for the workers, follow them, answer approvals and
+ * cancel them, from any process that reaches the database.
+ */
+export class ScaleClient {
+  readonly queue: string;
+  readonly #dbos: DbosClient;
+  readonly #db: ScaleDb;
+  readonly #pollMs: number;
+
+  private constructor(dbos: DbosClient, db: ScaleDb, queue: string, pollMs: number) {
+    this.#dbos = dbos;
+    this.#db = db;
+    this.queue = queue;
+    this.#pollMs = pollMs;
+  }
+
+  /** Connects to the workers' database (`url`, default `GLASSLOOP_POSTGRES_URL`). */
+  static async connect(
+    options: ScaleConnection & { queue?: string; pollMs?: number } = {},
+  ): Promise<ScaleClient> {
+    const url = options.url ?? process.env.GLASSLOOP_POSTGRES_URL;
+    if (url === undefined || url === "")
+      throw new ConfigError(
+        "The scale-out client needs Postgres: pass { url } or set GLASSLOOP_POSTGRES_URL",
+      );
+    const db = await openScaleDb(url, options.scaleSchema ?? SCALE_SCHEMA, 2);
+    try {
+      const { DBOS, DBOSClient } = await loadDbos();
+      // DBOS's tables may not exist yet (no worker ever started): creating them is idempotent.
+      await DBOS.migrate(url, {
+        ...(options.dbosSchema !== undefined && { schemaName: options.dbosSchema }),
+      });
+      const dbos = await DBOSClient.create({
+        systemDatabaseUrl: url,
+        applicationName: options.appName ?? "glassloop",
+        ...(options.dbosSchema !== undefined && { systemDatabaseSchemaName: options.dbosSchema }),
+      });
+      return new ScaleClient(dbos, db, options.queue ?? DEFAULT_QUEUE, options.pollMs ?? 200);
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+  }
+
+  /** Enqueues a run of the worker module's agent `agent`; a worker picks it up. */
+  async enqueue(agent: string, input: string, options: EnqueueOptions = {}): Promise<RunHandle> {
+    if (typeof agent !== "string" || agent === "") throw new ConfigError("enqueue needs an agent name");
+    if (typeof input !== "string") throw new ConfigError("The run's input must be a string");
+    const runId = options.runId ?? `run_${randomUUID()}`;
+    const request: RunRequest = {
+      agent,
+      input,
+      ...(options.session !== undefined && { session: options.session }),
+      ...(options.limits && { limits: options.limits }),
+    };
+    await this.#dbos.enqueue(
+      {
+        queueName: this.queue,
+        workflowName: RUN_WORKFLOW,
+        workflowID: runId,
+        queuePartitionKey: options.session !== undefined ? `session:${options.session}` : `run:${runId}`,
+        ...(options.version !== undefined && { appVersion: options.version }),
+      },
+      request,
+    );
+    return new RunHandle(this, runId);
+  }
+
+  /** A handle on a run enqueued earlier (by this or another process). */
+  handle(runId: string): RunHandle {
+    return new RunHandle(this, runId);
+  }
+
+  /** Waits for `runId` to end. */
+  async result(runId: string): Promise<RunOutcome> {
+    try {
+      return (await this.#dbos.retrieveWorkflow<RunOutcome>(runId).getResult({
+        pollingIntervalMs: this.#pollMs,
+      })) as RunOutcome;
+    } catch (error) {
+      const status = await this.#dbos.getWorkflow(runId);
+      if (status?.status === "CANCELLED")
+        return {
+          status: "aborted",
+          error: { code: "aborted", message: "The run was cancelled" },
+          messages: [],
+        };
+      throw error;
+    }
+  }
+
+  /** The events of `runId` in order, polled from the database until the run has ended. */
+  async *events(
+    runId: string,
+    options: { after?: { op: number; seq: number } } = {},
+  ): AsyncGenerator<ScaleEvent> {
+    let after = options.after;
+    for (;;) {
+      const batch = await readEvents(this.#db.pool, runId, after);
+      for (const item of batch) {
+        yield item;
+        after = { op: item.op, seq: item.seq };
+        if (item.event.type === "run_end") return;
+      }
+      if (batch.length > 0) continue;
+      const status = await this.#dbos.getWorkflow(runId);
+      if (status === undefined) throw new ConfigError(`No run ${JSON.stringify(runId)} was enqueued`);
+      if (status.status !== "ENQUEUED" && status.status !== "PENDING" && status.status !== "DELAYED") {
+        // Ended without a run_end event (cancelled, or refused before it started): what is written is all.
+        const rest = await readEvents(this.#db.pool, runId, after);
+        for (const item of rest) yield item;
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, this.#pollMs));
+    }
+  }
+
+  /** Answers a call waiting for approval in run `runId`, from any process. */
+  async approve(runId: string, toolCallId: string, approved: boolean): Promise<void> {
+    const message: ApprovalMessage = { approved };
+    // The idempotency key makes a repeated answer (a retried request) count once.
+    await this.#dbos.send(runId, message, approvalTopic(toolCallId), `${runId}:${toolCallId}`);
+  }
+
+  /** Cancels `runId`: it stops at its next step, on whichever worker. */
+  async cancel(runId: string): Promise<void> {
+    await this.#dbos.cancelWorkflow(runId);
+  }
+
+  /** The runs, newest first. */
+  async listRuns(options: { limit?: number; status?: string } = {}): Promise<RunSummary[]> {
+    const rows = await this.#dbos.listWorkflows({
+      workflowName: RUN_WORKFLOW,
+      sortDesc: true,
+      limit: options.limit ?? 100,
+      loadInput: true,
+      loadOutput: false,
+      // biome-ignore lint/suspicious/noExplicitAny: DBOS types its status filter as a string union it does not export.
+      ...(options.status !== undefined && { status: options.status as any }),
+    });
+    return rows.map((row) => {
+      const request = row.input?.[0] as Partial<RunRequest> | undefined;
+      return {
+        runId: row.workflowID,
+        status: row.status,
+        ...(typeof request?.agent === "string" && { agent: request.agent }),
+        ...(row.executorId !== undefined && { worker: row.executorId }),
+        ...(row.applicationVersion !== undefined && { version: row.applicationVersion }),
+        createdAt: row.createdAt,
+        ...(row.updatedAt !== undefined && { updatedAt: row.updatedAt }),
+      };
+    });
+  }
+
+  /** Closes the client's connections. */
+  async close(): Promise<void> {
+    await this.#dbos.destroy();
+    await this.#db.close();
+  }
+}

@@ -1,0 +1,104 @@
+import type { PgPool } from "../store/postgres/pg-driver.js";
+import type { AgentEvent } from "../vocabulary/events.js";
+import { NOW_MS } from "./scale-db.js";
+
+/** One event of a distributed run, as a client reads it: which worker emitted it, and where. */
+export interface ScaleEvent {
+  runId: string;
+  /** The DBOS operation the event follows (0: before the first) and its place after it. */
+  op: number;
+  seq: number;
+  /** The executor id of the worker that ran this part of the run. */
+  worker: string;
+  /** When the event was written, in ms since the epoch (the database's clock). */
+  at: number;
+  event: AgentEvent;
+}
+
+/**
+ * Writes one run's events to `run_events`, keyed by (operation count, place after it). A replay
+ * after a crash emits the same events under the same keys, so the rows the dead worker wrote
+ * stay (with its name) and the ones it never wrote are filled in: each event exactly once, in
+ * the order of the run, whichever workers took part. Writes are batched and never block the loop.
+ */
+export class EventLog {
+  readonly #pool: PgPool;
+  readonly #runId: string;
+  readonly #worker: string;
+  #op = -1;
+  #seq = 0;
+  #buffer: { op: number; seq: number; event: AgentEvent }[] = [];
+  #writing: Promise<void> = Promise.resolve();
+  #failure: unknown;
+
+  constructor(pool: PgPool, runId: string, worker: string) {
+    this.#pool = pool;
+    this.#runId = runId;
+    this.#worker = worker;
+  }
+
+  /** Records `event`, emitted after DBOS operation number `op`. */
+  record(op: number, event: AgentEvent): void {
+    if (op !== this.#op) {
+      this.#op = op;
+      this.#seq = 0;
+    }
+    this.#buffer.push({ op, seq: this.#seq++, event });
+    if (this.#buffer.length === 1) queueMicrotask(() => this.#flush());
+  }
+
+  /** Waits until every recorded event is written; a failed write is thrown here. */
+  async flushed(): Promise<void> {
+    this.#flush();
+    await this.#writing;
+    if (this.#failure !== undefined) throw this.#failure;
+  }
+
+  #flush(): void {
+    if (this.#buffer.length === 0) return;
+    const batch = this.#buffer;
+    this.#buffer = [];
+    this.#writing = this.#writing.then(async () => {
+      try {
+        await this.#pool.query(
+          `insert into run_events (run_id, op, seq, worker, at, event)
+           select $1, e.op, e.seq, $2, ${NOW_MS}, e.event
+           from json_to_recordset($3::json) as e(op integer, seq integer, event json)
+           on conflict (run_id, op, seq) do nothing`,
+          [this.#runId, this.#worker, JSON.stringify(batch)],
+        );
+      } catch (error) {
+        this.#failure ??= error;
+      }
+    });
+  }
+}
+
+/** Events of `runId` after position (`op`, `seq`), in run order, at most `limit`. */
+export async function readEvents(
+  pool: PgPool,
+  runId: string,
+  after: { op: number; seq: number } | undefined,
+  limit = 500,
+): Promise<ScaleEvent[]> {
+  const { rows } = await pool.query<{
+    op: number;
+    seq: number;
+    worker: string;
+    at: number;
+    event: AgentEvent;
+  }>(
+    `select op, seq, worker, at, event from run_events
+     where run_id = $1 and (op, seq) > ($2, $3)
+     order by op, seq limit $4`,
+    [runId, after?.op ?? -1, after?.seq ?? -1, limit],
+  );
+  return rows.map((r) => ({
+    runId,
+    op: r.op,
+    seq: r.seq,
+    worker: r.worker,
+    at: Number(r.at),
+    event: r.event,
+  }));
+}

@@ -1,0 +1,20 @@
+/**
+ * Scale-out (`import { startWorker, ScaleClient } from "glassloop/scale"`): each run a DBOS
+ * workflow on Postgres, consumed from a queue by many workers that fail over for each other. A
+ * separate entry so the core never loads `@dbos-inc/dbos-sdk` or `pg`, optional peers.
+ */
+export { type AgentFactory, defineWorker, type WorkerModule } from "./agents.js";
+export { type EnqueueOptions, RunHandle, type RunSummary, ScaleClient } from "./client.js";
+export { ScaleUnknownError, WorkerIdTakenError } from "./errors.js";
+export type { ScaleEvent } from "./events.js";
+export { DBOS_SDK, DBOS_SDK_VERSION } from "./sdk.js";
+export {
+  DEFAULT_QUEUE,
+  DEFAULT_VERSION,
+  failoverBoundMs,
+  type ScaleConnection,
+  startWorker,
+  type Worker,
+  type WorkerOptions,
+} from "./worker.js";
+export { RUN_WORKFLOW, type RunOutcome, type RunRequest } from "./workflow.js";

@@ -1,0 +1,64 @@
+import type { DbosModule } from "./sdk.js";
+
+/** Whether this worker may still take steps; false once its lease is lost (see lease.ts). */
+export interface Fence {
+  /** True while the worker's lease is held; a step never starts after it turns false. */
+  live(): boolean;
+  /** Called once when a step is refused: the worker stops (by default, the process exits). */
+  fenced(reason: string): void;
+}
+
+/**
+ * The DBOS operations of one run, counted. Every step, marker and message wait goes through
+ * here, so the count is the same on a replay as on the first execution: events are keyed by it
+ * (see events.ts), which is what makes a replayed event land on the row the first execution wrote.
+ */
+export class RunSteps {
+  readonly runId: string;
+  readonly #dbos: DbosModule["DBOS"];
+  readonly #fence: Fence;
+  /** DBOS operations started so far in this execution of the workflow. */
+  #ops = 0;
+
+  constructor(dbos: DbosModule["DBOS"], runId: string, fence: Fence) {
+    this.#dbos = dbos;
+    this.runId = runId;
+    this.#fence = fence;
+  }
+
+  /** How many DBOS operations this execution has started: the key events are filed under. */
+  get ops(): number {
+    return this.#ops;
+  }
+
+  /**
+   * Runs `fn` as a DBOS step named `name`: on a replay its recorded output comes back and `fn`
+   * does not run. The step's id is taken synchronously, so steps started together (a turn's
+   * calls) get ids in the order they were started, on every execution alike.
+   */
+  step<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    if (!this.#live()) return NEVER as Promise<T>;
+    this.#ops++;
+    return this.#dbos.runStep(fn, { name });
+  }
+
+  /** Waits for a message on `topic` (DBOS.recv): durable, so a replay gets the same message. */
+  recv<T>(topic: string, timeoutSeconds: number): Promise<T | null> {
+    if (!this.#live()) return NEVER as Promise<T | null>;
+    this.#ops++;
+    return this.#dbos.recv<T>(topic, timeoutSeconds);
+  }
+
+  #live(): boolean {
+    if (this.#fence.live()) return true;
+    this.#fence.fenced(`run ${this.runId}: this worker's lease is lost, so it takes no further step`);
+    return false;
+  }
+}
+
+/**
+ * What a fenced worker's workflow waits on: nothing. Settling would let DBOS record the run as
+ * ended (or failed) by a worker that no longer owns it; the worker shuts down instead, and the
+ * run's new owner finishes it.
+ */
+const NEVER: Promise<never> = new Promise<never>(() => {});

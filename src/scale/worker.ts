@@ -1,0 +1,188 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { ConfigError } from "../errors.js";
+import { PostgresStore } from "../store/postgres/postgres-store.js";
+import type { WorkerModule } from "./agents.js";
+import { claimDeadWorkers, WorkerLease } from "./lease.js";
+import { openScaleDb, SCALE_SCHEMA } from "./scale-db.js";
+import { loadDbos, loadDbosExecutor } from "./sdk.js";
+import { RUN_WORKFLOW, runWorkflow } from "./workflow.js";
+
+/** The queue runs are enqueued on unless told otherwise. */
+export const DEFAULT_QUEUE = "glassloop";
+/**
+ * The application version every worker runs under unless told otherwise. DBOS recovers a run only
+ * on a worker of the version that started it, so it is pinned: bump it (or pass `version`) when
+ * a change alters the steps a run takes, and drain the old workers (docs/scale-out.md).
+ */
+export const DEFAULT_VERSION = "glassloop-scale-1";
+
+/** Where the scale-out tables live and how the workers find each other. */
+export interface ScaleConnection {
+  /** `postgres://…`; default `GLASSLOOP_POSTGRES_URL`. DBOS's tables, glassloop's and the store's share it. */
+  url?: string;
+  /** DBOS's application name: workers and clients of one application share it (default `glassloop`). */
+  appName?: string;
+  /** The schema of the worker leases and run events (default `glassloop_scale`). */
+  scaleSchema?: string;
+  /** The Postgres store's schema, for run records and sessions (default `glassloop`). */
+  storeSchema?: string;
+  /** DBOS's system schema (default `dbos`). */
+  dbosSchema?: string;
+}
+
+/** A worker's settings. */
+export interface WorkerOptions extends ScaleConnection {
+  /** The agents this worker runs. */
+  module: WorkerModule;
+  /** This worker's executor id, unique among live workers (default: host, pid and a random suffix). */
+  id?: string;
+  /** The queue to consume (default `glassloop`). */
+  queue?: string;
+  /** Runs at once on each worker of the queue (default 4). */
+  concurrency?: number;
+  /** See DEFAULT_VERSION. */
+  version?: string;
+  /** A worker silent for this long is dead and its runs are adopted (default 15,000 ms). */
+  leaseMs?: number;
+  /** How often a worker looks for dead workers (default 3,000 ms). */
+  adoptEveryMs?: number;
+  /** How often the queue is polled for new runs (default 1,000 ms). */
+  pollMs?: number;
+  /** How long a call that needs approval waits before it counts as rejected (default one day). */
+  approvalTimeoutSeconds?: number;
+  /** What happens when this worker loses its lease (default: a message on stderr, then exit code 75). */
+  onFenced?: (reason: string) => void;
+  /** DBOS's log level (default `warn`). */
+  logLevel?: "debug" | "info" | "warn" | "error";
+}
+
+/** A running worker. */
+export interface Worker {
+  readonly executorId: string;
+  readonly queue: string;
+  /** Stops taking runs, waits up to `graceMs` for the runs in progress, and gives its id up. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+let started = false;
+
+/** The failover bound of a worker's settings: lease, one adoption period, one queue poll. */
+export function failoverBoundMs(options: Pick<WorkerOptions, "leaseMs" | "adoptEveryMs" | "pollMs">): number {
+  return (options.leaseMs ?? 15_000) + (options.adoptEveryMs ?? 3_000) + (options.pollMs ?? 1_000);
+}
+
+/**
+ * Starts a worker in this process: claims its id (refused while a live worker holds it), launches
+ * DBOS with the run workflow, consumes the queue, renews its lease, and adopts the runs of workers
+ * whose lease ran out. One worker per process: DBOS runs one executor per process.
+ */
+export async function startWorker(options: WorkerOptions): Promise<Worker> {
+  if (started) throw new ConfigError("This process already runs a worker: DBOS has one executor per process");
+  const url = options.url ?? process.env.GLASSLOOP_POSTGRES_URL;
+  if (url === undefined || url === "")
+    throw new ConfigError("A worker needs Postgres: pass { url } or set GLASSLOOP_POSTGRES_URL");
+  const leaseMs = positive(options.leaseMs ?? 15_000, "leaseMs");
+  const adoptEveryMs = positive(options.adoptEveryMs ?? 3_000, "adoptEveryMs");
+  const pollMs = positive(options.pollMs ?? 1_000, "pollMs");
+  const concurrency = positive(options.concurrency ?? 4, "concurrency");
+  const executorId = options.id ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const queue = options.queue ?? DEFAULT_QUEUE;
+  started = true;
+  const db = await openScaleDb(url, options.scaleSchema ?? SCALE_SCHEMA);
+  let store: PostgresStore | undefined;
+  let lease: WorkerLease | undefined;
+  try {
+    store = await PostgresStore.connect({ url, schema: options.storeSchema ?? "glassloop" });
+    const onFenced =
+      options.onFenced ??
+      ((reason: string) => {
+        process.stderr.write(`glassloop worker: ${reason}; stopping so the run's new owner alone runs it\n`);
+        process.exit(75);
+      });
+    // The id is claimed before DBOS launches: launching recovers the id's pending runs, which
+    // must never happen while another live worker runs them.
+    lease = await WorkerLease.claim(
+      db.pool,
+      executorId,
+      { ttlMs: leaseMs, renewMs: Math.max(50, Math.floor(leaseMs / 3)) },
+      onFenced,
+    );
+    const dbos = await loadDbos();
+    const { DBOS } = dbos;
+    DBOS.setConfig({
+      name: options.appName ?? "glassloop",
+      systemDatabaseUrl: url,
+      ...(options.dbosSchema !== undefined && { systemDatabaseSchemaName: options.dbosSchema }),
+      executorID: executorId,
+      applicationVersion: options.version ?? DEFAULT_VERSION,
+      logLevel: options.logLevel ?? "warn",
+      enablePatching: true,
+    });
+    DBOS.registerWorkflow(
+      runWorkflow({
+        dbos,
+        module: options.module,
+        db,
+        store,
+        executorId,
+        fence: lease,
+        approvalTimeoutSeconds: options.approvalTimeoutSeconds ?? 86_400,
+      }),
+      { name: RUN_WORKFLOW },
+    );
+    await DBOS.launch();
+    await DBOS.registerQueue(queue, {
+      workerConcurrency: concurrency,
+      // Runs of one session wait for each other: one at a time per partition (the session, or
+      // the run itself when it has none).
+      partitionConcurrency: 1,
+      minPollingIntervalMs: pollMs,
+      onConflict: "always_update",
+    });
+    const { DBOSExecutor } = await loadDbosExecutor();
+    const heldLease = lease;
+    let adopting = false;
+    const adopt = setInterval(() => {
+      if (adopting || !heldLease.live()) return;
+      adopting = true;
+      claimDeadWorkers(db.pool, executorId, 0, leaseMs)
+        .then((dead) =>
+          dead.length > 0 ? DBOSExecutor.globalInstance?.recoverPendingWorkflows(dead) : undefined,
+        )
+        .catch(() => {
+          // The database is away for a moment: the next period tries again.
+        })
+        .finally(() => {
+          adopting = false;
+        });
+    }, adoptEveryMs);
+    adopt.unref();
+    const heldStore = store;
+    return {
+      executorId,
+      queue,
+      async stop(graceMs = 10_000) {
+        clearInterval(adopt);
+        await DBOS.shutdown({ workflowCompletionTimeoutMS: graceMs });
+        await heldLease.release().catch(() => {});
+        await options.module.close?.();
+        await heldStore.close();
+        await db.close();
+        started = false;
+      },
+    };
+  } catch (error) {
+    lease?.stop();
+    await store?.close();
+    await db.close();
+    started = false;
+    throw error;
+  }
+}
+
+function positive(value: number, name: string): number {
+  if (!Number.isFinite(value) || value <= 0)
+    throw new ConfigError(`The worker option ${name} must be a positive number`);
+  return value;
+}

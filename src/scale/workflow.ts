@@ -1,0 +1,220 @@
+import { Agent } from "../agent/agent.js";
+import type { AgentConfigWithoutOutput } from "../agent/agent-config.js";
+import type { PendingApproval } from "../agent/approval.js";
+import { ENVIRONMENT_DEFAULTS } from "../environment/environment.js";
+import { RunError, runStatusOf } from "../errors.js";
+import { resolveModel } from "../models/resolve.js";
+import { currentOwner } from "../store/owner.js";
+import type { PostgresStore } from "../store/postgres/postgres-store.js";
+import type { Limits } from "../vocabulary/limits.js";
+import type { Message } from "../vocabulary/messages.js";
+import type { RunStatus } from "../vocabulary/status.js";
+import type { RunUsage } from "../vocabulary/usage.js";
+import type { AnyAgentConfig, WorkerModule } from "./agents.js";
+import { durableModel } from "./durable-model.js";
+import { durableTools } from "./durable-tools.js";
+import { EventLog } from "./events.js";
+import { type Fence, RunSteps } from "./run-steps.js";
+import type { ScaleDb } from "./scale-db.js";
+import type { DbosModule } from "./sdk.js";
+
+/** The registered name of the one workflow every run is. */
+export const RUN_WORKFLOW = "glassloop.run";
+
+/** What a client asks a worker to run. */
+export interface RunRequest {
+  /** The name the worker module gives the agent. */
+  agent: string;
+  input: string;
+  /** A conversation in the Postgres store: its history is loaded, and this turn saved, at the end. */
+  session?: string;
+  /** Extra ceilings for this run, combined with the agent's own (the lower wins). */
+  limits?: Limits;
+}
+
+/** How a run ended, as the workflow returns it (JSON: any process can read it). */
+export type RunOutcome =
+  | { status: "ok"; output: unknown; finishedBy: string; messages: Message[]; usage: RunUsage }
+  | {
+      status: Exclude<RunStatus, "ok">;
+      error: { code: string; message: string };
+      messages: Message[];
+      usage?: RunUsage;
+    };
+
+/** The topic an approval for one call is sent on (`client.approve`). */
+export const approvalTopic = (toolCallId: string) => `glassloop.approval:${toolCallId}`;
+
+/** An approval as sent to a waiting run. */
+export interface ApprovalMessage {
+  approved: boolean;
+}
+
+/** What the workflow needs from its worker. */
+export interface WorkflowEnv {
+  dbos: DbosModule;
+  module: WorkerModule;
+  db: ScaleDb;
+  store: PostgresStore;
+  executorId: string;
+  fence: Fence;
+  /** How long a run waits for an approval before the call counts as rejected. */
+  approvalTimeoutSeconds: number;
+}
+
+/**
+ * One run as a DBOS workflow whose id is the run id. DBOS replays it from the top after a crash:
+ * every model call, tool call, session load, approval wait and the run's end are steps, so the
+ * replay gets their recorded results and continues where the dead worker stopped.
+ */
+export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<RunOutcome> {
+  const { DBOS } = env.dbos;
+  return async function glassloopRun(request: RunRequest): Promise<RunOutcome> {
+    const runId = DBOS.workflowID as string;
+    const steps = new RunSteps(DBOS, runId, env.fence);
+    const events = new EventLog(env.db.pool, runId, env.executorId);
+    const factory = env.module.agents[request.agent];
+    if (!factory) {
+      const known = Object.keys(env.module.agents).join(", ") || "none";
+      return failed(
+        "config",
+        `This worker has no agent named ${JSON.stringify(request.agent)} (it has: ${known})`,
+      );
+    }
+    const config = await factory();
+    const history =
+      request.session === undefined
+        ? undefined
+        : await steps.step("session.load", () => env.store.lockSession(request.session as string, runId));
+    const agent = new Agent(durableConfig(config, steps) as AgentConfigWithoutOutput<unknown, unknown>);
+    let outcome: RunOutcome;
+    try {
+      const result = await agent.run(request.input, {
+        runId,
+        ...(history && { history: history.messages }),
+        ...(request.limits && { limits: request.limits }),
+        onEvent: (event) => events.record(steps.ops, event),
+        onApproval: (call) => awaitApproval(steps, call, env.approvalTimeoutSeconds),
+      });
+      outcome = {
+        status: "ok",
+        output: result.output,
+        finishedBy: result.finishedBy,
+        messages: result.messages,
+        usage: result.usage,
+      };
+    } catch (error) {
+      if (!(error instanceof RunError)) throw error;
+      const status = runStatusOf(error);
+      outcome = {
+        status: status === "ok" ? "failed" : status,
+        error: { code: error.code, message: error.message },
+        messages: error.messages,
+        usage: error.usage,
+      };
+    } finally {
+      await agent.close();
+    }
+    await steps.step("run.end", () => recordEnd(env.store, runId, request, config, history, outcome));
+    await events.flushed();
+    return outcome;
+  };
+}
+
+function failed(code: string, message: string): RunOutcome {
+  return { status: "failed", error: { code, message }, messages: [] };
+}
+
+/** The agent's config with its model and tools made durable, and no store of its own. */
+function durableConfig(config: AnyAgentConfig, steps: RunSteps): AnyAgentConfig {
+  const { store: _store, ...rest } = config;
+  const perTurn = config.environment?.maxToolCallsPerTurn ?? ENVIRONMENT_DEFAULTS.maxToolCallsPerTurn;
+  return {
+    ...rest,
+    model: durableModel(resolveModel(config.model), steps),
+    tools: durableTools(config.tools, steps),
+    // Every call of a turn starts at once, in the model's order: the calls' step ids are then the
+    // same on a replay, where cached steps finish in a different order than live ones did.
+    environment: { ...config.environment, concurrency: perTurn },
+  } as AnyAgentConfig;
+}
+
+/** A call that needs approval waits for `client.approve` from any process, durably. */
+async function awaitApproval(
+  steps: RunSteps,
+  call: PendingApproval,
+  timeoutSeconds: number,
+): Promise<boolean> {
+  const answer = await steps.recv<ApprovalMessage>(approvalTopic(call.toolCallId), timeoutSeconds);
+  return answer?.approved === true;
+}
+
+/**
+ * The run's record in the Postgres store (for `listRuns`, `loadRun`, the viewer) and the session's
+ * new turn, written once at the end. A replay of this step after a crash between its two writes
+ * finds the record and only ends it.
+ */
+async function recordEnd(
+  store: PostgresStore,
+  runId: string,
+  request: RunRequest,
+  config: AnyAgentConfig,
+  history: { sessionId: string; messages: Message[]; version: number } | undefined,
+  outcome: RunOutcome,
+): Promise<void> {
+  const messages = outcome.messages;
+  const offset = messages[0]?.role === "system" ? 1 : 0;
+  const base = history ? history.messages.filter((m) => m.role !== "system").length : 0;
+  // The messages the run started with: its system prompt, the session's history, the input.
+  const start = Math.min(messages.length, offset + base + 1);
+  const usage = outcome.usage ?? emptyUsage();
+  let exists = false;
+  try {
+    await store.loadRun(runId);
+    exists = true;
+  } catch {
+    // Not there yet: the usual case.
+  }
+  if (!exists)
+    await store.createRun({
+      runId,
+      agent: config.name ?? request.agent,
+      model: typeof config.model === "string" ? config.model : config.model.id,
+      input: request.input,
+      owner: currentOwner(),
+      messages: messages.slice(0, start),
+      usage,
+      progress: { pending: [] },
+      ...(history && {
+        session: { sessionId: history.sessionId, offset, base, version: history.version },
+      }),
+    });
+  try {
+    await store.finishRun(runId, {
+      persisted: start,
+      messages,
+      usage,
+      ...(outcome.status === "ok"
+        ? { status: "ok" as const, output: outcome.output }
+        : {
+            status: outcome.status === "awaiting_approval" ? "failed" : outcome.status,
+            error: outcome.error,
+          }),
+    });
+  } catch (error) {
+    // Ended by the execution that crashed right after writing it: nothing is left to do.
+    if ((error as { code?: unknown }).code !== "run_ended") throw error;
+  }
+}
+
+function emptyUsage(): RunUsage {
+  return {
+    requests: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cachedInputTokens: 0,
+    toolCalls: 0,
+    durationMs: 0,
+    steps: [],
+  };
+}

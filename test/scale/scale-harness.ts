@@ -1,0 +1,120 @@
+/**
+ * Real worker processes for the scale-out tests: `glassloop worker` started with the CLI on the
+ * test module, in a database of its own on the shared test Postgres, with low lease and polling
+ * intervals so failover takes about a second instead of fifteen.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { loadPg, type PgPoolConfig } from "../../src/store/postgres/pg-driver.js";
+import { cleanEnv, cliArgv } from "../helpers/cli.js";
+import { postgresUrl } from "../helpers/postgres.js";
+
+/** The worker module every test worker loads. */
+export const WORKER_MODULE = fileURLToPath(new URL("./fixtures/worker-module.ts", import.meta.url));
+
+/** Test timing: lease 1 s, dead workers looked for every 200 ms, the queue polled every 50 ms. */
+export const TIMING = { leaseMs: 1_000, adoptEveryMs: 200, pollMs: 50 } as const;
+
+let databases = 0;
+
+/** A database no other test uses, on the shared test server (DBOS's tables and ours start empty). */
+export async function freshDatabase(): Promise<string> {
+  const base = await postgresUrl();
+  const pg = loadPg();
+  const name = `scale_${process.pid}_${Date.now().toString(36)}_${++databases}`;
+  const admin = new pg.Pool({ connectionString: base, max: 1 } as PgPoolConfig);
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** A worker process. */
+export interface TestWorker {
+  name: string;
+  child: ChildProcess;
+  /** Resolves once the worker consumes the queue; rejects if it exits first. */
+  ready: Promise<void>;
+  /** Resolves with the exit code (or the signal) when the process is gone. */
+  exited: Promise<number | string>;
+  stderr(): string;
+}
+
+/** Starts `glassloop worker` named `name` (its executor id, and its path on the wire server). */
+export function spawnWorker(
+  name: string,
+  options: {
+    url: string;
+    wireUrl: string;
+    effects: string;
+    toolMs?: number;
+    concurrency?: number;
+    id?: string;
+  },
+): TestWorker {
+  const [command, ...args] = cliArgv(
+    "worker",
+    WORKER_MODULE,
+    "--postgres",
+    options.url,
+    "--id",
+    options.id ?? name,
+    "--concurrency",
+    String(options.concurrency ?? 4),
+    "--lease-ms",
+    String(TIMING.leaseMs),
+    "--adopt-ms",
+    String(TIMING.adoptEveryMs),
+    "--poll-ms",
+    String(TIMING.pollMs),
+  ) as [string, ...string[]];
+  const child = spawn(command, args, {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: cleanEnv({
+      SCALE_WIRE_URL: options.wireUrl,
+      SCALE_EFFECTS_FILE: options.effects,
+      SCALE_WORKER_NAME: name,
+      SCALE_TOOL_MS: String(options.toolMs ?? 0),
+      // DBOS's driver use trips pg's deprecation warning; it is noise in these tests.
+      NODE_NO_WARNINGS: "1",
+    }),
+  });
+  let stderr = "";
+  const exited = new Promise<number | string>((resolve) =>
+    child.on("exit", (code, signal) => resolve(code ?? signal ?? "?")),
+  );
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stderr?.on("data", (d: Buffer) => {
+      stderr += d.toString("utf8");
+      if (stderr.includes("consuming queue")) resolve();
+    });
+    void exited.then((code) =>
+      reject(new Error(`worker ${name} exited (${code}) before it was ready: ${stderr}`)),
+    );
+  });
+  ready.catch(() => {});
+  return { name, child, ready, exited, stderr: () => stderr };
+}
+
+/** One line of the effects log the worker module writes. */
+export interface EffectLine {
+  kind: "effect" | "returned" | "refund";
+  run: string;
+  call?: string;
+  worker: string;
+  at: number;
+}
+
+/** The effects log as written so far. */
+export function readEffects(file: string): EffectLine[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as EffectLine);
+}

@@ -1,0 +1,146 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PostgresStore } from "glassloop/postgres";
+import type { ScaleClient, ScaleEvent } from "glassloop/scale";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POSTGRES_SKIP } from "../helpers/postgres.js";
+import { startWireServer, type WireServer } from "../helpers/wire-server.js";
+import { freshDatabase, readEffects, spawnWorker, type TestWorker } from "./scale-harness.js";
+import { scriptedReply, workerOf } from "./scale-script.js";
+
+describe.skipIf(POSTGRES_SKIP)("scale-out on DBOS: runs as workflows on worker processes", () => {
+  let url: string;
+  let wire: WireServer;
+  let client: ScaleClient;
+  let worker: TestWorker;
+  const effects = join(mkdtempSync(join(tmpdir(), "glassloop-scale-")), "effects.log");
+
+  beforeAll(async () => {
+    url = await freshDatabase();
+    wire = await startWireServer();
+    wire.handler = (request) => scriptedReply(request, 0);
+    worker = spawnWorker("a", { url, wireUrl: wire.url, effects });
+    const { ScaleClient } = await import("glassloop/scale");
+    client = await ScaleClient.connect({ url, pollMs: 50 });
+    await worker.ready;
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.close();
+    worker?.child.kill("SIGTERM");
+    await worker?.exited;
+    await wire?.close();
+  });
+
+  const collect = async (events: AsyncIterable<ScaleEvent>) => {
+    const all: ScaleEvent[] = [];
+    for await (const e of events) all.push(e);
+    return all;
+  };
+
+  it("runs an enqueued run on a worker: its result, every event with the worker's name and the exact request bodies, its record in the store", async () => {
+    const handle = await client.enqueue("billing", "run r1: charge it");
+    const outcome = await handle.result();
+    expect(outcome.status).toBe("ok");
+    if (outcome.status !== "ok") return;
+    expect(outcome.output).toBe("done r1");
+    // Three turns of two calls, each call answered once, then the answer.
+    const roles = outcome.messages.map((m) => m.role);
+    expect(roles).toEqual([
+      "system",
+      "user",
+      ...Array(3).fill(["assistant", "tool", "tool"]).flat(),
+      "assistant",
+    ]);
+    expect(outcome.usage.requests).toBe(4);
+
+    const events = await collect(handle.events());
+    expect(events[0]?.event.type).toBe("run_start");
+    expect(events.at(-1)?.event.type).toBe("run_end");
+    expect(new Set(events.map((e) => e.worker))).toEqual(new Set(["a"]));
+    // The model_request events carry exactly what the wire server received.
+    const sent = wire.requests.filter((r) => workerOf(r) === "a").map((r) => r.body);
+    const bodies = events.flatMap((e) => (e.event.type === "model_request" ? [e.event.body] : []));
+    expect(bodies).toHaveLength(4);
+    for (const body of bodies) expect(sent).toContainEqual(body);
+    // Each non-idempotent call's side effect happened once.
+    const charged = readEffects(effects).filter((l) => l.kind === "effect" && l.run === "r1");
+    expect(charged.map((l) => l.call)).toEqual(["c_r1_1", "c_r1_2", "c_r1_3"]);
+
+    const store = await PostgresStore.connect({ url });
+    try {
+      const stored = await store.loadRun(handle.runId);
+      expect(stored.status).toBe("ok");
+      expect(stored.messages).toEqual(outcome.messages);
+    } finally {
+      await store.close();
+    }
+    const listed = await client.listRuns();
+    expect(listed.find((r) => r.runId === handle.runId)).toMatchObject({
+      status: "SUCCESS",
+      agent: "billing",
+      worker: "a",
+    });
+  });
+
+  it("continues a session on the next run and saves both turns in the store", async () => {
+    const first = await (await client.enqueue("billing", "run s1: charge it", { session: "alice" })).result();
+    const second = await (
+      await client.enqueue("billing", "run s2: once more", { session: "alice" })
+    ).result();
+    expect(first.status).toBe("ok");
+    expect(second.status).toBe("ok");
+    // The second run saw the first one's whole transcript (its system prompt replaced by the agent's).
+    expect(second.messages.slice(1, first.messages.length)).toEqual(first.messages.slice(1));
+    const store = await PostgresStore.connect({ url });
+    try {
+      const session = await store.readSession("alice");
+      expect(session.map((m) => m.role)).toEqual(second.messages.slice(1).map((m) => m.role));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("waits for an approval answered from another process, then runs the approved call once", async () => {
+    const handle = await client.enqueue("billing", "run rf: refund please");
+    // The call is announced, then the run waits: nothing ran yet.
+    for await (const item of handle.events()) if (item.event.type === "tool_call") break;
+    expect(readEffects(effects).filter((l) => l.kind === "refund")).toEqual([]);
+    const { ScaleClient } = await import("glassloop/scale");
+    const other = await ScaleClient.connect({ url, pollMs: 50 });
+    try {
+      await other.approve(handle.runId, "r_rf", true);
+    } finally {
+      await other.close();
+    }
+    const outcome = await handle.result();
+    expect(outcome.status).toBe("ok");
+    const tool = outcome.messages.find((m) => m.role === "tool");
+    expect(tool).toMatchObject({ role: "tool", content: "refunded rf" });
+    expect(
+      readEffects(effects)
+        .filter((l) => l.kind === "refund")
+        .map((l) => l.run),
+    ).toEqual(["rf"]);
+  });
+
+  it("cancels a run from the client: it ends aborted at its next step", async () => {
+    const handle = await client.enqueue("billing", "run rc: refund please");
+    for await (const item of handle.events()) if (item.event.type === "tool_call") break;
+    await handle.cancel();
+    const outcome = await handle.result();
+    expect(outcome.status).toBe("aborted");
+    expect(readEffects(effects).filter((l) => l.kind === "refund" && l.run === "rc")).toEqual([]);
+  });
+
+  it("refuses a second worker with a live worker's id, and the live one runs on", async () => {
+    const twin = spawnWorker("a", { url, wireUrl: wire.url, effects });
+    expect(await twin.exited).toBe(2);
+    expect(twin.stderr()).toContain('Worker id "a" is held by a live worker');
+    const outcome = await (await client.enqueue("billing", "run r2: charge it")).result();
+    expect(outcome.status).toBe("ok");
+    const listed = await client.listRuns({ limit: 1 });
+    expect(listed[0]?.worker).toBe("a");
+  });
+});
