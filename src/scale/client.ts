@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ConfigError } from "../errors.js";
 import type { Limits } from "../vocabulary/limits.js";
 import { readEvents, type ScaleEvent } from "./events.js";
-import { openScaleDb, SCALE_SCHEMA, type ScaleDb } from "./scale-db.js";
+import { openScaleDb, SCALE_SCHEMA, type ScaleDb, whileLocked } from "./scale-db.js";
 import { type DbosModule, loadDbos } from "./sdk.js";
 import { DEFAULT_QUEUE, type ScaleConnection } from "./worker.js";
 import {
@@ -195,10 +195,14 @@ export class ScaleClient {
     await this.#dbos.cancelWorkflow(runId);
   }
 
-  /** The runs, newest first. */
-  async listRuns(options: { limit?: number; status?: string } = {}): Promise<RunSummary[]> {
+  /** The runs, newest first; `worker` keeps those of one executor id, `status` those in one DBOS status. */
+  async listRuns(
+    options: { limit?: number; status?: string; worker?: string; runIds?: string[] } = {},
+  ): Promise<RunSummary[]> {
     const rows = await this.#dbos.listWorkflows({
       workflowName: RUN_WORKFLOW,
+      ...(options.worker !== undefined && { executorId: options.worker }),
+      ...(options.runIds !== undefined && { workflowIDs: options.runIds }),
       sortDesc: true,
       limit: options.limit ?? 100,
       loadInput: true,

@@ -94,21 +94,46 @@ export class WorkerLease implements Fence {
     this.#onFenced(reason);
   }
 
-  /** Extends the lease; a row that is no longer ours (or a lease that ran out) fences this worker. */
+  /**
+   * Extends the lease. It succeeds while the row is ours and nobody adopted our runs, even if the
+   * lease ran out meanwhile (a stalled process): adoption and renewal lock the same row, so one of
+   * them wins and the other sees it. A lost row fences this worker.
+   */
   async renew(): Promise<void> {
-    if (this.#fenced) return;
+    await this.confirm();
+  }
+
+  /** Renews now; true if the lease is still held (see `renew`). */
+  async confirm(): Promise<boolean> {
+    if (this.#fenced) return false;
+    this.#renewing ??= this.#renewNow().finally(() => {
+      this.#renewing = undefined;
+    });
+    return this.#renewing;
+  }
+
+  #renewing: Promise<boolean> | undefined;
+
+  async #renewNow(): Promise<boolean> {
     const asked = performance.now();
     try {
       const renewed = await this.#pool.query(
         `update workers set lease_until = ${NOW_MS} + $3
-         where executor_id = $1 and instance = $2 and lease_until >= ${NOW_MS}`,
+         where executor_id = $1 and instance = $2 and adopted_by is null`,
         [this.executorId, this.instance, this.#timing.ttlMs],
       );
-      if (renewed.rowCount === 1) this.#heldUntil = asked + this.#timing.ttlMs;
-      else this.fenced(`worker ${this.executorId}: its lease ran out or was taken over`);
+      if (renewed.rowCount === 1) {
+        this.#heldUntil = asked + this.#timing.ttlMs;
+        return true;
+      }
+      this.fenced(
+        `worker ${this.executorId}: its runs were adopted by another worker, or its id was taken over`,
+      );
+      return false;
     } catch {
-      // The database is unreachable: the lease runs out on its own if this goes on, and `live`
-      // turns false at that moment, before any other worker may adopt the runs.
+      // The database is unreachable: `live` turns false when the lease runs out, and the next
+      // step asks again; no step starts until the database answers.
+      return this.live();
     }
   }
 

@@ -1,9 +1,11 @@
 import type { DbosModule } from "./sdk.js";
 
-/** Whether this worker may still take steps; false once its lease is lost (see lease.ts). */
+/** Whether this worker may still take steps; a worker whose runs were adopted never does (see lease.ts). */
 export interface Fence {
-  /** True while the worker's lease is held; a step never starts after it turns false. */
+  /** True while the lease is surely held (renewed less than a lease ago): steps start at once. */
   live(): boolean;
+  /** Renews the lease now: true if this worker still holds it (nobody adopted its runs meanwhile). */
+  confirm(): Promise<boolean>;
   /** Called once when a step is refused: the worker stops (by default, the process exits). */
   fenced(reason: string): void;
 }
@@ -37,22 +39,39 @@ export class RunSteps {
    * calls) get ids in the order they were started, on every execution alike.
    */
   step<T>(name: string, fn: () => Promise<T>): Promise<T> {
-    if (!this.#live()) return NEVER as Promise<T>;
-    this.#ops++;
-    return this.#dbos.runStep(fn, { name });
+    if (this.#fence.live()) {
+      this.#ops++;
+      return this.#dbos.runStep(fn, { name });
+    }
+    // The lease looks old (a stalled event loop, a slow database): ask the database first. Steps
+    // asked for meanwhile wait on the same answer and start in the order they were asked, so
+    // their ids are still taken in call order.
+    return this.#confirmed().then(() => {
+      this.#ops++;
+      return this.#dbos.runStep(fn, { name });
+    });
   }
 
   /** Waits for a message on `topic` (DBOS.recv): durable, so a replay gets the same message. */
   recv<T>(topic: string, timeoutSeconds: number): Promise<T | null> {
-    if (!this.#live()) return NEVER as Promise<T | null>;
-    this.#ops++;
-    return this.#dbos.recv<T>(topic, timeoutSeconds);
+    const take = () => {
+      this.#ops++;
+      return this.#dbos.recv<T>(topic, timeoutSeconds);
+    };
+    return this.#fence.live() ? take() : this.#confirmed().then(take);
   }
 
-  #live(): boolean {
-    if (this.#fence.live()) return true;
-    this.#fence.fenced(`run ${this.runId}: this worker's lease is lost, so it takes no further step`);
-    return false;
+  #confirming: Promise<void> | undefined;
+
+  /** Resolves once the lease is confirmed; never, if it is lost (the worker is stopping then). */
+  #confirmed(): Promise<void> {
+    this.#confirming ??= this.#fence.confirm().then((held) => {
+      this.#confirming = undefined;
+      if (held) return;
+      this.#fence.fenced(`run ${this.runId}: this worker's lease is lost, so it takes no further step`);
+      return NEVER;
+    });
+    return this.#confirming;
   }
 }
 

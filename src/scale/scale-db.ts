@@ -97,3 +97,21 @@ export async function openScaleDb(url: string, schema = SCALE_SCHEMA, maxConnect
     },
   };
 }
+
+/**
+ * Runs `work` holding a database-wide advisory lock: workers starting together on a new database
+ * would otherwise race DBOS's own migrations (one of them fails on a half-made schema).
+ */
+export async function whileLocked<T>(db: ScaleDb, work: () => Promise<T>): Promise<T> {
+  const client = await db.pool.connect();
+  try {
+    await client.query("select pg_advisory_lock(hashtext('glassloop_scale_dbos_migrate'))");
+    try {
+      return await work();
+    } finally {
+      await client.query("select pg_advisory_unlock(hashtext('glassloop_scale_dbos_migrate'))");
+    }
+  } finally {
+    client.release();
+  }
+}

@@ -3,8 +3,9 @@ import { hostname } from "node:os";
 import { ConfigError } from "../errors.js";
 import { PostgresStore } from "../store/postgres/postgres-store.js";
 import type { WorkerModule } from "./agents.js";
+import { boundPolling, POLL_BACKOFF_CAP } from "./dbos-polling.js";
 import { claimDeadWorkers, WorkerLease } from "./lease.js";
-import { openScaleDb, SCALE_SCHEMA } from "./scale-db.js";
+import { openScaleDb, SCALE_SCHEMA, whileLocked } from "./scale-db.js";
 import { loadDbos, loadDbosExecutor } from "./sdk.js";
 import { RUN_WORKFLOW, runWorkflow } from "./workflow.js";
 
@@ -67,9 +68,16 @@ export interface Worker {
 
 let started = false;
 
-/** The failover bound of a worker's settings: lease, one adoption period, one queue poll. */
+/**
+ * The failover bound of a worker's settings: the lease running out, one adoption period, and one
+ * queue poll at its longest backoff (see dbos-polling.ts). Defaults: 15 + 3 + 4 = 22 s.
+ */
 export function failoverBoundMs(options: Pick<WorkerOptions, "leaseMs" | "adoptEveryMs" | "pollMs">): number {
-  return (options.leaseMs ?? 15_000) + (options.adoptEveryMs ?? 3_000) + (options.pollMs ?? 1_000);
+  return (
+    (options.leaseMs ?? 15_000) +
+    (options.adoptEveryMs ?? 3_000) +
+    (options.pollMs ?? 1_000) * POLL_BACKOFF_CAP
+  );
 }
 
 /**
@@ -100,7 +108,12 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
         process.stderr.write(`glassloop worker: ${reason}; stopping so the run's new owner alone runs it\n`);
         process.exit(75);
       });
-    // The id is claimed before DBOS launches: launching recovers the id's pending runs, which
+    const dbos = await loadDbos();
+    const { DBOS } = dbos;
+    await whileLocked(db, () =>
+      DBOS.migrate(url, { ...(options.dbosSchema !== undefined && { schemaName: options.dbosSchema }) }),
+    );
+    // The id is claimed after the slow imports (its lease starts ticking now) and before DBOS launches: launching recovers the id's pending runs, which
     // must never happen while another live worker runs them.
     lease = await WorkerLease.claim(
       db.pool,
@@ -108,8 +121,6 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       { ttlMs: leaseMs, renewMs: Math.max(50, Math.floor(leaseMs / 3)) },
       onFenced,
     );
-    const dbos = await loadDbos();
-    const { DBOS } = dbos;
     DBOS.setConfig({
       name: options.appName ?? "glassloop",
       systemDatabaseUrl: url,
@@ -119,6 +130,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       logLevel: options.logLevel ?? "warn",
       enablePatching: true,
     });
+    const polling = await boundPolling(pollMs);
     DBOS.registerWorkflow(
       runWorkflow({
         dbos,
@@ -144,6 +156,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     const heldLease = lease;
     let adopting = false;
     const adopt = setInterval(() => {
+      polling.clamp();
       if (adopting || !heldLease.live()) return;
       adopting = true;
       claimDeadWorkers(db.pool, executorId, 0, leaseMs)

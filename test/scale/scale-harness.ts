@@ -1,7 +1,7 @@
 /**
  * Real worker processes for the scale-out tests: `glassloop worker` started with the CLI on the
  * test module, in a database of its own on the shared test Postgres, with low lease and polling
- * intervals so failover takes about a second instead of fifteen.
+ * intervals so failover takes about two seconds instead of fifteen.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -13,8 +13,8 @@ import { postgresUrl } from "../helpers/postgres.js";
 /** The worker module every test worker loads. */
 export const WORKER_MODULE = fileURLToPath(new URL("./fixtures/worker-module.ts", import.meta.url));
 
-/** Test timing: lease 1 s, dead workers looked for every 200 ms, the queue polled every 50 ms. */
-export const TIMING = { leaseMs: 1_000, adoptEveryMs: 200, pollMs: 50 } as const;
+/** Test timing: lease 2 s, dead workers looked for every 250 ms, the queue polled every 50 ms. */
+export const TIMING = { leaseMs: 2_000, adoptEveryMs: 250, pollMs: 50 } as const;
 
 let databases = 0;
 
