@@ -1,5 +1,5 @@
-import { interruptedContent } from "../agent/resume.js";
 import { ToolError } from "../errors.js";
+import { interruptedContent } from "../features/durability/resume.js";
 import type { AgentTool, ToolRunOptions } from "../tools/tool.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 import type { RunSteps } from "./run-steps.js";

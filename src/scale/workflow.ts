@@ -1,8 +1,8 @@
 import { Agent } from "../agent/agent.js";
 import type { AgentConfigWithoutOutput } from "../agent/agent-config.js";
-import type { PendingApproval } from "../agent/approval.js";
 import { ENVIRONMENT_DEFAULTS } from "../environment/environment.js";
 import { RunError, runStatusOf } from "../errors.js";
+import type { PendingApproval } from "../features/approval/approval.js";
 import { resolveModel } from "../models/resolve.js";
 import { currentOwner } from "../store/owner.js";
 import type { PostgresStore } from "../store/postgres/postgres-store.js";

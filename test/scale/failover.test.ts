@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { failoverBoundMs, type RunOutcome, type ScaleClient } from "glassloop/scale";
 import { afterAll, describe, expect, it } from "vitest";
-import { interruptedContent } from "../../src/agent/resume.js";
+import { interruptedContent } from "../../src/features/durability/resume.js";
 import { POSTGRES_SKIP } from "../helpers/postgres.js";
 import { startWireServer, type WireServer } from "../helpers/wire-server.js";
 import {
