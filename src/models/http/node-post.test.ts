@@ -79,6 +79,20 @@ describe("postWithNode", () => {
     expect(await (await postWithNode(url, init())).json()).toEqual({ packed: true });
   });
 
+  it("a gzip answer cut short or corrupt errors the body instead of crashing", async () => {
+    const packed = gzipSync(JSON.stringify({ long: "x".repeat(5000) }));
+    handler = (_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      res.end(packed.subarray(0, packed.length - 20));
+    };
+    await expect((await postWithNode(url, init())).text()).rejects.toThrow();
+    handler = (_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      res.end("not gzip at all");
+    };
+    await expect((await postWithNode(url, init())).text()).rejects.toThrow();
+  });
+
   it("a 204 answer has no body", async () => {
     handler = (_req, res) => {
       res.writeHead(204);

@@ -118,7 +118,9 @@ export function postWithNode(url: string, init: PostInit): Promise<Response> {
         const headers: [string, string][] = [];
         const raw = res.rawHeaders;
         for (let i = 0; i + 1 < raw.length; i += 2) headers.push([raw[i] as string, raw[i + 1] as string]);
-        const stream = NULL_BODY.has(status) ? null : bodyOf(res, fail, settle, (c) => (body = c));
+        const stream = NULL_BODY.has(status)
+          ? null
+          : bodyOf(res, { fail, settle, live: () => phase !== "done", started: (c) => (body = c) });
         answer = new Response(stream, { status, statusText: res.statusMessage ?? "", headers });
         if (stream === null) {
           settle();
@@ -141,19 +143,26 @@ export function postWithNode(url: string, init: PostInit): Promise<Response> {
  */
 function bodyOf(
   res: IncomingMessage,
-  fail: (error: unknown) => void,
-  settle: () => void,
-  started: (controller: ReadableStreamDefaultController<Uint8Array>) => void,
+  hooks: {
+    fail: (error: unknown) => void;
+    settle: () => void;
+    /** False once the body ended, failed or was cancelled: what a decoder still emits is dropped. */
+    live: () => boolean;
+    started: (controller: ReadableStreamDefaultController<Uint8Array>) => void;
+  },
 ): ReadableStream<Uint8Array> {
+  const { fail, settle, live } = hooks;
   const source = decoded(res, fail);
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      started(controller);
+      hooks.started(controller);
       source.on("data", (chunk: Buffer) => {
+        if (!live()) return;
         controller.enqueue(chunk);
         if ((controller.desiredSize ?? 0) <= 0) source.pause();
       });
       source.on("end", () => {
+        if (!live()) return;
         settle();
         controller.close();
       });
