@@ -1,9 +1,8 @@
 import { GlassloopError, ModelBehaviorError, RunError, runStatusOf } from "../errors.js";
 import type { ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
 import type { AssistantMessage, FinishReason, ToolCall } from "../vocabulary/messages.js";
-import type { ToolOutcome } from "../vocabulary/outcome.js";
 import { LIMIT_DEFAULTS } from "./budget.js";
-import type { LoopOutcome, StepRequest, StepResult } from "./hooks.js";
+import type { LoopOutcome, PendingTurn, StepRequest, StepResult } from "./hooks.js";
 import { type CallSettings, callModel, toAssistantMessage } from "./model-call.js";
 import { abortError, budgetError, errorState, type RunState, silent } from "./run-state.js";
 import { announceCall, recordResult, runTurn } from "./turn.js";
@@ -48,23 +47,8 @@ export async function runLoop(state: RunState<unknown>, settings: LoopSettings):
     let step = position?.step ?? 1;
     // A resumed run first finishes the turn its crash interrupted, by the live step's own code.
     const pending = position?.pendingTurn;
-    let result: StepResult | undefined;
-    if (pending) {
-      try {
-        result = await actOn(
-          state,
-          settings,
-          step,
-          pending.assistant,
-          pending.finishReason,
-          pending.calls,
-          pending.known,
-        );
-      } catch (error) {
-        closeIfStopped(state, step, error);
-        throw error;
-      }
-    }
+    let result =
+      pending && (await actOn(state, settings, step, pending).catch((e) => stopped(state, step, e)));
     // A history passed in with unanswered calls (say, from a crashed run) is closed first.
     closeOpenCalls(state, 0, "the earlier run was interrupted before this call ran");
     for (; ; step++) {
@@ -122,10 +106,10 @@ async function runStep(state: RunState<unknown>, settings: LoopSettings, step: n
     if (hooks.afterResponse) await hooks.afterResponse(state, step, assistant, response.finishReason);
     const breach = state.budget.afterModelCall();
     if (breach) throw budgetError(state, breach);
-    return await actOn(state, settings, step, assistant, response.finishReason, assistant.toolCalls ?? []);
+    const calls = assistant.toolCalls ?? [];
+    return await actOn(state, settings, step, { assistant, finishReason: response.finishReason, calls });
   } catch (error) {
-    closeIfStopped(state, step, error);
-    throw error;
+    return stopped(state, step, error);
   } finally {
     const durationMs = performance.now() - started;
     meter.endStep(durationMs);
@@ -141,24 +125,27 @@ function actOn(
   state: RunState<unknown>,
   settings: LoopSettings,
   step: number,
-  answer: AssistantMessage,
-  finishReason: FinishReason | undefined,
-  calls: ToolCall[],
-  known?: ReadonlyMap<string, ToolOutcome>,
+  turn: Omit<PendingTurn, "known"> & { known?: PendingTurn["known"] },
 ): Promise<StepResult> {
-  const decided = decideAnswer(state, settings, step, answer, finishReason, calls);
+  const { assistant, calls, known } = turn;
+  const decided = decideAnswer(state, settings, step, assistant, turn.finishReason, calls);
   if (!decided) return runTurn(state, step, calls, known);
   state.hooks.afterTurn?.(state, step, { prepared: [], outcomes: [], resumed: known !== undefined });
   return Promise.resolve(decided);
 }
 
 /**
- * Invariant 1 when a step throws: every call still open gets a result, except when the run
- * pauses for approval: its calls stay open, to run (or be rejected) on resume.
+ * Invariant 1 when a step throws: every call still open gets a result, then the error goes on;
+ * except when the run pauses for approval: its calls stay open, to run (or be rejected) on resume.
  */
-function closeIfStopped(state: RunState<unknown>, step: number, error: unknown): void {
-  if (error instanceof GlassloopError && error.code === "awaiting_approval") return;
-  closeOpenCalls(state, step, `the run stopped (${error instanceof GlassloopError ? error.code : "error"})`);
+function stopped(state: RunState<unknown>, step: number, error: unknown): never {
+  if (!(error instanceof GlassloopError && error.code === "awaiting_approval"))
+    closeOpenCalls(
+      state,
+      step,
+      `the run stopped (${error instanceof GlassloopError ? error.code : "error"})`,
+    );
+  throw error;
 }
 
 /** The step's model call, through the hooks around it (context view, planning, an engine's step). */
