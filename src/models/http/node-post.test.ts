@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultPost, type PostInit, postWithNode } from "./node-post.js";
+import { defaultPost, type PostInit, postWithNode, resetEnvProxy } from "./node-post.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -179,10 +179,12 @@ describe("defaultPost", () => {
       expect(defaultPost()).toBe(globalThis.fetch);
       global[key] = before;
       process.env.NODE_USE_ENV_PROXY = "1";
+      resetEnvProxy();
       expect(defaultPost()).toBe(globalThis.fetch);
     } finally {
       global[key] = before;
       delete process.env.NODE_USE_ENV_PROXY;
+      resetEnvProxy();
     }
     expect(defaultPost()).toBe(postWithNode);
   });

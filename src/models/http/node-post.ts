@@ -207,9 +207,22 @@ function decoded(res: IncomingMessage, fail: (error: unknown) => void): Readable
  * default `Agent`), or `NODE_USE_ENV_PROXY` (Node's fetch then honours `HTTPS_PROXY`).
  */
 export function defaultPost(): PostFetch {
-  if (process.env.NODE_USE_ENV_PROXY) return globalThis.fetch;
+  if (envProxy()) return globalThis.fetch;
   const dispatcher = (globalThis as Record<symbol, unknown>)[Symbol.for("undici.globalDispatcher.1")];
   if (dispatcher !== undefined && (dispatcher as object).constructor?.name !== "Agent")
     return globalThis.fetch;
   return postWithNode;
+}
+
+// Node reads NODE_USE_ENV_PROXY once at startup; so does this (an env lookup per call showed in
+// the profile).
+let envProxySet: boolean | undefined;
+function envProxy(): boolean {
+  envProxySet ??= Boolean(process.env.NODE_USE_ENV_PROXY);
+  return envProxySet;
+}
+
+/** Forgets the cached NODE_USE_ENV_PROXY (for tests that set it). */
+export function resetEnvProxy(): void {
+  envProxySet = undefined;
 }
