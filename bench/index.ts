@@ -10,6 +10,7 @@ import { memoryBench } from "./memory.js";
 import { newProvidersBench } from "./new-providers.js";
 import { postgresBench } from "./postgres.js";
 import { providersBench } from "./providers.js";
+import { scaleBench } from "./scale.js";
 import { type BenchSection, formatTable } from "./table.js";
 import { traceBench } from "./trace.js";
 
@@ -20,6 +21,7 @@ const sections: BenchSection[] = [
   { name: "new-providers", run: newProvidersBench },
   { name: "memory", run: memoryBench },
   { name: "postgres", run: postgresBench },
+  { name: "scale", run: scaleBench },
   { name: "cli", run: cliBench },
   { name: "local", run: localModelBench },
   { name: "evals", run: evalsBench },

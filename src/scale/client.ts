@@ -95,9 +95,10 @@ export class ScaleClient {
     try {
       const { DBOS, DBOSClient } = await loadDbos();
       // DBOS's tables may not exist yet (no worker ever started): creating them is idempotent.
-      await DBOS.migrate(url, {
-        ...(options.dbosSchema !== undefined && { schemaName: options.dbosSchema }),
-      });
+      // Under the same lock as the workers' migrations: concurrent ones fail on a half-made schema.
+      await whileLocked(db, () =>
+        DBOS.migrate(url, { ...(options.dbosSchema !== undefined && { schemaName: options.dbosSchema }) }),
+      );
       const dbos = await DBOSClient.create({
         systemDatabaseUrl: url,
         applicationName: options.appName ?? "glassloop",
