@@ -293,6 +293,19 @@ export const entries = [${typedEntries.map((_, i) => `entry${i}`).join(", ")}] a
     );
   });
 
+  it("glassloop/scale loads without DBOS, and starting a worker names the install command", () => {
+    const run = node([
+      "--input-type=module",
+      "-e",
+      `import("glassloop/scale")
+         .then((m) => m.startWorker({ url: "postgres://app@127.0.0.1:1/agents", module: { agents: {} } }))
+         .then(() => console.log("started"), (e) => console.log(e.code + ": " + e.message))`,
+    ]);
+    expect(run.stdout.trim()).toBe(
+      "missing_dependency: glassloop/scale needs @dbos-inc/dbos-sdk, which is not installed. Install it with: npm i -E @dbos-inc/dbos-sdk@5.3.0 pg@8.23.1",
+    );
+  });
+
   it("a local: model names the install command of the engine", () => {
     // A file that passes glassloop's GGUF check, so the next step is importing the engine.
     writeFileSync(join(installed.dir, "model.gguf"), "GGUF\u0003\u0000\u0000\u0000");

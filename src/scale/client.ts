@@ -91,9 +91,10 @@ export class ScaleClient {
       throw new ConfigError(
         "The scale-out client needs Postgres: pass { url } or set GLASSLOOP_POSTGRES_URL",
       );
+    // Loaded first: without DBOS, the error names the command that installs it (and pg).
+    const { DBOS, DBOSClient } = await loadDbos();
     const db = await openScaleDb(url, options.scaleSchema ?? SCALE_SCHEMA, 2);
     try {
-      const { DBOS, DBOSClient } = await loadDbos();
       // DBOS's tables may not exist yet (no worker ever started): creating them is idempotent.
       // Under the same lock as the workers' migrations: concurrent ones fail on a half-made schema.
       await whileLocked(db, () =>

@@ -96,6 +96,8 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const concurrency = positive(options.concurrency ?? 4, "concurrency");
   const executorId = options.id ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const queue = options.queue ?? DEFAULT_QUEUE;
+  // Loaded first: without DBOS, the error names the command that installs it (and pg).
+  const dbos = await loadDbos();
   started = true;
   const db = await openScaleDb(url, options.scaleSchema ?? SCALE_SCHEMA);
   let store: PostgresStore | undefined;
@@ -108,7 +110,6 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
         process.stderr.write(`glassloop worker: ${reason}; stopping so the run's new owner alone runs it\n`);
         process.exit(75);
       });
-    const dbos = await loadDbos();
     const { DBOS } = dbos;
     await whileLocked(db, () =>
       DBOS.migrate(url, { ...(options.dbosSchema !== undefined && { schemaName: options.dbosSchema }) }),

@@ -1,7 +1,7 @@
 import { Agent } from "../agent/agent.js";
 import type { AgentConfigWithoutOutput } from "../agent/agent-config.js";
 import { ENVIRONMENT_DEFAULTS } from "../environment/environment.js";
-import { RunError, runStatusOf } from "../errors.js";
+import { ConfigError, RunError, runStatusOf } from "../errors.js";
 import type { PendingApproval } from "../features/approval/approval.js";
 import { resolveModel } from "../models/resolve.js";
 import { currentOwner } from "../store/owner.js";
@@ -127,6 +127,10 @@ function failed(code: string, message: string): RunOutcome {
 
 /** The agent's config with its model and tools made durable, and no store of its own. */
 function durableConfig(config: AnyAgentConfig, steps: RunSteps): AnyAgentConfig {
+  if (config.toolSources !== undefined && config.toolSources.length > 0)
+    throw new ConfigError(
+      "An agent on a worker cannot have toolSources yet: their tool lists are read outside any step, so a replay could see other tools (docs/scale-out.md#limits)",
+    );
   const { store: _store, ...rest } = config;
   const perTurn = config.environment?.maxToolCallsPerTurn ?? ENVIRONMENT_DEFAULTS.maxToolCallsPerTurn;
   return {
