@@ -14,6 +14,7 @@ import type { ToolSource } from "../tools/tool-source.js";
 import type { AgentEvent } from "../vocabulary/events.js";
 import type { FilePart, ImagePart, Message } from "../vocabulary/messages.js";
 import type { Limits } from "./budget.js";
+import type { RunHooks } from "./hooks.js";
 import type { RunUsage } from "./usage.js";
 
 /** Provider-neutral generation settings sent with every request. */
@@ -103,6 +104,8 @@ export interface RunOptions<TContext> {
   onApproval?: ApprovalHandler;
   /** The run's id instead of a random one: a durable engine's workflow id (`glassloop/scale`). */
   runId?: string;
+  /** A durable engine's hooks (`glassloop/scale`'s DBOS steps), outermost around every call of the run. */
+  hooks?: RunHooks;
 }
 
 /** Options of `agent.resume()`: the hidden context comes again from the caller, never from the store. */

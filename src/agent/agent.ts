@@ -222,6 +222,7 @@ export class Agent<TContext = undefined, TOutput = string> {
         resumed,
         decisions,
         onApproval: options.onApproval,
+        hooks: options.hooks,
         rebuild: (history) => initialMessages(config.instructions, input, history, options),
         tools: {
           names: this.registry.list().map((t) => t.name),

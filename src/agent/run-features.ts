@@ -21,6 +21,8 @@ export interface RunFeatureOptions {
   /** Decisions on calls a paused run waits for (resume's approve and reject). */
   decisions?: readonly ApprovalDecision[] | undefined;
   onApproval?: ApprovalHandler | undefined;
+  /** A durable engine's hooks (run option `hooks`): outermost, so its steps record what the features decided. */
+  hooks?: RunHooks | undefined;
   rebuild: (history: readonly Message[]) => Message[];
   /** The tools a new run starts with, recorded so a resume can offer exactly those. */
   tools: RunTools;
@@ -52,6 +54,7 @@ export async function attachFeatures(
   });
   if (messages) state.messages = messages;
   const features: RunHooks[] = [];
+  if (run.hooks) features.push(run.hooks);
   if (durable) features.push(durabilityHooks(durable, run.resumed));
   if (gated || run.decisions) {
     const gate = new ApprovalGate({

@@ -11,8 +11,8 @@ import type { Message } from "../vocabulary/messages.js";
 import type { RunStatus } from "../vocabulary/status.js";
 import type { RunUsage } from "../vocabulary/usage.js";
 import type { AnyAgentConfig, WorkerModule } from "./agents.js";
+import { dbosToolHooks } from "./dbos-hooks.js";
 import { durableModel } from "./durable-model.js";
-import { durableTools } from "./durable-tools.js";
 import { EventLog } from "./events.js";
 import { type Fence, RunSteps } from "./run-steps.js";
 import type { ScaleDb } from "./scale-db.js";
@@ -94,6 +94,7 @@ export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<
         ...(history && { history: history.messages }),
         ...(request.limits && { limits: request.limits }),
         onEvent: (event) => events.record(steps.ops, event),
+        hooks: dbosToolHooks(steps),
         onApproval: (call) => awaitApproval(steps, call, env.approvalTimeoutSeconds),
       });
       outcome = {
@@ -125,7 +126,7 @@ function failed(code: string, message: string): RunOutcome {
   return { status: "failed", error: { code, message }, messages: [] };
 }
 
-/** The agent's config with its model and tools made durable, and no store of its own. */
+/** The agent's config with its model made durable (its tools are, by the run's hooks), and no store of its own. */
 function durableConfig(config: AnyAgentConfig, steps: RunSteps): AnyAgentConfig {
   if (config.toolSources !== undefined && config.toolSources.length > 0)
     throw new ConfigError(
@@ -136,7 +137,6 @@ function durableConfig(config: AnyAgentConfig, steps: RunSteps): AnyAgentConfig 
   return {
     ...rest,
     model: durableModel(resolveModel(config.model), steps),
-    tools: durableTools(config.tools, steps),
     // Every call of a turn starts at once, in the model's order: the calls' step ids are then the
     // same on a replay, where cached steps finish in a different order than live ones did.
     environment: { ...config.environment, concurrency: perTurn },

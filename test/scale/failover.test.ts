@@ -230,6 +230,18 @@ describe.skipIf(POSTGRES_SKIP)("failover between worker processes killed with SI
           `takeover ms min ${Math.min(...times)} median ${median(times)} max ${Math.max(...times)} (bound ${bound} + slack ${SLACK_MS})`,
       );
 
+      // The events report each cut-off call as the SQLite resume does: status interrupted.
+      for (const call of interrupted) {
+        const index = Number(call.split("_")[1]?.slice(1));
+        const handle = handles[index];
+        if (!handle) throw new Error(`no run for ${call}`);
+        const statuses: string[] = [];
+        for await (const item of handle.events())
+          if (item.event.type === "tool_result" && item.event.toolCallId === call)
+            statuses.push(item.event.status);
+        expect(statuses, call).toEqual(["interrupted"]);
+      }
+
       // A run that changed hands shows both workers in its events.
       const moved = [...kills.flatMap((k) => [...k.adopted.keys()])];
       for (const runId of moved.slice(0, 3)) {
