@@ -224,10 +224,16 @@ function hostOf(url: string): string {
   }
 }
 
+// Socket codes (ECONNRESET), undici's (UND_ERR_…), and TLS failures: Node's ERR_TLS_/ERR_SSL_ and
+// OpenSSL's certificate verdicts (DEPTH_ZERO_SELF_SIGNED_CERT, CERT_HAS_EXPIRED, …). fetch wrapped
+// all of these in a TypeError; node:http throws them bare, so the code alone must say "network".
+const NETWORK_CODE =
+  /^E[A-Z_]+$|^UND_ERR|^ERR_(TLS|SSL)_|^(UNABLE_TO_|CERT_|CRL_|DEPTH_ZERO_|SELF_SIGNED_)|^(HOSTNAME_MISMATCH|INVALID_CA|INVALID_PURPOSE|PATH_LENGTH_EXCEEDED)$/;
+
 function codeOf(error: unknown): string | undefined {
   for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && /^E[A-Z_]+$|^UND_ERR/.test(code)) return code;
+    if (typeof code === "string" && NETWORK_CODE.test(code)) return code;
   }
   return undefined;
 }
