@@ -349,6 +349,11 @@ describe("file checks", () => {
       /a file of \d+ bytes \(at most 10485760\)/,
     ],
     [
+      "more than MAX_FILE_BYTES that are not even base64 (refused by its length, unscanned)",
+      { type: "file", mediaType: "application/pdf", data: "!".repeat(MAX_FILE_BYTES * 2) },
+      /a file of \d+ bytes \(at most 10485760\)/,
+    ],
+    [
       "data that is not base64",
       { type: "file", mediaType: "application/pdf", data: "not base64!" },
       /not base64/,

@@ -23,10 +23,11 @@ export function fileProblem(part: FilePart): string | undefined {
   if (part.filename !== undefined && !fitsAsName(part.filename))
     return "a file whose name is empty, longer than 255 characters, or holds control characters";
   if (part.data !== undefined) {
-    if (part.data.length % 4 !== 0 || !BASE64.test(part.data)) return "a file whose data is not base64";
+    // The size first, from the length alone: an oversized string is refused without a scan of it.
     const bytes = base64Bytes(part.data);
-    if (bytes === 0) return "an empty file";
     if (bytes > MAX_FILE_BYTES) return `a file of ${bytes} bytes (at most ${MAX_FILE_BYTES})`;
+    if (part.data.length % 4 !== 0 || !BASE64.test(part.data)) return "a file whose data is not base64";
+    if (bytes === 0) return "an empty file";
     const head = Buffer.from(part.data.slice(0, HEADER_CHARS), "base64").toString("latin1");
     if (!head.includes("%PDF-"))
       return "a file labelled application/pdf whose bytes are not a PDF (no %PDF- header)";
