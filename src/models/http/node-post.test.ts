@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultPost, type PostInit, postWithNode, resetEnvProxy } from "./node-post.js";
 
@@ -77,6 +77,62 @@ describe("postWithNode", () => {
       res.end(gzipSync('{"packed":true}'));
     };
     expect(await (await postWithNode(url, init())).json()).toEqual({ packed: true });
+  });
+
+  it("decodes deflate and br answers too (the encodings fetch decodes)", async () => {
+    for (const [coding, pack] of [
+      ["deflate", deflateSync],
+      ["br", brotliCompressSync],
+    ] as const) {
+      handler = (_req, res) => {
+        res.writeHead(200, { "content-type": "application/json", "content-encoding": coding });
+        res.end(pack(`{"coding":"${coding}"}`));
+      };
+      expect(await (await postWithNode(url, init())).json()).toEqual({ coding });
+    }
+  });
+
+  it("sends fetch's default accept-encoding and user-agent, and the caller's own headers of those names win", async () => {
+    seen.length = 0;
+    handler = (_req, res) => res.end("{}");
+    await (await postWithNode(url, init())).text();
+    await (
+      await postWithNode(
+        url,
+        init({ headers: { "user-agent": "glassloop-test", "accept-encoding": "identity" } }),
+      )
+    ).text();
+    expect(seen.map((s) => [s.headers["user-agent"], s.headers["accept-encoding"]])).toEqual([
+      ["node", "gzip, deflate"],
+      ["glassloop-test", "identity"],
+    ]);
+  });
+
+  it("reads the body only as fast as it is consumed: an unread body leaves the server blocked, not buffered here", async () => {
+    // 64 MiB offered, far past the kernel's socket buffers: were the body read into memory
+    // regardless of its reader, the server would finish writing it.
+    let finished = false;
+    let offered = 0;
+    handler = (_req, res) => {
+      res.writeHead(200, { "content-type": "application/octet-stream" });
+      res.on("finish", () => (finished = true));
+      const chunk = Buffer.alloc(64 * 1024, 120);
+      const pump = () => {
+        while (offered < 64 * 1024 * 1024) {
+          offered += chunk.length;
+          if (!res.write(chunk)) return void res.once("drain", pump);
+        }
+        res.end();
+      };
+      pump();
+    };
+    const answer = await postWithNode(url, init());
+    const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
+    expect((await reader.read()).done).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(finished).toBe(false);
+    expect(offered).toBeLessThan(64 * 1024 * 1024);
+    await reader.cancel();
   });
 
   it("a gzip answer cut short or corrupt errors the body instead of crashing", async () => {
