@@ -123,6 +123,24 @@ describe("OpenTelemetry spans", () => {
     expect(chat).toBeDefined();
   });
 
+  it("with content recorded, a PDF's and an image's bytes are a hash and size in the spans, never whole", async () => {
+    const pdf = Buffer.from(`%PDF-1.7\n${"q3 figures ".repeat(200)}`).toString("base64");
+    const png = Buffer.from("\x89PNG\r\n\x1a\n-pixels-".repeat(50), "latin1").toString("base64");
+    const { exporter, tracer } = setup();
+    const agent = new Agent({ model: new ScriptedModel([{ text: "read it" }]) });
+    await agent.run("Summarize the report.", {
+      files: [{ type: "file", mediaType: "application/pdf", data: pdf, filename: "q3.pdf" }],
+      images: [{ type: "image", mediaType: "image/png", data: png }],
+      onEvent: otelListener({ tracer, recordContent: true }),
+    });
+    const attributes = JSON.stringify(exporter.getFinishedSpans().map((s) => s.attributes));
+    expect(attributes).toContain("Summarize the report.");
+    expect(attributes).toMatch(/\[file sha256:[0-9a-f]{16}, \d+ bytes\]/);
+    expect(attributes).toMatch(/\[image sha256:[0-9a-f]{16}, \d+ bytes\]/);
+    expect(attributes).not.toContain(pdf.slice(0, 64));
+    expect(attributes).not.toContain(png.slice(0, 64));
+  });
+
   it("marks failed tools and failed runs as errors with error.type", async () => {
     const { exporter, tracer } = setup();
     const agent = new Agent({
