@@ -66,30 +66,10 @@ export class UsageMeter {
   }
 
   addModelCall(tokens: TokenUsage): void {
-    const step = this.#current();
-    const cached = tokens.cachedInputTokens ?? 0;
+    const cost = this.#price ? costOf(tokens, this.#price) : undefined;
     this.#usage.requests += 1;
-    this.#usage.inputTokens += tokens.inputTokens;
-    this.#usage.outputTokens += tokens.outputTokens;
-    this.#usage.cachedInputTokens += cached;
-    step.inputTokens += tokens.inputTokens;
-    step.outputTokens += tokens.outputTokens;
-    step.cachedInputTokens += cached;
-    // The optional counts appear only once a provider reports them, so runs without stay as they were.
-    if (tokens.cacheWriteInputTokens) {
-      this.#usage.cacheWriteInputTokens =
-        (this.#usage.cacheWriteInputTokens ?? 0) + tokens.cacheWriteInputTokens;
-      step.cacheWriteInputTokens = (step.cacheWriteInputTokens ?? 0) + tokens.cacheWriteInputTokens;
-    }
-    if (tokens.reasoningTokens) {
-      this.#usage.reasoningTokens = (this.#usage.reasoningTokens ?? 0) + tokens.reasoningTokens;
-      step.reasoningTokens = (step.reasoningTokens ?? 0) + tokens.reasoningTokens;
-    }
-    if (this.#price) {
-      const cost = costOf(tokens, this.#price);
-      step.costUsd = (step.costUsd ?? 0) + cost;
-      this.#usage.costUsd = (this.#usage.costUsd ?? 0) + cost;
-    }
+    addCounts(this.#usage, tokens, 0, cost);
+    addCounts(this.#current(), tokens, 0, cost);
   }
 
   /** Requests that brought no answer of their own: failed attempts, retried or final. */
@@ -104,29 +84,9 @@ export class UsageMeter {
 
   /** Rolls a sub-run's usage (an agent used as a tool) into this run's totals and current step. */
   addSubRun(sub: RunUsage): void {
-    const step = this.#current();
     this.#usage.requests += sub.requests;
-    this.#usage.inputTokens += sub.inputTokens;
-    this.#usage.outputTokens += sub.outputTokens;
-    this.#usage.cachedInputTokens += sub.cachedInputTokens;
-    this.#usage.toolCalls += sub.toolCalls;
-    step.inputTokens += sub.inputTokens;
-    step.outputTokens += sub.outputTokens;
-    step.cachedInputTokens += sub.cachedInputTokens;
-    step.toolCalls += sub.toolCalls;
-    if (sub.cacheWriteInputTokens) {
-      this.#usage.cacheWriteInputTokens =
-        (this.#usage.cacheWriteInputTokens ?? 0) + sub.cacheWriteInputTokens;
-      step.cacheWriteInputTokens = (step.cacheWriteInputTokens ?? 0) + sub.cacheWriteInputTokens;
-    }
-    if (sub.reasoningTokens) {
-      this.#usage.reasoningTokens = (this.#usage.reasoningTokens ?? 0) + sub.reasoningTokens;
-      step.reasoningTokens = (step.reasoningTokens ?? 0) + sub.reasoningTokens;
-    }
-    if (sub.costUsd !== undefined) {
-      step.costUsd = (step.costUsd ?? 0) + sub.costUsd;
-      this.#usage.costUsd = (this.#usage.costUsd ?? 0) + sub.costUsd;
-    }
+    addCounts(this.#usage, sub, sub.toolCalls, sub.costUsd);
+    addCounts(this.#current(), sub, sub.toolCalls, sub.costUsd);
   }
 
   endStep(durationMs: number): void {
@@ -159,4 +119,22 @@ export class UsageMeter {
     if (!step) throw new Error("glassloop bug: usage recorded outside a step");
     return step;
   }
+}
+
+/** Adds tokens, tool calls and cost to one record, the run's totals or a step's: the same sums for both. */
+function addCounts(
+  into: RunUsage | StepUsage,
+  tokens: TokenUsage,
+  toolCalls: number,
+  costUsd: number | undefined,
+): void {
+  into.inputTokens += tokens.inputTokens;
+  into.outputTokens += tokens.outputTokens;
+  into.cachedInputTokens += tokens.cachedInputTokens ?? 0;
+  into.toolCalls += toolCalls;
+  // The optional counts appear only once a provider reports them, so runs without stay as they were.
+  if (tokens.cacheWriteInputTokens)
+    into.cacheWriteInputTokens = (into.cacheWriteInputTokens ?? 0) + tokens.cacheWriteInputTokens;
+  if (tokens.reasoningTokens) into.reasoningTokens = (into.reasoningTokens ?? 0) + tokens.reasoningTokens;
+  if (costUsd !== undefined) into.costUsd = (into.costUsd ?? 0) + costUsd;
 }
