@@ -1,13 +1,14 @@
+import { z } from "zod";
 import { checkEnvironmentOptions } from "../environment/environment.js";
 import { ConfigError } from "../errors.js";
 import { PLAN_TOOL, planTool } from "../features/plan.js";
 import type { ReflectOptions } from "../features/reflect.js";
-import type { AgentTool } from "../tools/tool.js";
+import { type AgentTool, tool } from "../tools/tool.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 import type { ToolSource } from "../tools/tool-source.js";
 import type { AgentConfig } from "./agent-config.js";
 import type { OtherModel } from "./limits-check.js";
-import { FINAL_RESULT_TOOL, finalResultTool } from "./output.js";
+import { FINAL_RESULT_TOOL } from "./output.js";
 
 /**
  * The tool registry of agent `name`: its own tools, plus `final_result` for `output` and
@@ -86,4 +87,19 @@ export function otherModels(
       found.push({ model, via: `sub-agent tool ${path.map((n) => JSON.stringify(n)).join(" > ")}` });
   for (const model of reflect?.evaluator.models ?? []) found.push({ model, via: "evaluator" });
   return found;
+}
+
+/**
+ * The built-in `final_result` tool for an `output` schema. Tool arguments must be an object, so a
+ * non-object schema (a number, a list) is wrapped as `{ result: ... }` and unwrapped again.
+ */
+function finalResultTool(schema: z.ZodType): AgentTool<unknown> {
+  const isObject = schema instanceof z.ZodObject;
+  const input = isObject ? schema : z.object({ result: schema });
+  return tool({
+    name: FINAL_RESULT_TOOL,
+    description: "Call this with the final answer when the task is done. Its arguments are the run's result.",
+    input,
+    run: (args) => (isObject ? args : (args as { result: unknown }).result),
+  });
 }
