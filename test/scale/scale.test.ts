@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { PostgresStore } from "glassloop/postgres";
 import type { ScaleClient, ScaleEvent } from "glassloop/scale";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listRuns as listTraceRuns, readTraceEvents, traceFiles } from "../../src/trace/reader.js";
+import { cleanEnv, runCli, tempCwd } from "../helpers/cli.js";
 import { POSTGRES_SKIP } from "../helpers/postgres.js";
 import { startWireServer, type WireServer } from "../helpers/wire-server.js";
 import { freshDatabase, readEffects, spawnWorker, type TestWorker } from "./scale-harness.js";
@@ -23,7 +25,12 @@ describe.skipIf(POSTGRES_SKIP)("scale-out on DBOS: runs as workflows on worker p
     worker = spawnWorker("a", { url, wireUrl: wire.url, effects });
     const { ScaleClient } = await import("glassloop/scale");
     client = await ScaleClient.connect({ url, pollMs: 50 });
-    await worker.ready;
+    await Promise.race([
+      worker.ready,
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error(`worker a not ready after 50 s: ${worker.stderr()}`)), 50_000),
+      ),
+    ]);
   }, 60_000);
 
   afterAll(async () => {
@@ -132,6 +139,29 @@ describe.skipIf(POSTGRES_SKIP)("scale-out on DBOS: runs as workflows on worker p
     const outcome = await handle.result();
     expect(outcome.status).toBe("aborted");
     expect(readEffects(effects).filter((l) => l.kind === "refund" && l.run === "rc")).toEqual([]);
+  });
+
+  it("glassloop enqueue --trace writes the distributed run's trace, each event with its worker, and the trace tools read it", async () => {
+    const cwd = tempCwd("glassloop-scale-trace-");
+    const run = await runCli(
+      ["enqueue", "billing", "run rt: charge it", "--postgres", url, "--trace", "traces", "--json"],
+      {
+        cwd,
+        env: cleanEnv({ NODE_NO_WARNINGS: "1" }),
+        timeoutMs: 60_000,
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const outcome = JSON.parse(run.stdout) as { runId: string; status: string; output: string };
+    expect(outcome).toMatchObject({ status: "ok", output: "done rt" });
+    const events = readTraceEvents(join(cwd, "traces", `${outcome.runId}.jsonl`));
+    expect(events[0]?.type).toBe("run_start");
+    expect(events.at(-1)?.type).toBe("run_end");
+    for (const event of events) expect((event as { worker?: string }).worker).toBe("a");
+    const { runs, skipped } = listTraceRuns(traceFiles(join(cwd, "traces")));
+    expect(skipped).toEqual([]);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ runId: outcome.runId, status: "ok" });
   });
 
   it("refuses a second worker with a live worker's id, and the live one runs on", async () => {

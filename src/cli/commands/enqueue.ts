@@ -1,10 +1,13 @@
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import type { ScaleEvent } from "../../scale/events.js";
+import type { AgentEvent } from "../../vocabulary/events.js";
 import { type Command, EXIT, UsageError } from "../command.js";
 import { redactorFor } from "../failure.js";
 import { visible } from "../visible.js";
 
 const USAGE = `Usage: glassloop enqueue <agent> <input...> [--session id] [--follow] [--json]
-                         [--postgres url] [--queue name] [--run-id id]
+                         [--trace dir] [--postgres url] [--queue name] [--run-id id]
 
 Enqueues a run of a worker module's agent (see glassloop worker) and prints its run id. With
 --follow it prints the run's events as workers write them, each tool call with the worker that
@@ -12,6 +15,8 @@ ran it, then the answer; the exit code is the run's (0 ok, 1 failed). --json pri
 as one JSON object instead.
 
   --session id       a conversation in the Postgres store: loaded, and this turn saved
+  --trace dir        also write the run's events to <dir>/<run id>.jsonl (glassloop trace view
+                     shows it), each event with the worker that ran it
   --postgres url     the database (default GLASSLOOP_POSTGRES_URL)
   --queue name       the queue (default glassloop)
   --run-id id        the run's id (default run_<uuid>); enqueuing an id again follows that run`;
@@ -41,15 +46,18 @@ const enqueue: Command = {
         ...(v.session !== undefined && { session: v.session }),
         ...(v["run-id"] !== undefined && { runId: v["run-id"] }),
       });
-      if (!v.follow && !v.json) {
+      const trace = v.trace !== undefined ? await traceWriter(resolve(io.cwd, v.trace)) : undefined;
+      if (!v.follow && !v.json && !trace) {
         io.stdout.write(`${handle.runId}\n`);
         return EXIT.ok;
       }
+      if (trace && v.json) for await (const item of handle.events()) trace.onEvent(withWorker(item));
       if (!v.json) {
         io.stderr.write(`run ${handle.runId} enqueued\n`);
         let worker: string | undefined;
         for await (const item of handle.events()) {
           const { event } = item;
+          trace?.onEvent(withWorker(item));
           if (item.worker !== worker && event.type === "step_start") {
             worker = item.worker;
             io.stderr.write(`[worker ${visible(worker, "text")}]\n`);
@@ -60,6 +68,8 @@ const enqueue: Command = {
             io.stderr.write(`  -> ${visible(event.content.slice(0, 200), "text")}\n`);
         }
       }
+      trace?.close();
+      if (trace) io.stderr.write(`trace: ${trace.pathOf(handle.runId)}\n`);
       const outcome = await handle.result();
       if (v.json) io.stdout.write(`${redactorFor(io.env).stringify({ runId: handle.runId, ...outcome })}\n`);
       else if (outcome.status === "ok")
@@ -78,6 +88,17 @@ const enqueue: Command = {
 };
 export default enqueue;
 
+async function traceWriter(dir: string) {
+  const { TraceWriter } = await import("../../trace/writer.js");
+  return new TraceWriter({ dir });
+}
+
+/** The event as a trace line, with the worker that ran it (the viewer ignores what it does not know). */
+function withWorker(item: ScaleEvent): AgentEvent {
+  const line: AgentEvent & { worker: string } = { ...item.event, worker: item.worker };
+  return line;
+}
+
 function parse(args: string[]) {
   return parseArgs({
     args,
@@ -90,6 +111,7 @@ function parse(args: string[]) {
       "run-id": { type: "string" },
       follow: { type: "boolean" },
       json: { type: "boolean" },
+      trace: { type: "string" },
     },
   });
 }
