@@ -100,12 +100,21 @@ export async function openScaleDb(url: string, schema = SCALE_SCHEMA, maxConnect
 
 /**
  * Runs `work` holding a database-wide advisory lock: workers starting together on a new database
- * would otherwise race DBOS's own migrations (one of them fails on a half-made schema).
+ * would otherwise race DBOS's own migrations (one of them fails on a half-made schema). The lock
+ * is tried, not waited for: DBOS builds indexes `CONCURRENTLY`, which waits for every open
+ * transaction, a blocked `pg_advisory_lock` call included, so waiting inside a query would
+ * deadlock with the migration it waits for.
  */
 export async function whileLocked<T>(db: ScaleDb, work: () => Promise<T>): Promise<T> {
   const client = await db.pool.connect();
   try {
-    await client.query("select pg_advisory_lock(hashtext('glassloop_scale_dbos_migrate'))");
+    for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
+      const { rows } = await client.query<{ locked: boolean }>(
+        "select pg_try_advisory_lock(hashtext('glassloop_scale_dbos_migrate')) as locked",
+      );
+      if (rows[0]?.locked) break;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
     try {
       return await work();
     } finally {
