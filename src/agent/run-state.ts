@@ -28,11 +28,6 @@ export interface RunState<TContext> {
 /** The emitter of a run nobody listens to: hot paths compare with it to skip building events. */
 export function silent(_event: EventInit): void {}
 
-/** Whether anyone receives the run's events (building one is wasted work otherwise). */
-export function listening(state: RunState<unknown>): boolean {
-  return state.emit !== silent;
-}
-
 /** The state attached to an error that ends the run. */
 export function errorState(state: RunState<unknown>): RunErrorState {
   return { runId: state.runId, messages: state.messages, usage: state.meter.snapshot() };

@@ -75,8 +75,6 @@ export interface InvalidCall {
   errorDetail?: string;
 }
 
-export type { ToolOutcome } from "../vocabulary/outcome.js";
-
 /** What a tool run needs from the loop. */
 export interface ExecuteOptions {
   signal: AbortSignal;

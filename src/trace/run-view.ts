@@ -1,8 +1,9 @@
 import type { Limits } from "../agent/budget.js";
 import type { RunUsage } from "../agent/usage.js";
 import type { FinishReason, TokenUsage } from "../models/model.js";
-import type { AgentEvent, ToolOutcomeStatus } from "../vocabulary/events.js";
+import type { AgentEvent } from "../vocabulary/events.js";
 import type { ReasoningPart, ToolCall } from "../vocabulary/messages.js";
+import type { ToolOutcomeStatus } from "../vocabulary/outcome.js";
 import type { TraceRunStatus } from "../vocabulary/status.js";
 import type { TraceProblem } from "./trace-format.js";
 

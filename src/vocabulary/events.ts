@@ -5,9 +5,6 @@ import type { ToolOutcomeStatus } from "./outcome.js";
 import type { RunStatus } from "./status.js";
 import type { RunUsage, TokenUsage } from "./usage.js";
 
-export type { ToolOutcomeStatus } from "./outcome.js";
-export type { RunStatus } from "./status.js";
-
 /** Fields every event carries. */
 interface EventBase {
   runId: string;
