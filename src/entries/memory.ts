@@ -18,5 +18,5 @@ export { messageSchema, parseHistory } from "../memory/message-schema.js";
 export type { MemoryContext, MemoryStrategy, SummaryRequest } from "../memory/strategy.js";
 export { SUMMARY_PREFIX, SummaryMemory, type SummaryMemoryOptions } from "../memory/summary-memory.js";
 export { encodingFor, estimateTokens, TokenCounter, type TokenEncoding } from "../memory/tokens.js";
+export { openToolCalls, toolCallsOf } from "../memory/transcript.js";
 export { fitWindow, WindowMemory, type WindowMemoryOptions } from "../memory/window-memory.js";
-export { openToolCalls, toolCallsOf } from "../vocabulary/messages.js";

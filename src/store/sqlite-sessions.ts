@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { ConfigError } from "../errors.js";
-import { type Message, openToolCalls } from "../vocabulary/messages.js";
+import { openToolCalls } from "../memory/transcript.js";
+import type { Message } from "../vocabulary/messages.js";
 import { SessionBusyError, StoreError, UnknownSessionError } from "./errors.js";
 import { parseStored } from "./sqlite-open.js";
 import type { SqliteRuns } from "./sqlite-runs.js";

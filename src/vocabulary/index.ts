@@ -6,7 +6,7 @@
 export type * from "./error-codes.js";
 export type * from "./events.js";
 export { LIMIT_DEFAULTS, type LimitName, type Limits, type RemainingBudget } from "./limits.js";
-export * from "./messages.js";
+export type * from "./messages.js";
 export type * from "./outcome.js";
 export type * from "./status.js";
 export type * from "./usage.js";
