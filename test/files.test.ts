@@ -461,6 +461,44 @@ describe("file checks", () => {
   });
 });
 
+describe("a tool's files in a later turn's history", () => {
+  // The attachments of turn 1 belong right after its tool results, before the answer that read them,
+  // not after the whole conversation (where the model would take them for the new task's input).
+  const history: Message[] = [
+    { role: "user", content: "read" },
+    { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "fetch_figures", arguments: "{}" }] },
+    {
+      role: "tool",
+      toolCallId: "c1",
+      toolName: "fetch_figures",
+      content: "figures",
+      files: [{ type: "file", mediaType: "application/pdf", data: FIGURES }],
+    },
+    { role: "assistant", content: "read both" },
+  ];
+  const ORDER: Record<string, (body: Json) => unknown[]> = {
+    openai: (body) =>
+      (body as { messages: { role: string; content: unknown }[] }).messages.map((m) =>
+        Array.isArray(m.content) ? `${m.role}+parts` : m.role,
+      ),
+    "openai-responses": (body) =>
+      (body as { input: { type?: string; role?: string; content?: unknown }[] }).input.map((item) =>
+        item.role === undefined ? item.type : Array.isArray(item.content) ? `${item.role}+parts` : item.role,
+      ),
+  };
+  const expected: Record<string, unknown[]> = {
+    openai: ["user", "assistant", "tool", "user+parts", "assistant", "user"],
+    "openai-responses": ["user", "function_call", "function_call_output", "user+parts", "assistant", "user"],
+  };
+  for (const d of DIALECTS.filter((x) => x.name in ORDER)) {
+    it(`${d.name}: follow that turn's tool results, before the answer after them`, async () => {
+      server.enqueue(d.text("ok", false));
+      await new Agent({ model: d.model(server.url), tools: [fetchFigures] }).run("again", { history });
+      expect(ORDER[d.name]?.(server.requests[0]?.body as Json)).toEqual(expected[d.name]);
+    });
+  }
+});
+
 describe("files in traces", () => {
   it("traces keep a hash and the size of every file, never the bytes, unless told to keep them", async () => {
     const anthropic = dialect("anthropic");

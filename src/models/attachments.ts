@@ -1,6 +1,6 @@
 import { ConfigError } from "../errors.js";
 import { checkFile } from "../memory/files.js";
-import type { FilePart, ToolMessage } from "../vocabulary/messages.js";
+import type { FilePart, Message, ToolMessage } from "../vocabulary/messages.js";
 
 /**
  * A message part the provider's wire format has no place for (a file by URL on Chat Completions):
@@ -42,4 +42,33 @@ export function toolAttachmentsCaption(message: ToolMessage): string {
 /** Whether a tool message carries images or files the provider must attach. */
 export function hasAttachments(message: ToolMessage): boolean {
   return (message.images?.length ?? 0) > 0 || (message.files?.length ?? 0) > 0;
+}
+
+/**
+ * Walks `messages[start..]` for a provider whose tool results hold only text: `emit` gets each
+ * message, and after each turn's tool messages `flush` gets one user message's parts, each
+ * attaching tool's caption, images and files as `partsOf` renders them (so the model reads them
+ * right after the results, before the next turn).
+ */
+export function withToolAttachments<P>(
+  messages: readonly Message[],
+  start: number,
+  emit: (message: Message) => void,
+  partsOf: (message: ToolMessage) => P[],
+  flush: (parts: P[]) => void,
+): void {
+  let attached: P[] | undefined;
+  for (let i = start; i < messages.length; i++) {
+    const m = messages[i] as Message;
+    if (attached && m.role !== "tool") {
+      flush(attached);
+      attached = undefined;
+    }
+    emit(m);
+    if (m.role === "tool" && hasAttachments(m)) {
+      attached ??= [];
+      attached.push(...partsOf(m));
+    }
+  }
+  if (attached) flush(attached);
 }

@@ -1,7 +1,7 @@
 import { fileDataUrl, filenameOf } from "../../memory/files.js";
 import { imageUrl } from "../../memory/images.js";
 import type { FilePart, ImagePart, Message, ReasoningPart } from "../../vocabulary/messages.js";
-import { checkedFiles, hasAttachments, toolAttachmentsCaption } from "../attachments.js";
+import { checkedFiles, toolAttachmentsCaption, withToolAttachments } from "../attachments.js";
 import { checkedImages } from "../images.js";
 import type { ModelRequest, ToolChoice } from "../model.js";
 import { OPENAI_TOOL_CALL_IDS } from "../openai/quirks.js";
@@ -39,24 +39,17 @@ export function toResponsesBody(request: ModelRequest, options: ResponsesBodyOpt
   const start = options.previous ? options.previous.afterIndex + 1 : 0;
   const input: ResponsesInputItem[] = [];
   // Function outputs are sent as text: a turn's tool images and files follow its outputs as one user message.
-  let attached: ResponsesInputPart[] | undefined;
-  for (let i = start; i < messages.length; i++) {
-    const m = messages[i] as Message;
-    if (attached && m.role !== "tool") {
-      input.push({ role: "user", content: attached });
-      attached = undefined;
-    }
-    pushItems(input, m);
-    if (m.role === "tool" && hasAttachments(m)) {
-      attached ??= [];
-      attached.push(
-        { type: "input_text", text: toolAttachmentsCaption(m) },
-        ...(m.images ?? []).map(toInputImage),
-        ...(m.files ?? []).map(toInputFile),
-      );
-    }
-  }
-  if (attached) input.push({ role: "user", content: attached });
+  withToolAttachments<ResponsesInputPart>(
+    messages,
+    start,
+    (m) => pushItems(input, m),
+    (m) => [
+      { type: "input_text", text: toolAttachmentsCaption(m) },
+      ...(m.images ?? []).map(toInputImage),
+      ...(m.files ?? []).map(toInputFile),
+    ],
+    (content) => input.push({ role: "user", content }),
+  );
   const body: ResponsesRequestBody =
     request.instructions !== undefined
       ? { model: options.model, instructions: request.instructions, input }

@@ -3,9 +3,9 @@ import { imageUrl } from "../../memory/images.js";
 import type { FilePart, ImagePart, Message } from "../../vocabulary/messages.js";
 import {
   checkedFiles,
-  hasAttachments,
   toolAttachmentsCaption,
   UnsupportedContentError,
+  withToolAttachments,
 } from "../attachments.js";
 import { checkedImages } from "../images.js";
 import type { ModelRequest, ToolChoice } from "../model.js";
@@ -30,23 +30,17 @@ export function toChatBody(
   const messages: ChatMessage[] = [];
   if (request.instructions !== undefined) messages.push({ role: "system", content: request.instructions });
   // Tool messages hold only text: a turn's tool images and files follow its results as one user message.
-  let attached: ChatUserPart[] | undefined;
-  for (const m of normalizeToolCallIds(request.messages, quirks.toolCallIds)) {
-    if (attached && m.role !== "tool") {
-      messages.push({ role: "user", content: attached });
-      attached = undefined;
-    }
-    messages.push(toChatMessage(m));
-    if (m.role === "tool" && hasAttachments(m)) {
-      attached ??= [];
-      attached.push(
-        { type: "text", text: toolAttachmentsCaption(m) },
-        ...(m.images ?? []).map(toImagePart),
-        ...(m.files ?? []).map(toFilePart),
-      );
-    }
-  }
-  if (attached) messages.push({ role: "user", content: attached });
+  withToolAttachments<ChatUserPart>(
+    normalizeToolCallIds(request.messages, quirks.toolCallIds),
+    0,
+    (m) => messages.push(toChatMessage(m)),
+    (m) => [
+      { type: "text", text: toolAttachmentsCaption(m) },
+      ...(m.images ?? []).map(toImagePart),
+      ...(m.files ?? []).map(toFilePart),
+    ],
+    (content) => messages.push({ role: "user", content }),
+  );
   const body: ChatRequestBody = { model: settings.model, messages };
   if (request.tools.length > 0) {
     body.tools = request.tools.map((t) => ({
