@@ -36,10 +36,6 @@ export class UsageMeter {
     return this.#usage.costUsd;
   }
 
-  get requests(): number {
-    return this.#usage.requests;
-  }
-
   get toolCalls(): number {
     return this.#usage.toolCalls;
   }
