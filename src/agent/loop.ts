@@ -1,6 +1,6 @@
 import { GlassloopError, ModelBehaviorError, RunError, runStatusOf } from "../errors.js";
 import type { ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
-import type { AssistantMessage, FinishReason, ToolCall } from "../vocabulary/messages.js";
+import type { AssistantMessage, FinishReason, ToolCall, ToolMessage } from "../vocabulary/messages.js";
 import { LIMIT_DEFAULTS } from "./budget.js";
 import type { LoopOutcome, PendingTurn, StepRequest, StepResult } from "./hooks.js";
 import { type CallSettings, callModel, toAssistantMessage } from "./model-call.js";
@@ -119,7 +119,7 @@ async function runStep(state: RunState<unknown>, settings: LoopSettings, step: n
 
 /**
  * What an answer comes to, for a live step and a resumed run's stored answer alike: text or a
- * cut-off ending is decided by answer.ts, otherwise the turn's `calls` run.
+ * cut-off ending is decided by decideAnswer below, otherwise the turn's `calls` run.
  */
 function actOn(
   state: RunState<unknown>,
@@ -190,13 +190,7 @@ export function closeOpenCalls(state: RunState<unknown>, step: number, reason: s
       answered.add(next.toolCallId);
     const results = message.toolCalls
       .filter((call) => !answered.has(call.id))
-      .map((call) => {
-        announceCall(state, step, call);
-        return recordResult(state, step, call, {
-          status: "not_executed",
-          content: `Not executed: ${reason}.`,
-        });
-      });
+      .map((call) => notExecuted(state, step, call, `${reason}.`));
     messages.splice(end, 0, ...results);
     i = end + results.length - 1;
   }
@@ -248,11 +242,12 @@ export function decideAnswer(
   if (!calls.some((c) => registry.get(c.name)?.terminal === true)) return undefined;
   // A cut-off answer that would end the run: none of its calls runs (the ending may be
   // truncated, and the turn's other calls belong to it), and each says why.
-  for (const call of calls) {
-    announceCall(state, step, call);
-    state.messages.push(
-      recordResult(state, step, call, { status: "not_executed", content: `Not executed: ${cut.call}` }),
-    );
-  }
+  for (const call of calls) state.messages.push(notExecuted(state, step, call, cut.call));
   return { kind: "next", unusable: cut.detail };
+}
+
+/** The result of a call that does not run, announced and recorded like any other: `Not executed: why`. */
+function notExecuted(state: RunState<unknown>, step: number, call: ToolCall, why: string): ToolMessage {
+  announceCall(state, step, call);
+  return recordResult(state, step, call, { status: "not_executed", content: `Not executed: ${why}` });
 }
