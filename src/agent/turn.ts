@@ -1,5 +1,6 @@
 import { mapConcurrent } from "../environment/concurrency.js";
 import type { ReadyCall } from "../environment/environment.js";
+import { abortedOutcome } from "../environment/feedback.js";
 import type { ToolCall, ToolMessage } from "../vocabulary/messages.js";
 import type { ToolOutcome } from "../vocabulary/outcome.js";
 import type { Breach } from "./budget.js";
@@ -108,11 +109,7 @@ function executeCall(
   // A resumed turn: a call that finished before the crash (or was cut off by it) is not run again.
   const known = stop.known?.get(ready.call.id);
   if (known) return Promise.resolve(known);
-  if (state.signal.aborted)
-    return Promise.resolve({
-      status: "aborted",
-      content: `Tool ${ready.tool.name} was aborted: the run was stopped.`,
-    });
+  if (state.signal.aborted) return Promise.resolve(abortedOutcome(ready.tool.name));
   // final_result runs no code of anyone's: it only carries an answer the model already paid
   // for, so like a text answer it spends no budget and no budget can refuse it.
   if (!isFinalResult(ready)) {

@@ -6,7 +6,7 @@ import type { RemainingBudget } from "../vocabulary/limits.js";
 import type { Message, ToolCall } from "../vocabulary/messages.js";
 import type { ToolOutcome } from "../vocabulary/outcome.js";
 import type { RunUsage } from "../vocabulary/usage.js";
-import { formatIssues, okOutcome, truncate } from "./feedback.js";
+import { abortedOutcome, formatIssues, okOutcome, truncate } from "./feedback.js";
 import { omitArguments, omittedFeedback } from "./omitted-arguments.js";
 import { startTimer } from "./timer.js";
 
@@ -173,12 +173,7 @@ export class Environment<TContext> {
     const timeoutMs = tool.timeoutMs ?? this.options.toolTimeoutMs;
     const maxResultChars = tool.maxResultChars ?? this.options.maxResultChars;
     // A call whose run is already stopped must not start at all.
-    if (options.signal.aborted) {
-      return timed(
-        { status: "aborted", content: `Tool ${tool.name} was aborted: the run was stopped.` },
-        started,
-      );
-    }
+    if (options.signal.aborted) return timed(abortedOutcome(tool.name), started);
     const stop = new CallStop(options.signal);
     options.signal.addEventListener("abort", stop, { once: true });
     const cancelTimer = startTimer(timeoutMs, () => stop.abort(new ToolTimeout()));
@@ -218,12 +213,7 @@ export class Environment<TContext> {
           started,
         );
       }
-      if (stop.stopped && !(error instanceof ToolError)) {
-        return timed(
-          { status: "aborted", content: `Tool ${tool.name} was aborted: the run was stopped.` },
-          started,
-        );
-      }
+      if (stop.stopped && !(error instanceof ToolError)) return timed(abortedOutcome(tool.name), started);
       // The model's words come back verbatim, but no larger than any other result may be.
       if (error instanceof ToolError)
         return timed({ status: "error", content: truncate(error.message, maxResultChars) }, started);

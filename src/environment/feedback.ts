@@ -46,6 +46,11 @@ export function okOutcome(value: unknown, maxChars: number): ToolOutcome {
   return outcome;
 }
 
+/** The outcome of a call that the run's stop reached before or while it ran. */
+export function abortedOutcome(toolName: string): ToolOutcome {
+  return { status: "aborted", content: `Tool ${toolName} was aborted: the run was stopped.` };
+}
+
 /** A tool's return value as JSON text (strings as they are), for values that are not image or file content. */
 export function serializeResult(value: unknown): string {
   if (typeof value === "string") return value;
