@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { ContextSpec, Tool } from "../tools/tool.js";
+import { formatIssues } from "./feedback.js";
 
 function isZodSchema(spec: ContextSpec<unknown>): spec is z.ZodType {
   return typeof (spec as { safeParse?: unknown }).safeParse === "function";
@@ -20,8 +21,7 @@ export function contextMismatch(spec: ContextSpec<unknown>, context: unknown): s
   if (isZodSchema(spec)) {
     const parsed = spec.safeParse(context);
     if (parsed.success) return undefined;
-    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
-    return `a context matching its zod schema (${issues})`;
+    return `a context matching its zod schema (${formatIssues(parsed.error.issues)})`;
   }
   if (context instanceof spec) return undefined;
   return `an instance of ${spec.name || "its context class"}`;
