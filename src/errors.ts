@@ -5,7 +5,6 @@ import type { RunStatus } from "./vocabulary/status.js";
 import type { RunUsage } from "./vocabulary/usage.js";
 
 export type { ErrorCode } from "./vocabulary/error-codes.js";
-export type { LimitName } from "./vocabulary/limits.js";
 
 /** Base class of every error glassloop throws on purpose; `code` is stable and meant for `switch`. */
 export class GlassloopError extends Error {

@@ -3,13 +3,14 @@ import { Agent, type RunOptions, type RunResult } from "../agent/agent.js";
 import type { Limits } from "../agent/budget.js";
 import { checkLimits, tightenLimits } from "../agent/limits-check.js";
 import type { RunUsage } from "../agent/usage.js";
-import { BudgetExceededError, ConfigError, type LimitName } from "../errors.js";
+import { BudgetExceededError, ConfigError } from "../errors.js";
 import type { Model } from "../models/model.js";
 import { deferredDefaultStore } from "../store/deferred-default-store.js";
 import { UnknownSessionError } from "../store/errors.js";
 import type { Store } from "../store/store.js";
 import { tool } from "../tools/tool.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
+import type { LimitName } from "../vocabulary/limits.js";
 import type { Message } from "../vocabulary/messages.js";
 
 /** What a specialist receives of the conversation: all of it, only the latest user input, or your choice. */
