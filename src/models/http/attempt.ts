@@ -149,9 +149,11 @@ export class Attempt {
     const where =
       this.#stage === "stream" ? `the stream broke off from ${host}` : `the request to ${host} failed`;
     const detail = redact(describeNetworkError(error), this.#call.secrets ?? []);
+    // A certificate the process does not trust, or a TLS mismatch, is the same on the next attempt.
+    const code = codeOf(error);
     return new Failure(
       new NetworkError(`${provider}: ${where}: ${detail}`, { provider }, { cause: error }),
-      true,
+      code === undefined || !TLS_CODE.test(code),
     );
   }
 
@@ -227,13 +229,13 @@ function hostOf(url: string): string {
 // Socket codes (ECONNRESET), undici's (UND_ERR_…), and TLS failures: Node's ERR_TLS_/ERR_SSL_ and
 // OpenSSL's certificate verdicts (DEPTH_ZERO_SELF_SIGNED_CERT, CERT_HAS_EXPIRED, …). fetch wrapped
 // all of these in a TypeError; node:http throws them bare, so the code alone must say "network".
-const NETWORK_CODE =
-  /^E[A-Z_]+$|^UND_ERR|^ERR_(TLS|SSL)_|^(UNABLE_TO_|CERT_|CRL_|DEPTH_ZERO_|SELF_SIGNED_)|^(HOSTNAME_MISMATCH|INVALID_CA|INVALID_PURPOSE|PATH_LENGTH_EXCEEDED)$/;
+const TLS_CODE =
+  /^ERR_(TLS|SSL)_|^(UNABLE_TO_|CERT_|CRL_|DEPTH_ZERO_|SELF_SIGNED_)|^(HOSTNAME_MISMATCH|INVALID_CA|INVALID_PURPOSE|PATH_LENGTH_EXCEEDED)$/;
 
 function codeOf(error: unknown): string | undefined {
   for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && NETWORK_CODE.test(code)) return code;
+    if (typeof code === "string" && (/^E[A-Z_]+$|^UND_ERR/.test(code) || TLS_CODE.test(code))) return code;
   }
   return undefined;
 }

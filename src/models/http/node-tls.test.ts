@@ -49,8 +49,14 @@ const call = (target: string) => ({
 });
 
 describe("the node:http transport over https", () => {
-  it("a certificate the process does not trust is a NetworkError that names the problem, as under fetch", async () => {
-    const error = await postJson(call(url), { retry: { maxRetries: 0 } }).catch((e: unknown) => e);
+  it("a certificate the process does not trust is a NetworkError that names the problem, as under fetch, and is not retried", async () => {
+    const retries: unknown[] = [];
+    const error = await postJson(
+      { ...call(url), observer: { onRequest: () => {}, onRetry: (info) => retries.push(info) } },
+      { retry: { maxRetries: 2, initialDelayMs: 1 } },
+    ).catch((e: unknown) => e);
+    // The same certificate would be refused again: not retried.
+    expect(retries).toEqual([]);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as NetworkError).code).toBe("network");
     expect((error as NetworkError).message).toMatch(
