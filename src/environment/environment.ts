@@ -205,7 +205,7 @@ export class Environment<TContext> {
           .then(() => tool.run(ready.args as never, runOptions))
           .then(resolve, reject);
       });
-      return timed(okOutcome(value, maxResultChars), started);
+      return timed(okOutcome(value, maxResultChars, tool.content !== false), started);
     } catch (error) {
       if (error instanceof ToolTimeout) {
         return timed(

@@ -22,10 +22,11 @@ export function truncate(text: string, max: number): string {
 /**
  * A tool's return value as the outcome the model sees: text (cut to `maxChars`), and the images
  * and files it returned, checked (a bad one is a ToolError: an error result the model can read).
+ * With `asContent` false the value is JSON text whatever its shape.
  */
-export function okOutcome(value: unknown, maxChars: number): ToolOutcome {
+export function okOutcome(value: unknown, maxChars: number, asContent = true): ToolOutcome {
   if (typeof value === "string") return { status: "ok", content: truncate(value, maxChars), value };
-  const content = typeof value === "object" && value !== null ? toolContent(value) : undefined;
+  const content = asContent && typeof value === "object" && value !== null ? toolContent(value) : undefined;
   if (content === undefined)
     return { status: "ok", content: truncate(serializeResult(value), maxChars), value };
   // Image and file content goes to the model as parts of the tool message; the text only names them.

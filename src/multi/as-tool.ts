@@ -51,6 +51,9 @@ export function agentAsTool<TOutput, TInput extends z.ZodObject>(
     name: options.name,
     description: options.description,
     input,
+    // The child's output is what its model chose: sent as JSON, never read as image or file
+    // content, so a sub-agent cannot name a URL for the parent's provider to fetch.
+    content: false,
     run: async (args, run): Promise<TOutput> => {
       try {
         const result = await child.run(prompt(args), {

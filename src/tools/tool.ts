@@ -47,6 +47,13 @@ export interface ToolDefinition<TInput extends z.ZodType, TContext, TResult> {
   /** Safe to run twice: a call interrupted by a crash may be re-run on resume. */
   idempotent?: boolean;
   /**
+   * Whether a returned `{ type: "image" | "file", ... }` value (or a list of such blocks) is sent
+   * to the model as image and file content (default true). False sends every result as JSON text:
+   * for results another model shaped (an agent used as a tool), which must not choose a URL the
+   * provider will fetch.
+   */
+  content?: boolean;
+  /**
    * A person must approve each call (or those for which the function says so) before it runs;
    * the run pauses until `agent.resume(runId, { approve, reject })`, or asks the run's `onApproval`.
    */
@@ -74,6 +81,8 @@ export interface Tool<TArgs = unknown, TContext = unknown, TResult = unknown> {
   readonly timeoutMs?: number;
   readonly maxResultChars?: number;
   readonly idempotent: boolean;
+  /** False when the tool's results are always sent as JSON text, never as image or file content. */
+  readonly content?: false;
   /** Whether a call needs a person's approval before it runs (see `ToolDefinition.needsApproval`). */
   readonly needsApproval?: boolean | ((args: TArgs) => boolean | Promise<boolean>);
   /** Models this tool runs (set by `agentAsTool`), checked for a price under `maxCostUsd`. */
@@ -124,6 +133,7 @@ export function tool<TInput extends z.ZodType, TResult, TContext = unknown>(
     ...(definition.timeoutMs !== undefined && { timeoutMs: definition.timeoutMs }),
     ...(definition.maxResultChars !== undefined && { maxResultChars: definition.maxResultChars }),
     idempotent: definition.idempotent ?? false,
+    ...(definition.content === false && { content: false as const }),
     ...(definition.needsApproval !== undefined && { needsApproval: definition.needsApproval }),
     run,
   });
