@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { checkEnvironmentOptions } from "../environment/environment.js";
+import { formatIssues } from "../environment/feedback.js";
 import { ConfigError } from "../errors.js";
 import { PLAN_TOOL, planTool } from "../features/plan.js";
 import type { ReflectOptions } from "../features/reflect.js";
-import { type AgentTool, tool } from "../tools/tool.js";
+import { type AgentTool, type ContextSpec, type Tool, tool } from "../tools/tool.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 import type { ToolSource } from "../tools/tool-source.js";
 import type { AgentConfig } from "./agent-config.js";
@@ -102,4 +102,67 @@ function finalResultTool(schema: z.ZodType): AgentTool<unknown> {
     input,
     run: (args) => (isObject ? args : (args as { result: unknown }).result),
   });
+}
+
+const WHOLE = new Set<string>(["maxArgumentChars", "maxResultChars", "concurrency", "maxToolCallsPerTurn"]);
+
+/**
+ * Throws a ConfigError for an option that is not a whole number (timeouts: a number) of at least 1
+ * (`Infinity` means no limit); `where` names the owner, e.g. `environment` or `Tool "x"`.
+ */
+export function checkEnvironmentOptions(options: Record<string, unknown>, where: string): void {
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined) continue;
+    const whole = WHOLE.has(key);
+    const ok =
+      typeof value === "number" &&
+      value > 0 &&
+      (whole ? Number.isInteger(value) || value === Number.POSITIVE_INFINITY : !Number.isNaN(value));
+    if (!ok) {
+      throw new ConfigError(
+        `${where}: ${key} must be ${whole ? "a whole number" : "a number"} > 0 (or Infinity for no limit), got ${String(value)}`,
+      );
+    }
+  }
+}
+
+function isZodSchema(spec: ContextSpec<unknown>): spec is z.ZodType {
+  return typeof (spec as { safeParse?: unknown }).safeParse === "function";
+}
+
+/** A short, secret-free description of a value's type for error messages. */
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "undefined (no context was given to the agent)";
+  if (typeof value !== "object") return typeof value;
+  const ctor = (value as { constructor?: { name?: string } }).constructor?.name;
+  if (ctor && ctor !== "Object") return `an instance of ${ctor}`;
+  return `a plain object with keys {${Object.keys(value).join(", ")}}`;
+}
+
+/** Whether `context` satisfies `spec`, and if not, what was expected. */
+function contextMismatch(spec: ContextSpec<unknown>, context: unknown): string | undefined {
+  if (isZodSchema(spec)) {
+    const parsed = spec.safeParse(context);
+    if (parsed.success) return undefined;
+    return `a context matching its zod schema (${formatIssues(parsed.error.issues)})`;
+  }
+  if (context instanceof spec) return undefined;
+  return `an instance of ${spec.name || "its context class"}`;
+}
+
+/**
+ * Checks the agent's hidden context against every tool's declaration, at construction time,
+ * so a wiring mistake fails before any model call. Only type names reach the message, never values.
+ */
+export function checkContext(tools: readonly Tool<never, never, unknown>[], context: unknown): void {
+  for (const t of tools) {
+    if (t.context === undefined) continue;
+    const expected = contextMismatch(t.context as ContextSpec<unknown>, context);
+    if (expected !== undefined) {
+      throw new TypeError(
+        `Tool "${t.name}" requires ${expected}, but the agent's context is ${describeValue(context)}`,
+      );
+    }
+  }
 }

@@ -1,7 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { checkContext } from "../environment/context-check.js";
-import { checkEnvironmentOptions } from "../environment/environment.js";
 import { ConfigError } from "../errors.js";
 import { type ApprovalDecision, decisionsFor } from "../features/approval/approval.js";
 import { Persistence } from "../features/durability/persistence.js";
@@ -24,7 +22,13 @@ import type {
   RunOptions,
   RunResult,
 } from "./agent-config.js";
-import { agentRegistry, followToolSource, otherModels } from "./agent-tools.js";
+import {
+  agentRegistry,
+  checkContext,
+  checkEnvironmentOptions,
+  followToolSource,
+  otherModels,
+} from "./agent-tools.js";
 import { EventChannel } from "./event-channel.js";
 import { checkCostLimit, checkLimits, tightenLimits } from "./limits-check.js";
 import { type LoopSettings, runLoop } from "./loop.js";

@@ -1,4 +1,4 @@
-import { ConfigError, ToolError } from "../errors.js";
+import { ToolError } from "../errors.js";
 import type { AgentTool } from "../tools/tool.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import type { AgentEvent } from "../vocabulary/events.js";
@@ -35,28 +35,6 @@ export const ENVIRONMENT_DEFAULTS: Required<EnvironmentOptions> = {
   concurrency: 4,
   maxToolCallsPerTurn: 128,
 };
-
-const WHOLE = new Set<string>(["maxArgumentChars", "maxResultChars", "concurrency", "maxToolCallsPerTurn"]);
-
-/**
- * Throws a ConfigError for an option that is not a whole number (timeouts: a number) of at least 1
- * (`Infinity` means no limit); `where` names the owner, e.g. `environment` or `Tool "x"`.
- */
-export function checkEnvironmentOptions(options: Record<string, unknown>, where: string): void {
-  for (const [key, value] of Object.entries(options)) {
-    if (value === undefined) continue;
-    const whole = WHOLE.has(key);
-    const ok =
-      typeof value === "number" &&
-      value > 0 &&
-      (whole ? Number.isInteger(value) || value === Number.POSITIVE_INFINITY : !Number.isNaN(value));
-    if (!ok) {
-      throw new ConfigError(
-        `${where}: ${key} must be ${whole ? "a whole number" : "a number"} > 0 (or Infinity for no limit), got ${String(value)}`,
-      );
-    }
-  }
-}
 
 /** A call that passed validation and may run. */
 export interface ReadyCall<TContext> {
