@@ -7,6 +7,7 @@ import { boundPolling, POLL_BACKOFF_CAP } from "./dbos-polling.js";
 import { claimDeadWorkers, WorkerLease } from "./lease.js";
 import { openScaleDb, SCALE_SCHEMA, whileLocked } from "./scale-db.js";
 import { loadDbos, loadDbosExecutor } from "./sdk.js";
+import { claimQueueLocally } from "./worker-queue.js";
 import { RUN_WORKFLOW, runWorkflow } from "./workflow.js";
 
 /** The queue runs are enqueued on unless told otherwise. */
@@ -40,7 +41,7 @@ export interface WorkerOptions extends ScaleConnection {
   id?: string;
   /** The queue to consume (default `glassloop`). */
   queue?: string;
-  /** Runs at once on each worker of the queue (default 4). */
+  /** Runs at once on this worker (default 4); each worker of a queue has its own. */
   concurrency?: number;
   /** See DEFAULT_VERSION. */
   version?: string;
@@ -132,6 +133,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       enablePatching: true,
     });
     const polling = await boundPolling(pollMs);
+    await claimQueueLocally(queue, { workerConcurrency: concurrency, minPollingIntervalMs: pollMs });
     DBOS.registerWorkflow(
       runWorkflow({
         dbos,
@@ -145,10 +147,10 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       { name: RUN_WORKFLOW },
     );
     await DBOS.launch();
+    // The queue's row, for DBOS's tools; this worker dispatches by its own settings (see
+    // claimQueueLocally), so the row holds no worker limit. Runs of one session wait for each
+    // other: one at a time per partition (the session, or the run itself when it has none).
     await DBOS.registerQueue(queue, {
-      workerConcurrency: concurrency,
-      // Runs of one session wait for each other: one at a time per partition (the session, or
-      // the run itself when it has none).
       partitionConcurrency: 1,
       minPollingIntervalMs: pollMs,
       onConflict: "always_update",

@@ -103,9 +103,11 @@ export function spawnWorker(
 
 /** One line of the effects log the worker module writes. */
 export interface EffectLine {
-  kind: "effect" | "returned" | "refund";
+  kind: "effect" | "returned" | "refund" | "hold";
   run: string;
   call?: string;
+  /** On a `hold` line: the runs the worker held at once, this one included. */
+  holding?: number;
   worker: string;
   at: number;
 }

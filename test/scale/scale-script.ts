@@ -45,6 +45,17 @@ export function scriptedReply(request: RecordedRequest, delayMs: number): WireRe
       delayMs,
     };
   }
+  // A held run: one call of `hold`, which waits for the test, then the answer.
+  if (user.includes("hold")) {
+    if (turn > 1) return { ...chatJson({ text: `held ${run}`, usage }), delayMs };
+    return {
+      ...chatJson({
+        toolCalls: [{ id: `h_${run}`, name: "hold", arguments: JSON.stringify({ run }) }],
+        usage,
+      }),
+      delayMs,
+    };
+  }
   if (turn > TOOL_TURNS) return { ...chatJson({ text: `done ${run}`, usage }), delayMs };
   return {
     ...chatJson({

@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PostgresStore } from "glassloop/postgres";
@@ -173,4 +173,35 @@ describe.skipIf(POSTGRES_SKIP)("scale-out on DBOS: runs as workflows on worker p
     const listed = await client.listRuns({ limit: 1 });
     expect(listed[0]?.worker).toBe("a");
   });
+  it("keeps each worker to its own concurrency: a worker started later with a lower limit never lowers another's, and neither runs more than its own", async () => {
+    // Worker a runs up to 4 at once; b, started after it, up to 1. Each run holds in its tool
+    // until released, and each tool call logs how many runs its worker holds at that moment.
+    const b = spawnWorker("b", { url, wireUrl: wire.url, effects, concurrency: 1 });
+    try {
+      await b.ready;
+      const handles = [];
+      for (let i = 0; i < 7; i++) handles.push(await client.enqueue("billing", `run h${i}: hold it`));
+      const holds = () => readEffects(effects).filter((l) => l.kind === "hold");
+      // Both workers full (4 + 1) is the state the limits allow at most; wait for it...
+      const deadline = Date.now() + 40_000;
+      while (holds().length < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      // ...and give a worker over its limit time to take another run (never needed to pass).
+      await new Promise((r) => setTimeout(r, 1_000));
+      const full = holds();
+      expect(full).toHaveLength(5);
+      expect(full.filter((l) => l.worker === "a")).toHaveLength(4);
+      expect(full.filter((l) => l.worker === "b")).toHaveLength(1);
+      writeFileSync(`${effects}.release`, "");
+      const outcomes = await Promise.all(handles.map((h) => h.result()));
+      expect(outcomes.map((o) => o.status)).toEqual(Array(7).fill("ok"));
+      const all = holds();
+      expect(all.map((l) => l.run).sort()).toEqual(["h0", "h1", "h2", "h3", "h4", "h5", "h6"]);
+      const limit: Record<string, number> = { a: 4, b: 1 };
+      for (const line of all) expect(line.holding).toBeLessThanOrEqual(limit[line.worker] ?? 0);
+      expect(Math.max(...all.filter((l) => l.worker === "a").map((l) => l.holding ?? 0))).toBe(4);
+    } finally {
+      b.child.kill("SIGTERM");
+      await b.exited;
+    }
+  }, 90_000);
 });
