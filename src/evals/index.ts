@@ -9,7 +9,14 @@ export { dataset } from "./dataset.js";
 export { caseSchema, DatasetError, loadDataset, parseJsonl, parseYaml } from "./dataset-file.js";
 export { defineEval, type EvalDefinition } from "./define.js";
 export { type EvaluateOptions, evaluate, newEvalId } from "./evaluate.js";
-export type * from "./events.js";
+export type {
+  EvalEndEvent,
+  EvalEvent,
+  EvalStartEvent,
+  TrialEndEvent,
+  TrialRunEvent,
+  TrialStartEvent,
+} from "./events.js";
 export { DEFAULT_OUTPUT_RESERVE, EvalBudgetError, GuardedModel, worstCaseCost } from "./guarded-model.js";
 export { EvalReplayError, replayEval } from "./replay.js";
 export { formatComparison, formatReport, type ReportStyle, trialMark } from "./report-table.js";
@@ -25,7 +32,29 @@ export {
   writeResult,
 } from "./result-file.js";
 export { describeRule } from "./rule-text.js";
-export * from "./scorers/index.js";
+export {
+  type ArgsMatcher,
+  type CustomScore,
+  contains,
+  type ExpectedCall,
+  exact,
+  fields,
+  graded,
+  type JudgeOptions,
+  judge,
+  maxCost,
+  maxLatency,
+  maxSteps,
+  type NumericOptions,
+  noToolErrors,
+  numeric,
+  regex,
+  scorer,
+  type TextOptions,
+  type ToolsCalledOptions,
+  toolsCalled,
+  verdict,
+} from "./scorers/index.js";
 export {
   type BootstrapOptions,
   bootstrapMean,
@@ -44,4 +73,29 @@ export {
 export { isScored, summarize, summarizeCase } from "./summary.js";
 export { TrajectoryRecorder } from "./trajectory.js";
 export { type TrialModels, traceName } from "./trial.js";
-export type * from "./types.js";
+export type {
+  CaseRecord,
+  CombineRule,
+  Dataset,
+  Estimate,
+  EvalCase,
+  EvalLimits,
+  EvalResult,
+  EvalStop,
+  EvalSubject,
+  EvalSummary,
+  RunUsage,
+  ScoreContext,
+  ScoreRecord,
+  ScoreResult,
+  Scorer,
+  ScorerServices,
+  ScorerSummary,
+  Spread,
+  SubjectFactory,
+  Trajectory,
+  TrajectoryCall,
+  TrialError,
+  TrialRecord,
+  TrialStatus,
+} from "./types.js";

@@ -1,4 +1,4 @@
-import type { Message } from "../../memory/messages.js";
+import type { Message } from "../../vocabulary/messages.js";
 import type { RunUsage, StepUsage } from "../../vocabulary/usage.js";
 import { StoreError, UnknownRunError } from "../errors.js";
 import { ownerAlive } from "../owner.js";

@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { ConfigError } from "../../errors.js";
-import type { Message } from "../../memory/messages.js";
+import type { Message } from "../../vocabulary/messages.js";
 import type {
   ClaimExpectation,
   NewNote,
