@@ -40,6 +40,7 @@ export function formatRun(run: RunView, options: { file?: string } = {}): string
   );
   if (options.file) out.push(`trace: ${options.file}`);
   out.push(`input: ${oneLine(run.input, 200)}`);
+  if (run.workers) out.push(`workers: ${run.workers.map((w) => oneLine(w, 80)).join(", ")}`);
   const budget = formatBudget(run);
   if (budget) out.push(`budget: ${budget}`);
   for (const p of run.problems) out.push(`! trace line ${p.line}: ${p.message}`);
@@ -66,6 +67,7 @@ function formatStep(step: StepView, previous: unknown): string[] {
     );
   }
   if (step.costUsd !== undefined) head.push(formatUsd(step.costUsd));
+  if (step.workers) head.push(workersLabel(step.workers));
   lines.push(head.filter(Boolean).join("  "));
   for (const retry of step.retries) {
     lines.push(`  ↻ retry ${retry.attempt} after ${formatMs(retry.delayMs)}: ${oneLine(retry.error, 160)}`);
@@ -84,16 +86,25 @@ function formatStep(step: StepView, previous: unknown): string[] {
     }
   }
   if (r?.text) lines.push(`  says: ${oneLine(r.text, 200)}`);
-  for (const tool of step.tools) lines.push(...formatTool(tool));
+  // A step that changed workers says which of them ran each call.
+  const moved = (step.workers?.length ?? 0) > 1;
+  for (const tool of step.tools) lines.push(...formatTool(tool, moved));
   if (step.error) lines.push(`  ✗ ${step.error.code}: ${step.error.message}`);
   return lines;
 }
 
-function formatTool(tool: ToolCallView): string[] {
+/** `worker w1`, or `workers w1 → w2` for a step a second worker finished after the first died. */
+export function workersLabel(workers: readonly string[]): string {
+  const names = workers.map((w) => oneLine(w, 80));
+  return names.length === 1 ? `worker ${names[0]}` : `workers ${names.join(" → ")}`;
+}
+
+function formatTool(tool: ToolCallView, withWorker: boolean): string[] {
   const mark = tool.status === "ok" ? "→" : "✗";
   const duration = tool.durationMs ? ` ${formatMs(tool.durationMs)}` : "";
+  const where = withWorker && tool.worker !== undefined ? ` on ${oneLine(tool.worker, 80)}` : "";
   const lines = [
-    `  ${mark} ${tool.toolName} ${oneLine(tool.arguments, 120)}  ${tool.status ?? "no result"}${duration}`,
+    `  ${mark} ${tool.toolName} ${oneLine(tool.arguments, 120)}  ${tool.status ?? "no result"}${duration}${where}`,
   ];
   if (tool.content !== undefined) lines.push(`      ${oneLine(tool.content, 160)}`);
   if (tool.errorDetail) lines.push(`      detail: ${oneLine(tool.errorDetail, 200)}`);

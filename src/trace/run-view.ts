@@ -42,6 +42,8 @@ export interface ToolCallView {
   errorDetail?: string;
   /** Runs of agents used as this tool, built from their nested events. */
   subRuns: RunView[];
+  /** The scale-out worker that ran the call (its result's, else its start's `worker`). */
+  worker?: string;
 }
 
 /** An error that ended the run. */
@@ -71,6 +73,11 @@ export interface StepView {
   /** The run's usage after this step: budget consumption so far. */
   usage?: RunUsage;
   error?: ErrorView;
+  /**
+   * The scale-out workers whose events make up this step, in order: one, or two when a worker
+   * died during the step and another finished it. Absent for a run on one process.
+   */
+  workers?: string[];
 }
 
 /** A run reconstructed from its events, ready to print or to show in the viewer. */
@@ -94,6 +101,8 @@ export interface RunView {
   problems: TraceProblem[];
   /** Events of kinds this version does not know, kept so nothing is silently dropped. */
   unknownEvents: number;
+  /** The scale-out workers that ran this run, in the order they joined it (absent: one process). */
+  workers?: string[];
 }
 
 /** The line a run gets in a list of runs. */
@@ -147,6 +156,14 @@ export function buildRunView(events: readonly AgentEvent[], problems: TraceProbl
     return call;
   };
   for (const e of events) {
+    const worker = workerOf(e);
+    if (worker !== undefined) {
+      view.workers = withOnce(view.workers, worker);
+      if ("step" in e && typeof e.step === "number" && e.type !== "nested") {
+        const step = stepOf(e.step);
+        step.workers = withOnce(step.workers, worker);
+      }
+    }
     switch (e.type) {
       case "run_start":
         Object.assign(view, { model: e.model, input: e.input, startedAt: e.time });
@@ -181,13 +198,17 @@ export function buildRunView(events: readonly AgentEvent[], problems: TraceProbl
       case "reasoning_dropped":
         stepOf(e.step).reasoningDropped = { count: e.count, from: e.from };
         break;
-      case "tool_call":
-        toolOf(stepOf(e.step), e.toolCallId, e.toolName, e.time).arguments = e.arguments;
+      case "tool_call": {
+        const call = toolOf(stepOf(e.step), e.toolCallId, e.toolName, e.time);
+        call.arguments = e.arguments;
+        if (worker !== undefined && call.worker === undefined) call.worker = worker;
         break;
+      }
       case "tool_result": {
         const call = toolOf(stepOf(e.step), e.toolCallId, e.toolName, e.time);
         Object.assign(call, { status: e.status, content: e.content, durationMs: e.durationMs });
         if (e.errorDetail !== undefined) call.errorDetail = e.errorDetail;
+        if (worker !== undefined) call.worker = worker;
         break;
       }
       case "nested": {
@@ -237,6 +258,25 @@ export function buildRunView(events: readonly AgentEvent[], problems: TraceProbl
     view.durationMs = lastTime - view.startedAt;
   }
   return view;
+}
+
+/** Longest worker name kept: the name comes from the trace, which anyone could have written. */
+const WORKER_NAME_MAX = 200;
+
+/**
+ * The scale-out worker that wrote an event: distributed runs' events carry a `worker` key (see
+ * `glassloop enqueue --trace`); other traces have none. Read defensively: it is trace content.
+ */
+export function workerOf(event: AgentEvent): string | undefined {
+  const worker = (event as { worker?: unknown }).worker;
+  if (typeof worker !== "string" || worker === "") return undefined;
+  return worker.length > WORKER_NAME_MAX ? `${worker.slice(0, WORKER_NAME_MAX - 1)}…` : worker;
+}
+
+function withOnce(list: string[] | undefined, item: string): string[] {
+  if (!list) return [item];
+  if (!list.includes(item)) list.push(item);
+  return list;
 }
 
 /** Splits events into runs by `runId`, keeping each run's order. */

@@ -6,6 +6,7 @@ import { startViewer, TraceWriter, type ViewerServer } from "glassloop/trace";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { openBrowser } from "../helpers/browser.js";
+import { failedOverTrace } from "../helpers/distributed-trace.js";
 import { tempDir, tracedCalculatorRun } from "../helpers/traced-run.js";
 
 const ARTIFACTS = join(import.meta.dirname, "../../test-artifacts");
@@ -226,6 +227,32 @@ describe("trace viewer in a real browser", () => {
       expect(await page.locator("[data-testid=reasoning] summary").textContent()).toBe("reasoning (1 part)");
       await page.click("[data-testid=reasoning] summary");
       expect(await page.locator("[data-testid=reasoning] pre").textContent()).toContain("Six times seven.");
+      await page.close();
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("shows which worker ran each step of a distributed run, and who ran each call of a step that failed over", async () => {
+    const { dir, runId } = await failedOverTrace();
+    const own = await startViewer({ dir });
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(own.runUrl(runId));
+      await page.waitForSelector("[data-testid=run-workers]");
+      expect(await page.locator("[data-testid=run-workers] dd").textContent()).toBe("w1, w2");
+      expect(await page.locator("[data-testid=step-1-worker]").textContent()).toBe("w1");
+      expect(await page.locator("[data-testid=step-2-worker]").textContent()).toBe("w1 → w2");
+      expect(await page.locator("[data-testid=step-3-worker]").textContent()).toBe("w2");
+      await page.click("[data-testid=step-1]");
+      await expect.poll(() => page.locator("[data-testid=step-worker]").textContent()).toBe("worker w1");
+      // One worker ran the step: its calls carry no badge of their own.
+      expect(await page.locator("[data-testid=tool-worker]").count()).toBe(0);
+      await page.click("[data-testid=step-2]");
+      await expect
+        .poll(() => page.locator("[data-testid=step-worker]").textContent())
+        .toBe("workers w1 → w2");
+      expect(await page.locator("[data-testid=tool-worker]").textContent()).toBe("on w2");
       await page.close();
     } finally {
       await own.close();

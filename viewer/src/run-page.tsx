@@ -78,6 +78,12 @@ function RunHeader({ run }: { run: ServedRun }) {
             <dd class="mono">{run.agent}</dd>
           </div>
         )}
+        {run.workers !== undefined && (
+          <div class="fact" data-testid="run-workers">
+            <dt>{run.workers.length === 1 ? "worker" : "workers"}</dt>
+            <dd class="mono">{run.workers.join(", ")}</dd>
+          </div>
+        )}
         <div class="fact">
           <dt>model</dt>
           <dd class="mono">{run.model}</dd>

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { formatMs, formatUsd } from "../../src/trace/format.js";
+import { formatMs, formatUsd, workersLabel } from "../../src/trace/format.js";
 import type { ResponseView, StepView, ToolCallView } from "../../src/trace/run-view.js";
 import type { ServedRun } from "./api.js";
 import { RequestDiffView } from "./diff-view.js";
@@ -19,6 +19,11 @@ export function StepDetail({ run, step }: { run: ServedRun; step: StepView }) {
           {step.durationMs !== undefined && ` · ${formatMs(step.durationMs)}`}
           {step.costUsd !== undefined && ` · ${formatUsd(step.costUsd)}`}
         </span>
+        {step.workers && (
+          <span class="badge worker" data-testid="step-worker">
+            {workersLabel(step.workers)}
+          </span>
+        )}
       </h2>
       {step.error && (
         <p class="error-box">
@@ -82,7 +87,7 @@ export function StepDetail({ run, step }: { run: ServedRun; step: StepView }) {
         <>
           <h3>Tool calls</h3>
           {step.tools.map((t) => (
-            <ToolCall key={t.toolCallId} call={t} />
+            <ToolCall key={t.toolCallId} call={t} showWorker={(step.workers?.length ?? 0) > 1} />
           ))}
         </>
       )}
@@ -159,7 +164,7 @@ function inputSplit(usage: ResponseView["usage"]): string {
   return `${usage.inputTokens.toLocaleString()} in (${parts.join(" + ")})`;
 }
 
-function ToolCall({ call }: { call: ToolCallView }) {
+function ToolCall({ call, showWorker }: { call: ToolCallView; showWorker: boolean }) {
   const bad = call.status !== undefined && call.status !== "ok";
   return (
     <div class={`tool ${bad ? "bad" : ""}`} data-testid={`tool-${call.toolCallId}`}>
@@ -169,6 +174,12 @@ function ToolCall({ call }: { call: ToolCallView }) {
           {call.toolCallId}
           {call.durationMs !== undefined && ` · ${formatMs(call.durationMs)}`}
         </span>
+        {/* Only in a step that changed workers: otherwise the step's badge says it. */}
+        {showWorker && call.worker !== undefined && (
+          <span class="badge worker" data-testid="tool-worker">
+            on {call.worker}
+          </span>
+        )}
       </p>
       <div class="columns">
         <div>

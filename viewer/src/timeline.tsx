@@ -25,6 +25,11 @@ export function Timeline({ run, selected }: { run: ServedRun; selected: number |
                 <span class="step-meta">
                   {s.durationMs === undefined ? "–" : formatMs(s.durationMs)}
                   {s.tools.length > 0 && ` · ${s.tools.map((t) => t.toolName).join(", ")}`}
+                  {s.workers && (
+                    <span class="badge worker" data-testid={`step-${s.step}-worker`}>
+                      {s.workers.join(" → ")}
+                    </span>
+                  )}
                   {s.error && <strong class="bad-text"> · {s.error.code}</strong>}
                 </span>
               </a>
