@@ -3,4 +3,4 @@
  * runs, steps, model calls and tool calls. A separate entry so the core never loads
  * `@opentelemetry/api`, an optional peer dependency.
  */
-export { type OtelOptions, otelListener } from "./trace/otel.js";
+export { type OtelOptions, otelListener, type WorkerTaggedEvent } from "./trace/otel.js";

@@ -3,6 +3,7 @@ import { importOptional, OTEL_API } from "../optional-dependency.js";
 import type { AgentEvent } from "../vocabulary/events.js";
 import { withoutImageBytes } from "./images.js";
 import { type RedactionOptions, Redactor } from "./redact.js";
+import { workerOf } from "./run-view.js";
 
 // A peer the user installs: without it, importing glassloop/otel fails with the install command,
 // not Node's bare "Cannot find package".
@@ -38,11 +39,19 @@ interface RunSpans {
 }
 
 /**
+ * An event, optionally with the scale-out worker that wrote it: a distributed run's events as
+ * `handle.events()` yields them (`{ ...item.event, worker: item.worker }`) or as its trace has them.
+ */
+export type WorkerTaggedEvent = AgentEvent & { worker?: string };
+
+/**
  * An event listener that turns a run's events into OpenTelemetry spans following the GenAI
  * semantic conventions: `invoke_agent` for the run, a span per step, `chat` for each model call,
- * `execute_tool` for each tool call. Span times are the events' times.
+ * `execute_tool` for each tool call. Span times are the events' times. Events of a distributed
+ * run that carry their `worker` put it on each span as `glassloop.worker` (the worker that ran
+ * it, the last one for a span that changed workers) and `glassloop.workers` (all, when several).
  */
-export function otelListener(options: OtelOptions = {}): (event: AgentEvent) => void {
+export function otelListener(options: OtelOptions = {}): (event: WorkerTaggedEvent) => void {
   const tracer = options.tracer ?? trace.getTracer("glassloop");
   const redactor = options.recordContent ? new Redactor(options.redaction) : undefined;
   const runs = new Map<string, RunSpans>();
@@ -52,10 +61,25 @@ export function otelListener(options: OtelOptions = {}): (event: AgentEvent) => 
     return redactor.text(typeof value === "string" ? value : JSON.stringify(withoutImageBytes(value)));
   };
 
+  // The workers seen on each open span, in order (a span changes workers when one dies mid-run).
+  const workersOf = new WeakMap<Span, string[]>();
+  const tag = (span: Span | undefined, worker: string | undefined): void => {
+    if (span === undefined || worker === undefined) return;
+    const seen = workersOf.get(span);
+    if (seen?.at(-1) === worker) return;
+    const list = seen ?? [];
+    if (!list.includes(worker)) list.push(worker);
+    workersOf.set(span, list);
+    span.setAttribute("glassloop.worker", worker);
+    if (list.length > 1) span.setAttribute("glassloop.workers", [...list]);
+  };
+
   const child = (parent: Span, name: string, kind: SpanKind, attributes: Attributes, time: number): Span =>
     tracer.startSpan(name, { kind, attributes, startTime: time }, trace.setSpan(context.active(), parent));
 
-  const handle = (event: AgentEvent, parentSpan?: Span): void => {
+  const handle = (event: AgentEvent, parentSpan?: Span, outerWorker?: string): void => {
+    // A nested run's events are wrapped in the parent's, which carries the worker.
+    const worker = workerOf(event) ?? outerWorker;
     if (event.type === "run_start") {
       const { provider, model } = splitModel(event.model);
       const name = parentSpan ? event.agent : (options.agentName ?? event.agent);
@@ -71,6 +95,7 @@ export function otelListener(options: OtelOptions = {}): (event: AgentEvent) => 
       const run = parentSpan
         ? child(parentSpan, spanName, Kind.INTERNAL, attributes, event.time)
         : tracer.startSpan(spanName, { kind: Kind.INTERNAL, attributes, startTime: event.time });
+      tag(run, worker);
       runs.set(event.runId, {
         run,
         steps: new Map(),
@@ -83,13 +108,21 @@ export function otelListener(options: OtelOptions = {}): (event: AgentEvent) => 
     const spans = runs.get(event.runId);
     if (!spans) return;
     const stepSpan = (step: number) => spans.steps.get(step) ?? spans.run;
+    tag(spans.run, worker);
+    if ("step" in event && typeof event.step === "number") tag(spans.steps.get(event.step), worker);
     switch (event.type) {
-      case "step_start":
-        spans.steps.set(
-          event.step,
-          child(spans.run, `step ${event.step}`, Kind.INTERNAL, { "glassloop.step": event.step }, event.time),
+      case "step_start": {
+        const span = child(
+          spans.run,
+          `step ${event.step}`,
+          Kind.INTERNAL,
+          { "glassloop.step": event.step },
+          event.time,
         );
+        tag(span, worker);
+        spans.steps.set(event.step, span);
         break;
+      }
       case "model_request": {
         if (spans.models.has(event.step)) break; // a retry: the same call, one span
         const { provider, model } = splitModel(event.model);
@@ -106,6 +139,7 @@ export function otelListener(options: OtelOptions = {}): (event: AgentEvent) => 
           },
           event.time,
         );
+        tag(span, worker);
         spans.models.set(event.step, span);
         break;
       }
@@ -123,6 +157,7 @@ export function otelListener(options: OtelOptions = {}): (event: AgentEvent) => 
       case "model_response": {
         const span = spans.models.get(event.step);
         if (!span) break;
+        tag(span, worker);
         span.setAttributes({
           "gen_ai.usage.input_tokens": event.usage.inputTokens,
           "gen_ai.usage.output_tokens": event.usage.outputTokens,
@@ -151,27 +186,28 @@ export function otelListener(options: OtelOptions = {}): (event: AgentEvent) => 
         spans.models.delete(event.step);
         break;
       }
-      case "tool_call":
-        spans.tools.set(
-          event.toolCallId,
-          child(
-            stepSpan(event.step),
-            `execute_tool ${event.toolName}`,
-            Kind.INTERNAL,
-            {
-              "gen_ai.operation.name": "execute_tool",
-              "gen_ai.tool.name": event.toolName,
-              "gen_ai.tool.call.id": event.toolCallId,
-              "gen_ai.tool.type": "function",
-              ...(redactor && { "gen_ai.tool.call.arguments": content(event.arguments) }),
-            },
-            event.time,
-          ),
+      case "tool_call": {
+        const span = child(
+          stepSpan(event.step),
+          `execute_tool ${event.toolName}`,
+          Kind.INTERNAL,
+          {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": event.toolName,
+            "gen_ai.tool.call.id": event.toolCallId,
+            "gen_ai.tool.type": "function",
+            ...(redactor && { "gen_ai.tool.call.arguments": content(event.arguments) }),
+          },
+          event.time,
         );
+        tag(span, worker);
+        spans.tools.set(event.toolCallId, span);
         break;
+      }
       case "tool_result": {
         const span = spans.tools.get(event.toolCallId);
         if (!span) break;
+        tag(span, worker);
         span.setAttribute("glassloop.tool.status", event.status);
         if (redactor) span.setAttribute("gen_ai.tool.call.result", content(event.content) ?? "");
         if (event.status !== "ok") {
@@ -187,7 +223,7 @@ export function otelListener(options: OtelOptions = {}): (event: AgentEvent) => 
       }
       case "nested": {
         const tool = spans.tools.get(event.toolCallId) ?? stepSpan(event.step);
-        handle(event.event, tool);
+        handle(event.event, tool, worker);
         break;
       }
       case "step_end": {

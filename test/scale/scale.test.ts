@@ -1,6 +1,12 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
+import { otelListener } from "glassloop/otel";
 import { PostgresStore } from "glassloop/postgres";
 import type { ScaleClient, ScaleEvent } from "glassloop/scale";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -173,6 +179,18 @@ describe.skipIf(POSTGRES_SKIP)("scale-out on DBOS: runs as workflows on worker p
     const listed = await client.listRuns({ limit: 1 });
     expect(listed[0]?.worker).toBe("a");
   });
+  it("turns a distributed run's events into OpenTelemetry spans, each naming the worker that ran it", async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const listener = otelListener({ tracer: provider.getTracer("test") });
+    const handle = await client.enqueue("billing", "run ro: charge it");
+    for await (const item of handle.events()) listener({ ...item.event, worker: item.worker });
+    const spans = exporter.getFinishedSpans();
+    expect(spans.map((s) => s.name)).toContain("invoke_agent billing");
+    expect(spans.filter((s) => s.name.startsWith("execute_tool "))).toHaveLength(6);
+    for (const span of spans) expect(span.attributes["glassloop.worker"], span.name).toBe("a");
+  });
+
   it("keeps each worker to its own concurrency: a worker started later with a lower limit never lowers another's, and neither runs more than its own", async () => {
     // Worker a runs up to 4 at once; b, started after it, up to 1. Each run holds in its tool
     // until released, and each tool call logs how many runs its worker holds at that moment.
