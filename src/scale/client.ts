@@ -14,6 +14,8 @@ import {
 } from "./workflow.js";
 
 type DbosClient = Awaited<ReturnType<DbosModule["DBOSClient"]["create"]>>;
+/** DBOS's status filter: a string union it does not export, read off its own signature. */
+type StatusFilter = NonNullable<Parameters<DbosClient["listWorkflows"]>[0]["status"]>;
 
 /** Options of `client.enqueue`. */
 export interface EnqueueOptions {
@@ -209,8 +211,8 @@ export class ScaleClient {
       limit: options.limit ?? 100,
       loadInput: true,
       loadOutput: false,
-      // biome-ignore lint/suspicious/noExplicitAny: DBOS types its status filter as a string union it does not export.
-      ...(options.status !== undefined && { status: options.status as any }),
+      // The caller's string goes to DBOS as its filter; an unknown status simply matches no run.
+      ...(options.status !== undefined && { status: options.status as StatusFilter }),
     });
     return rows.map((row) => {
       const request = row.input?.[0] as Partial<RunRequest> | undefined;

@@ -10,7 +10,7 @@ import type { Limits } from "../vocabulary/limits.js";
 import type { Message } from "../vocabulary/messages.js";
 import type { RunStatus } from "../vocabulary/status.js";
 import type { RunUsage } from "../vocabulary/usage.js";
-import type { AnyAgentConfig, WorkerModule } from "./agents.js";
+import type { AgentFactory, AnyAgentConfig, WorkerModule } from "./agents.js";
 import { dbosToolHooks } from "./dbos-hooks.js";
 import { durableModel } from "./durable-model.js";
 import { EventLog } from "./events.js";
@@ -73,7 +73,8 @@ export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<
     const runId = DBOS.workflowID as string;
     const steps = new RunSteps(DBOS, runId, env.fence);
     const events = new EventLog(env.db.pool, runId, env.executorId);
-    const factory = env.module.agents[request.agent];
+    // Loaded at run time: any factory; what it returns is passed to `Agent`, which checks it.
+    const factory = (env.module.agents as Record<string, AgentFactory>)[request.agent];
     if (!factory) {
       const known = Object.keys(env.module.agents).join(", ") || "none";
       return failed(
@@ -81,7 +82,7 @@ export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<
         `This worker has no agent named ${JSON.stringify(request.agent)} (it has: ${known})`,
       );
     }
-    const config = await factory();
+    const config = (await factory()) as AnyAgentConfig;
     const history =
       request.session === undefined
         ? undefined
