@@ -1,8 +1,6 @@
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
+import { importUserModule } from "../user-module.js";
 
 const USAGE = `Usage: glassloop mcp serve <agent module> [--export name] [--tool-name name] [--description text]
 
@@ -52,20 +50,7 @@ function parse(args: string[]) {
 }
 
 async function loadAgent(file: string, exportName: string, io: CliIO): Promise<LoadedAgent> {
-  const path = resolve(io.cwd, file);
-  if (!existsSync(path)) throw new UsageError(`agent module not found: ${path}`, "mcp");
-  if (/\.(c|m)?tsx?$/.test(path)) {
-    try {
-      const { register } = await import("tsx/esm/api");
-      register();
-    } catch {
-      throw new UsageError(
-        `${file} is TypeScript: install tsx (npm i -D tsx) or point at compiled JavaScript`,
-        "mcp",
-      );
-    }
-  }
-  const module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  const module = await importUserModule(file, io, "mcp", "agent module");
   let value = module[exportName];
   if (typeof value === "function" && !isAgent(value)) value = await (value as () => unknown)();
   if (!isAgent(value)) {

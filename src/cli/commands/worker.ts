@@ -1,9 +1,7 @@
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import type { WorkerModule } from "../../scale/agents.js";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
+import { importUserModule } from "../user-module.js";
 
 const USAGE = `Usage: glassloop worker <worker module> [--postgres url] [--id name] [--queue name]
                         [--concurrency n] [--version v] [--lease-ms n] [--adopt-ms n] [--poll-ms n]
@@ -96,20 +94,7 @@ function whole(text: string, flag: string): number {
 
 /** Imports a worker module (TypeScript through tsx) and checks its shape. */
 export async function loadWorkerModule(file: string, io: CliIO): Promise<WorkerModule> {
-  const path = resolve(io.cwd, file);
-  if (!existsSync(path)) throw new UsageError(`worker module not found: ${path}`, "worker");
-  if (/\.(c|m)?tsx?$/.test(path)) {
-    try {
-      const { register } = await import("tsx/esm/api");
-      register();
-    } catch {
-      throw new UsageError(
-        `${file} is TypeScript: install tsx (npm i -D tsx) or point at compiled JavaScript`,
-        "worker",
-      );
-    }
-  }
-  const loaded = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  const loaded = await importUserModule(file, io, "worker", "worker module");
   const value = loaded.default ?? loaded.worker;
   const agents = (value as { agents?: unknown } | null)?.agents;
   if (typeof value !== "object" || value === null || typeof agents !== "object" || agents === null)
