@@ -1,8 +1,8 @@
-import type { RunUsage } from "../vocabulary/usage.js";
-import type { RunSessionLink, StoredRunStatus } from "./store.js";
+import type { RunSessionColumns } from "./run-row.js";
+import type { StoredRunStatus } from "./store.js";
 
 /** A row of the runs table as the driver returns it. */
-export interface RunRow {
+export interface RunRow extends RunSessionColumns {
   id: string;
   agent: string;
   model: string;
@@ -10,10 +10,6 @@ export interface RunRow {
   status: StoredRunStatus;
   owner_pid: number;
   owner_host: string;
-  session_id: string | null;
-  session_offset: number | null;
-  session_base: number | null;
-  session_version: number | null;
   usage: string;
   progress: string;
   output: string | null;
@@ -22,21 +18,4 @@ export interface RunRow {
   tools: string | null;
   created_at: number;
   updated_at: number;
-}
-
-/** Usage totals without the per-step list (steps have rows of their own). */
-export function withoutSteps(usage: RunUsage): Omit<RunUsage, "steps"> {
-  const { steps: _steps, ...totals } = usage;
-  return totals;
-}
-
-/** The session link stored with a run row. */
-export function sessionLinkOf(row: RunRow): RunSessionLink | undefined {
-  if (row.session_id === null) return undefined;
-  return {
-    sessionId: row.session_id,
-    offset: row.session_offset ?? 0,
-    base: row.session_base ?? 0,
-    version: row.session_version ?? 0,
-  };
 }

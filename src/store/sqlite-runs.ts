@@ -4,9 +4,10 @@ import type { RunUsage, StepUsage } from "../vocabulary/usage.js";
 import { RunBusyError, StoreError, UnknownRunError } from "./errors.js";
 import { ownerAlive } from "./owner.js";
 import { assertClaimable, assertDiscardable, OPEN_STATUSES } from "./run-claim.js";
+import { rowProgress, sessionColumnsOf, sessionLinkOf, withoutSteps } from "./run-row.js";
 import { parseStored } from "./sqlite-open.js";
 import { SqliteRunCalls } from "./sqlite-run-calls.js";
-import { type RunRow, sessionLinkOf, withoutSteps } from "./sqlite-run-row.js";
+import type { RunRow } from "./sqlite-run-row.js";
 import type {
   ClaimExpectation,
   NewRun,
@@ -67,10 +68,7 @@ export class SqliteRuns {
         run.input,
         run.owner.pid,
         run.owner.host,
-        run.session?.sessionId ?? null,
-        run.session?.offset ?? null,
-        run.session?.base ?? null,
-        run.session?.version ?? null,
+        ...sessionColumnsOf(run.session),
         JSON.stringify(totals),
         JSON.stringify(rowProgress(run.progress)),
         run.tools === undefined ? null : JSON.stringify(run.tools),
@@ -290,10 +288,4 @@ export class SqliteRuns {
       updatedAt: row.updated_at,
     };
   }
-}
-
-/** What of a progress the run row keeps: all but the calls, which have rows of their own. */
-function rowProgress(progress: RunProgress): RunProgress {
-  const { pending: _calls, ...rest } = progress;
-  return { ...rest, pending: [] };
 }

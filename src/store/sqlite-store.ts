@@ -1,9 +1,9 @@
 import type Database from "better-sqlite3";
 import type { Message } from "../vocabulary/messages.js";
 import { StoreError } from "./errors.js";
+import { sessionLinkOf } from "./run-row.js";
 import { SqliteNotes } from "./sqlite-notes.js";
 import { defaultDatabasePath, openDatabase, type SqliteOptions, translateError } from "./sqlite-open.js";
-import { sessionLinkOf } from "./sqlite-run-row.js";
 import { SqliteRuns } from "./sqlite-runs.js";
 import { SqliteSessions } from "./sqlite-sessions.js";
 import type {

@@ -1,8 +1,9 @@
 import type { RunUsage } from "../../vocabulary/usage.js";
-import type { RunSessionLink, RunTools, StoredRunStatus, StoredRunSummary } from "../store.js";
+import type { RunSessionColumns } from "../run-row.js";
+import type { RunTools, StoredRunStatus, StoredRunSummary } from "../store.js";
 
 /** A row of the runs table as `pg` returns it (json columns parsed, int8 as numbers). */
-export interface PgRunRow {
+export interface PgRunRow extends RunSessionColumns {
   id: string;
   agent: string;
   model: string;
@@ -10,10 +11,6 @@ export interface PgRunRow {
   status: StoredRunStatus;
   owner_pid: number;
   owner_host: string;
-  session_id: string | null;
-  session_offset: number | null;
-  session_base: number | null;
-  session_version: number | null;
   usage: Omit<RunUsage, "steps">;
   progress: { pending?: unknown[]; guard?: unknown; finishReason?: unknown };
   tools: RunTools | null;
@@ -22,19 +19,6 @@ export interface PgRunRow {
   message_count: number;
   created_at: number;
   updated_at: number;
-}
-
-/** Where a stored run stands that can still be resumed. */
-
-/** The session link stored with a run row. */
-export function pgSessionLink(row: PgRunRow): RunSessionLink | undefined {
-  if (row.session_id === null) return undefined;
-  return {
-    sessionId: row.session_id,
-    offset: row.session_offset ?? 0,
-    base: row.session_base ?? 0,
-    version: row.session_version ?? 0,
-  };
 }
 
 /** One line of listRuns from a row. */

@@ -1,10 +1,10 @@
 import type { Message } from "../../vocabulary/messages.js";
-import type { RunUsage, StepUsage } from "../../vocabulary/usage.js";
-import type { PendingCall, RunProgress } from "../store.js";
+import type { StepUsage } from "../../vocabulary/usage.js";
+import type { PendingCall } from "../store.js";
 import type { PgClient } from "./pg-driver.js";
 
 // The row-shaping writes the Postgres runs and sessions share: messages and steps in one
-// statement each, and the parts of a run's usage and progress that live in the run row.
+// statement each, and the call and step lists deduplicated for a single statement.
 
 /** Appends `messages.slice(from)` in one statement. */
 export async function appendMessages(
@@ -38,17 +38,6 @@ export async function writeSteps(c: PgClient, runId: string, steps: readonly Ste
      ON CONFLICT (run_id, step_index) DO UPDATE SET usage = excluded.usage`,
     [runId, unique.map((s) => s.step), unique.map((s) => JSON.stringify(s))],
   );
-}
-
-export function withoutSteps(usage: RunUsage): Omit<RunUsage, "steps"> {
-  const { steps: _steps, ...totals } = usage;
-  return totals;
-}
-
-/** What of a progress the run row keeps: all but the calls, which have rows of their own. */
-export function rowProgress(progress: RunProgress): RunProgress {
-  const { pending: _calls, ...rest } = progress;
-  return { ...rest, pending: [] };
 }
 
 /** One statement cannot touch a row twice: a repeated call id keeps its first place and last value. */

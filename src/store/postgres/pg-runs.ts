@@ -1,8 +1,9 @@
 import type { Message } from "../../vocabulary/messages.js";
-import type { RunUsage, StepUsage } from "../../vocabulary/usage.js";
+import type { RunUsage } from "../../vocabulary/usage.js";
 import { StoreError, UnknownRunError } from "../errors.js";
 import { ownerAlive } from "../owner.js";
 import { assertClaimable, assertDiscardable, OPEN_STATUSES } from "../run-claim.js";
+import { rowProgress, sessionColumnsOf, withoutSteps } from "../run-row.js";
 import type {
   ClaimExpectation,
   NewRun,
@@ -10,21 +11,14 @@ import type {
   RunCheckpoint,
   RunEnd,
   RunOwner,
-  RunProgress,
   StoredRun,
   StoredRunStatus,
   StoredRunSummary,
 } from "../store.js";
 import type { PgClient } from "./pg-driver.js";
-import { type PgRunRow, summaryOf } from "./pg-run-row.js";
-import {
-  appendMessages,
-  rowProgress,
-  uniqueCalls,
-  uniqueSteps,
-  withoutSteps,
-  writeSteps,
-} from "./pg-run-writes.js";
+import { listRuns, storedRunOf } from "./pg-run-reads.js";
+import type { PgRunRow } from "./pg-run-row.js";
+import { appendMessages, uniqueCalls, uniqueSteps, writeSteps } from "./pg-run-writes.js";
 
 // Every write stamps `updated_at` later than the stamp it replaces (two writes in one millisecond
 // included), so a claim's compare-and-set on it never mistakes a newer write for the state it read.
@@ -52,10 +46,7 @@ export class PgRuns {
         JSON.stringify(run.input),
         run.owner.pid,
         run.owner.host,
-        run.session?.sessionId ?? null,
-        run.session?.offset ?? null,
-        run.session?.base ?? null,
-        run.session?.version ?? null,
+        ...sessionColumnsOf(run.session),
         JSON.stringify(totals),
         JSON.stringify(rowProgress(run.progress)),
         run.tools === undefined ? null : JSON.stringify(run.tools),
@@ -152,7 +143,7 @@ export class PgRuns {
   }
 
   async load(c: PgClient, runId: string): Promise<StoredRun> {
-    return this.#toStored(c, await this.#get(c, runId, false));
+    return storedRunOf(c, await this.#get(c, runId, false));
   }
 
   /**
@@ -201,23 +192,7 @@ export class PgRuns {
     c: PgClient,
     filter: { status?: StoredRunStatus; sessionId?: string; limit?: number },
   ): Promise<StoredRunSummary[]> {
-    const where: string[] = [];
-    const args: unknown[] = [];
-    if (filter.status !== undefined) {
-      args.push(filter.status);
-      where.push(`status = $${args.length}`);
-    }
-    if (filter.sessionId !== undefined) {
-      args.push(filter.sessionId);
-      where.push(`session_id = $${args.length}`);
-    }
-    args.push(filter.limit ?? 100);
-    const rows = await c.query<PgRunRow>(
-      `SELECT id, agent, status, session_id, input, created_at, updated_at FROM runs
-       ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, id LIMIT $${args.length}`,
-      args,
-    );
-    return rows.rows.map(summaryOf);
+    return listRuns(c, filter);
   }
 
   async #get(c: PgClient, runId: string, lock: boolean): Promise<PgRunRow> {
@@ -281,49 +256,5 @@ export class PgRuns {
   async #replaceCalls(c: PgClient, runId: string, calls: readonly PendingCall[]): Promise<void> {
     await c.query("DELETE FROM run_calls WHERE run_id = $1", [runId]);
     await this.#upsertCalls(c, runId, calls);
-  }
-
-  async #toStored(c: PgClient, row: PgRunRow): Promise<StoredRun> {
-    const [messages, steps, calls] = [
-      await c.query<{ message: Message }>("SELECT message FROM run_messages WHERE run_id = $1 ORDER BY seq", [
-        row.id,
-      ]),
-      await c.query<{ usage: StepUsage }>(
-        "SELECT usage FROM run_steps WHERE run_id = $1 ORDER BY step_index",
-        [row.id],
-      ),
-      await c.query<{ pending: PendingCall }>(
-        "SELECT pending FROM run_calls WHERE run_id = $1 ORDER BY seq",
-        [row.id],
-      ),
-    ];
-    const progress: RunProgress = {
-      ...(row.progress as Partial<RunProgress>),
-      pending: calls.rows.map((r) => r.pending),
-    };
-    return {
-      runId: row.id,
-      agent: row.agent,
-      model: row.model,
-      input: row.input,
-      status: row.status,
-      owner: { pid: row.owner_pid, host: row.owner_host },
-      messages: messages.rows.map((r) => r.message),
-      usage: { ...row.usage, steps: steps.rows.map((r) => r.usage) },
-      progress,
-      ...(row.session_id !== null && {
-        session: {
-          sessionId: row.session_id,
-          offset: row.session_offset ?? 0,
-          base: row.session_base ?? 0,
-          version: row.session_version ?? 0,
-        },
-      }),
-      ...(row.tools !== null && { tools: row.tools }),
-      ...(row.output !== null && { output: row.output }),
-      ...(row.error !== null && { error: row.error }),
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-    };
   }
 }

@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { ConfigError } from "../../errors.js";
 import type { Message } from "../../vocabulary/messages.js";
+import { sessionLinkOf } from "../run-row.js";
 import type {
   ClaimExpectation,
   NewNote,
@@ -21,7 +22,6 @@ import { loadPg, type PgClient, type PgPool, pgTypes } from "./pg-driver.js";
 import { describeUrl, translatePgError } from "./pg-errors.js";
 import { migratePg, quoteIdent } from "./pg-migrations.js";
 import { PgNotes } from "./pg-notes.js";
-import { pgSessionLink } from "./pg-run-row.js";
 import { PgRuns } from "./pg-runs.js";
 import { PgSessions } from "./pg-sessions.js";
 
@@ -135,7 +135,7 @@ export class PostgresStore implements Store {
 
   async finishRun(runId: string, end: RunEnd): Promise<void> {
     await this.#tx(async (c) => {
-      const link = pgSessionLink(await this.#runs.finish(c, runId, end));
+      const link = sessionLinkOf(await this.#runs.finish(c, runId, end));
       // Only a run that still holds its session saves into it; a discarded one never does.
       if (link) await this.#sessions.save(c, link, runId, end.messages);
     });
@@ -147,7 +147,7 @@ export class PostgresStore implements Store {
 
   async claimRun(runId: string, owner: RunOwner, expect?: ClaimExpectation): Promise<StoredRun> {
     return this.#tx(async (c) => {
-      const link = pgSessionLink(await this.#runs.claim(c, runId, owner, expect));
+      const link = sessionLinkOf(await this.#runs.claim(c, runId, owner, expect));
       if (link) await this.#sessions.lock(c, link.sessionId, runId);
       return this.#runs.load(c, runId);
     });
@@ -155,7 +155,7 @@ export class PostgresStore implements Store {
 
   async discardRun(runId: string): Promise<void> {
     await this.#tx(async (c) => {
-      const link = pgSessionLink(await this.#runs.discard(c, runId));
+      const link = sessionLinkOf(await this.#runs.discard(c, runId));
       if (link) await this.#sessions.unlock(c, link.sessionId, runId);
     });
   }
