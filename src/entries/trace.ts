@@ -11,6 +11,7 @@ export {
   ReplayModel,
   type ReplayOptions,
 } from "../models/replay.js";
+export { buildRunView } from "../trace/build-run-view.js";
 export { formatRun, formatRunList } from "../trace/format.js";
 export {
   findRun,
@@ -33,17 +34,15 @@ export {
   replayTrace,
 } from "../trace/replay.js";
 export { type DiffEntry, describeEntry, diffRequests, type RequestDiff } from "../trace/request-diff.js";
-export {
-  buildRunView,
-  type ErrorView,
-  type RequestView,
-  type ResponseView,
-  type RunSummary,
-  type RunView,
-  type StepView,
-  summarize,
-  type ToolCallView,
-  type TraceRunStatus,
+export { type RunSummary, summarize } from "../trace/run-summary.js";
+export type {
+  ErrorView,
+  RequestView,
+  ResponseView,
+  RunView,
+  StepView,
+  ToolCallView,
+  TraceRunStatus,
 } from "../trace/run-view.js";
 export { startViewer, ViewerNotBuiltError, type ViewerOptions, type ViewerServer } from "../trace/server.js";
 export { TRACE_FORMAT, TRACE_VERSION, type TraceHeader, type TraceRecord } from "../trace/trace-format.js";

@@ -1,5 +1,6 @@
 import { describeEntry, diffRequests } from "./request-diff.js";
-import type { RunSummary, RunView, StepView, ToolCallView } from "./run-view.js";
+import type { RunSummary } from "./run-summary.js";
+import type { RunView, StepView, ToolCallView } from "./run-view.js";
 
 /** A table of runs for `glassloop trace list`, newest first. */
 export function formatRunList(runs: readonly RunSummary[]): string {

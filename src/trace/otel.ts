@@ -3,7 +3,7 @@ import { importOptional, OTEL_API } from "../optional-dependency.js";
 import type { AgentEvent } from "../vocabulary/events.js";
 import { withoutImageBytes } from "./images.js";
 import { type RedactionOptions, Redactor } from "./redact.js";
-import { workerOf } from "./run-view.js";
+import { workerOf } from "./trace-worker.js";
 
 // A peer the user installs: without it, importing glassloop/otel fails with the install command,
 // not Node's bare "Cannot find package".

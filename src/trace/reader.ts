@@ -11,7 +11,9 @@ import {
 import { join, resolve } from "node:path";
 import { GlassloopError } from "../errors.js";
 import type { AgentEvent } from "../vocabulary/events.js";
-import { buildRunView, groupByRun, type RunSummary, type RunView, summarize } from "./run-view.js";
+import { buildRunView, groupByRun } from "./build-run-view.js";
+import { type RunSummary, summarize } from "./run-summary.js";
+import type { RunView } from "./run-view.js";
 import { parseTraceText, type TraceProblem } from "./trace-format.js";
 import { DEFAULT_TRACE_DIR } from "./writer.js";
 

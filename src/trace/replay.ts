@@ -4,9 +4,10 @@ import { exchangesOf, ReplayDivergenceError, ReplayModel } from "../models/repla
 import { resolveModel } from "../models/resolve.js";
 import type { AgentEvent, ToolResultEvent } from "../vocabulary/events.js";
 import type { Message } from "../vocabulary/messages.js";
+import { buildRunView } from "./build-run-view.js";
 import { readTraceEvents } from "./reader.js";
 import { deepEqual, describeValue } from "./request-diff.js";
-import { buildRunView, type RunView } from "./run-view.js";
+import type { RunView } from "./run-view.js";
 
 /** What a replay needs of an agent: glassloop's `Agent` fits. */
 export interface ReplayableAgent {

@@ -1,4 +1,5 @@
-import type { RunSummary, RunView } from "../../src/trace/run-view.js";
+import type { RunSummary } from "../../src/trace/run-summary.js";
+import type { RunView } from "../../src/trace/run-view.js";
 
 /** A run as the server sends it: the view plus the file it came from. */
 export type ServedRun = RunView & { file: string };

@@ -1,6 +1,6 @@
 import { useMemo, useState } from "preact/hooks";
 import { formatMs, formatUsd } from "../../src/trace/format.js";
-import type { RunSummary } from "../../src/trace/run-view.js";
+import type { RunSummary } from "../../src/trace/run-summary.js";
 import { fetchRuns } from "./api.js";
 import { href } from "./route.js";
 import { StatusBadge } from "./status-badge.js";
