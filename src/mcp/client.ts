@@ -1,45 +1,13 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ConfigError, GlassloopError, ToolError } from "../errors.js";
-import { fitsAsName } from "../memory/files.js";
+import { GlassloopError, ToolError } from "../errors.js";
 import type { JsonSchema } from "../models/model.js";
 import type { AgentTool } from "../tools/tool.js";
 import type { ToolSource } from "../tools/tool-source.js";
 import { jsonSchemaTool } from "./json-schema-tool.js";
 import { renderContent } from "./render-content.js";
-import {
-  Client,
-  StdioClientTransport,
-  StreamableHTTPClientTransport,
-  ToolListChangedNotificationSchema,
-} from "./sdk.js";
-
-/** How to reach an MCP server: spawn it (stdio) or call it (streamable HTTP). */
-export type McpServerConfig = {
-  /** Shown in tool errors and events. */
-  name: string;
-  /** Prefix tool names with `<prefix>_` to keep servers apart (default: no prefix). */
-  prefix?: string;
-  /** Longest wait for one tool call (default 60,000 ms). */
-  callTimeoutMs?: number;
-  /** Longest wait for the connection and the first tool list (default 20,000 ms). */
-  connectTimeoutMs?: number;
-  /** Longest wait for one re-read of the tool list after a change notification (default 20,000 ms). */
-  listTimeoutMs?: number;
-  /** Most tools the server may offer (default 512); more is an error, not a longer tool list. */
-  maxTools?: number;
-  /** Most pages one tool listing may take (default 64). */
-  maxListPages?: number;
-  /**
-   * Told about what the server got wrong and glassloop ignored (a line on stdout that is not
-   * JSON-RPC, a response to no request, a tool list it refused). Default: `process.emitWarning`,
-   * at most 10 per server.
-   */
-  onWarning?: (message: string) => void;
-} /** An already made transport (in-process servers, tests). */ & (
-  | { transport: Transport }
-  | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string }
-  | { url: string; headers?: Record<string, string> }
-);
+import { imageBlocks, pdfResources } from "./result-blocks.js";
+import { Client, StdioClientTransport, ToolListChangedNotificationSchema } from "./sdk.js";
+import { type McpServerConfig, transportFor } from "./server-config.js";
 
 /** Connecting to an MCP server failed. */
 export class McpConnectError extends GlassloopError {
@@ -229,71 +197,6 @@ export class McpClient implements ToolSource {
       },
     });
   }
-}
-
-/** A file content block made from an MCP embedded resource. */
-type FileBlock = { type: "file"; mediaType: string; data: string; filename?: string };
-
-/**
- * MCP embedded `resource` blocks holding a PDF's bytes (`blob`, base64), keyed by their block, as
- * glassloop file content named after the last segment of the resource's URI.
- */
-function pdfResources(content: unknown): Map<unknown, FileBlock> {
-  const files = new Map<unknown, FileBlock>();
-  if (!Array.isArray(content)) return files;
-  for (const b of content) {
-    if (b === null || typeof b !== "object" || b.type !== "resource") continue;
-    const resource = (b as { resource?: { uri?: unknown; mimeType?: unknown; blob?: unknown } }).resource;
-    if (resource?.mimeType !== "application/pdf" || typeof resource.blob !== "string") continue;
-    const file: FileBlock = { type: "file", mediaType: "application/pdf", data: resource.blob };
-    const name = typeof resource.uri === "string" ? lastSegment(resource.uri) : undefined;
-    if (name) file.filename = name;
-    files.set(b, file);
-  }
-  return files;
-}
-
-function lastSegment(uri: string): string | undefined {
-  const path = URL.canParse(uri) ? new URL(uri).pathname : uri;
-  let name: string;
-  try {
-    name = decodeURIComponent(path.split("/").at(-1) ?? "");
-  } catch {
-    return undefined;
-  }
-  // A hostile server's name must not cost the document: one that is not a fit name is left out.
-  return fitsAsName(name) ? name : undefined;
-}
-
-/** MCP `image` content blocks of a tool result, as glassloop image content. */
-function imageBlocks(content: unknown): { type: "image"; mimeType: string; data: string }[] {
-  if (!Array.isArray(content)) return [];
-  return content.filter(
-    (b): b is { type: "image"; mimeType: string; data: string } =>
-      b !== null &&
-      typeof b === "object" &&
-      b.type === "image" &&
-      typeof b.data === "string" &&
-      typeof b.mimeType === "string",
-  );
-}
-
-function transportFor(config: Exclude<McpServerConfig, { transport: Transport }>): Transport {
-  if ("command" in config) {
-    return new StdioClientTransport({
-      command: config.command,
-      ...(config.args && { args: config.args }),
-      ...(config.env && { env: config.env }),
-      ...(config.cwd && { cwd: config.cwd }),
-      stderr: "ignore",
-    });
-  }
-  if ("url" in config) {
-    return new StreamableHTTPClientTransport(new URL(config.url), {
-      ...(config.headers && { requestInit: { headers: config.headers } }),
-    });
-  }
-  throw new ConfigError("An MCP server needs a `command` (stdio) or a `url` (streamable HTTP)");
 }
 
 /** MCP tool names allow more than providers do; map to ^[a-zA-Z0-9_-]{1,64}$. */

@@ -2,7 +2,7 @@
  * MCP for glassloop (`import … from "glassloop/mcp"`): servers' tools as glassloop tools, and
  * agents as MCP servers. A separate entry so the core never loads the MCP SDK.
  */
-export { McpClient, McpConnectError, type McpServerConfig, McpToolListError } from "./client.js";
+export { McpClient, McpConnectError, McpToolListError } from "./client.js";
 export { type JsonSchemaToolDefinition, jsonSchemaTool } from "./json-schema-tool.js";
 export {
   type AgentServerOptions,
@@ -10,3 +10,4 @@ export {
   type ServableAgent,
   serveAgentOverStdio,
 } from "./server.js";
+export type { McpServerConfig } from "./server-config.js";
