@@ -165,6 +165,96 @@ describe("pydantic-ai Gemini cassettes as whole agent runs", () => {
   });
 });
 
+describe("Gemini 3 after another model's tool calls", () => {
+  // The recorded second request of a real Gemini 3 run, with its first turn made by Anthropic
+  // instead: the call and its result are the same, only the signature cannot be Gemini's own.
+  it("the call carries Google's placeholder signature, and the recorded Gemini 3 answer completes the run", async () => {
+    const exchanges = loadCassette<Body>("test_google-test_google_streaming_tool_call_thought_signature");
+    const recorded = exchanges[1] as RecordedExchange<Body>;
+    server.handler = () => replyOf(recorded, 7, 20);
+    const history: Message[] = [
+      { role: "user", content: "What is the capital of the user country? Call the tool" },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [{ id: "toolu_01A", name: "get_country", arguments: "{}" }],
+        reasoning: [
+          { type: "reasoning", provider: "anthropic", text: "Call it.", signature: "EqQBCkYIBxgCKkA" },
+        ],
+      },
+      { role: "tool", toolCallId: "toolu_01A", toolName: "get_country", content: "Mexico" },
+    ];
+    const observed: string[] = [];
+    const answer = await gemini("gemini-3-pro-preview").generate(
+      {
+        messages: history,
+        tools: [{ name: "get_country", description: "", parameters: { type: "object", properties: {} } }],
+        stream: true,
+        signal: new AbortController().signal,
+      },
+      { onRequest: () => {}, onReasoningDropped: (i) => observed.push(...i.from) },
+    );
+    const sent = server.requests[0]?.body as Body;
+    const expected = essence(recorded.request.parsed_body, (id) =>
+      id.startsWith("pyd_ai_") ? "toolu_01A" : id,
+    );
+    const call = expected.contents[1]?.parts[0] as { thoughtSignature?: string };
+    call.thoughtSignature = bytesOf("skip_thought_signature_validator");
+    expect(essence(sent, (id) => id)).toEqual(expected);
+    expect(sent.contents[1]?.parts).toEqual([
+      {
+        functionCall: { id: "toolu_01A", name: "get_country", args: {} },
+        thoughtSignature: "skip_thought_signature_validator",
+      },
+    ]);
+    expect(observed).toEqual(["anthropic"]);
+    expect(answer.text).toBe("The capital of Mexico is Mexico City.");
+  });
+
+  it("Gemini's own signed call goes back unchanged, and Gemini 2.5 gets no placeholder", async () => {
+    const own: Message[] = [
+      { role: "user", content: "q" },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          { id: "a", name: "get_country", arguments: "{}" },
+          { id: "b", name: "get_country", arguments: "{}" },
+        ],
+        reasoning: [
+          {
+            type: "reasoning",
+            provider: "google",
+            text: "",
+            signature: "c2lnbmVk",
+            anchor: { toolCallId: "a" },
+          },
+        ],
+      },
+      { role: "tool", toolCallId: "a", toolName: "get_country", content: "Mexico" },
+      { role: "tool", toolCallId: "b", toolName: "get_country", content: "Mexico" },
+    ];
+    const foreign: Message[] = [
+      { role: "user", content: "q" },
+      { role: "assistant", content: "", toolCalls: [{ id: "c", name: "get_country", arguments: "{}" }] },
+      { role: "tool", toolCallId: "c", toolName: "get_country", content: "Mexico" },
+    ];
+    const ok = {
+      json: { candidates: [{ content: { role: "model", parts: [{ text: "ok" }] }, finishReason: "STOP" }] },
+    };
+    const request = (messages: Message[]) => ({ messages, tools: [], signal: new AbortController().signal });
+    server.enqueue(ok, ok);
+    await gemini("gemini-3-flash-preview").generate(request(own), { onRequest: () => {} });
+    await gemini("gemini-2.5-flash").generate(request(foreign), { onRequest: () => {} });
+    const modelTurn = (i: number) => (server.requests[i]?.body as Body | undefined)?.contents[1]?.parts;
+    expect(modelTurn(0)).toEqual([
+      { functionCall: { id: "a", name: "get_country", args: {} }, thoughtSignature: "c2lnbmVk" },
+      { functionCall: { id: "b", name: "get_country", args: {} } },
+    ]);
+    expect(modelTurn(1)).toEqual([{ functionCall: { id: "c", name: "get_country", args: {} } }]);
+  });
+});
+
 describe("Gemini requests", () => {
   it("a transcript from another provider loses its reasoning, with a reasoning_dropped event", async () => {
     server.enqueue({

@@ -7,7 +7,7 @@ import { endpointUrl } from "../http/url.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../model.js";
 import { priceOf } from "../prices.js";
 import { reportForeignReasoning } from "../reasoning.js";
-import { GEMINI_PROVIDER, type GeminiBodyOptions, toGeminiBody } from "./request.js";
+import { GEMINI_PROVIDER, type GeminiBodyOptions, toGeminiBody, validatesSignatures } from "./request.js";
 import { GeminiAnswer } from "./response.js";
 
 /** Where the Gemini API lives unless `baseURL` or `GOOGLE_GEMINI_BASE_URL` says otherwise. */
@@ -79,6 +79,7 @@ export class GeminiModel implements Model {
     reportForeignReasoning(request.messages, GEMINI_PROVIDER, observer);
     const body = toGeminiBody(request, {
       ...(this.#options.thinking && { thinking: this.#options.thinking }),
+      placeholderSignatures: validatesSignatures(this.modelName),
     });
     const call: HttpCall = {
       provider: "google",

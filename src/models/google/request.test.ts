@@ -3,7 +3,7 @@ import { z } from "zod";
 import { tool } from "../../tools/tool.js";
 import { ToolRegistry } from "../../tools/tool-registry.js";
 import type { ModelRequest, ToolSpec } from "../model.js";
-import { toGeminiBody } from "./request.js";
+import { GEMINI_PLACEHOLDER_SIGNATURE, toGeminiBody, validatesSignatures } from "./request.js";
 
 const request = (tools: ToolSpec[]): ModelRequest => ({
   messages: [{ role: "user", content: "hi" }],
@@ -72,5 +72,47 @@ describe("Gemini function declarations", () => {
       description: "The weather in a city, on a day.",
       parameters: { properties: { city: { type: "STRING" }, day: { type: "STRING" } } },
     });
+  });
+});
+
+describe("Gemini 3 placeholder signatures", () => {
+  it("only Gemini 3 and later validate signatures, by plain name or Vertex path", () => {
+    expect(
+      [
+        "gemini-3-pro-preview",
+        "gemini-3.1-flash-lite",
+        "publishers/google/models/gemini-3-flash",
+        "gemini-10-x",
+      ].map(validatesSignatures),
+    ).toEqual([true, true, true, true]);
+    expect(
+      ["gemini-2.5-flash", "gemini-2.0-flash", "gemma-3-27b-it", "my-gemini"].map(validatesSignatures),
+    ).toEqual([false, false, false, false]);
+  });
+
+  it("put on the first of several unsigned parallel calls, and never on a text part", () => {
+    const body = toGeminiBody(
+      {
+        messages: [
+          { role: "user", content: "q" },
+          {
+            role: "assistant",
+            content: "Checking both.",
+            toolCalls: [
+              { id: "1", name: "a", arguments: "{}" },
+              { id: "2", name: "b", arguments: '{"x":1}' },
+            ],
+          },
+        ],
+        tools: [],
+        signal: new AbortController().signal,
+      },
+      { placeholderSignatures: true },
+    );
+    expect(body.contents[1]?.parts).toEqual([
+      { text: "Checking both." },
+      { functionCall: { id: "1", name: "a", args: {} }, thoughtSignature: GEMINI_PLACEHOLDER_SIGNATURE },
+      { functionCall: { id: "2", name: "b", args: { x: 1 } } },
+    ]);
   });
 });

@@ -9,10 +9,33 @@ import type { GeminiContent, GeminiFunctionDeclaration, GeminiPart, GeminiReques
 /** The reasoning parts' provider label for this wire format. */
 export const GEMINI_PROVIDER = "google";
 
+/**
+ * The signature Google documents for function calls that no Gemini model signed (another model's
+ * calls, a hand-written transcript): Gemini 3 answers 400 when the first call of a step carries no
+ * signature, and accepts this one in its place
+ * (https://ai.google.dev/gemini-api/docs/thought-signatures#faqs, and Vertex AI's "thought
+ * signatures" page, REST section). Sent as the literal string, as the REST examples do.
+ */
+export const GEMINI_PLACEHOLDER_SIGNATURE = "skip_thought_signature_validator";
+
 /** Settings of the body that do not come from the `ModelRequest`. */
 export interface GeminiBodyOptions {
   /** `thinkingConfig` as sent: a token budget (0 turns thinking off on Flash) and thought summaries. */
   thinking?: { budgetTokens?: number; includeThoughts?: boolean };
+  /**
+   * Put `GEMINI_PLACEHOLDER_SIGNATURE` on the first function call of a model turn whose calls carry
+   * no signature (the model validates signatures: Gemini 3 and later; see `validatesSignatures`).
+   */
+  placeholderSignatures?: boolean;
+}
+
+/**
+ * Whether `modelName` is a Gemini model that rejects unsigned function calls (Gemini 3 and later;
+ * 1.x and 2.x accept them). Matches plain names and Vertex paths (`publishers/google/models/…`).
+ */
+export function validatesSignatures(modelName: string): boolean {
+  const major = /(?:^|\/)gemini-(\d+)/.exec(modelName)?.[1];
+  return major !== undefined && Number(major) >= 3;
 }
 
 /**
@@ -42,7 +65,7 @@ export function toGeminiBody(request: ModelRequest, options: GeminiBodyOptions =
       if (m.content) system.push(m.content);
       continue;
     }
-    const parts = partsOf(m);
+    const parts = partsOf(m, options.placeholderSignatures === true);
     if (parts.length === 0) continue;
     const role = m.role === "assistant" ? "model" : "user";
     const last = contents.at(-1);
@@ -95,7 +118,7 @@ function declaration(tool: ToolSpec): GeminiFunctionDeclaration {
   return { name: tool.name, description: tool.description, parameters };
 }
 
-function partsOf(m: Exclude<Message, { role: "system" }>): GeminiPart[] {
+function partsOf(m: Exclude<Message, { role: "system" }>, placeholders: boolean): GeminiPart[] {
   switch (m.role) {
     case "user":
       return [
@@ -115,15 +138,21 @@ function partsOf(m: Exclude<Message, { role: "system" }>): GeminiPart[] {
         },
       ];
     case "assistant":
-      return modelParts(m.content, m.toolCalls ?? [], ownReasoning(m, GEMINI_PROVIDER));
+      return modelParts(m.content, m.toolCalls ?? [], ownReasoning(m, GEMINI_PROVIDER), placeholders);
   }
 }
 
-/** A model turn's parts: thoughts, the answer text, the calls, each with the signature it came with. */
+/**
+ * A model turn's parts: thoughts, the answer text, the calls, each with the signature it came with.
+ * With `placeholders`, a turn whose calls came without any signature (another model made them) gets
+ * the documented placeholder on its first call, the one Gemini 3 validates; a turn Gemini signed is
+ * sent exactly as received (its later parallel calls legitimately have none).
+ */
 function modelParts(
   text: string,
   calls: readonly { id: string; name: string; arguments: string }[],
   reasoning: readonly ReasoningPart[],
+  placeholders: boolean,
 ): GeminiPart[] {
   const parts: GeminiPart[] = [];
   let textSignature: string | undefined;
@@ -142,8 +171,11 @@ function modelParts(
   }
   if (text !== "" || textSignature !== undefined)
     parts.push({ text, ...(textSignature !== undefined && { thoughtSignature: textSignature }) });
-  for (const call of calls) {
-    const signature = callSignatures.get(call.id);
+  const unsigned = calls.every((call) => !callSignatures.has(call.id));
+  for (const [index, call] of calls.entries()) {
+    const signature =
+      callSignatures.get(call.id) ??
+      (placeholders && unsigned && index === 0 ? GEMINI_PLACEHOLDER_SIGNATURE : undefined);
     parts.push({
       functionCall: { id: call.id, name: call.name, args: argsOf(call.arguments) },
       ...(signature !== undefined && { thoughtSignature: signature }),
