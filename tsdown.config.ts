@@ -12,6 +12,7 @@ export default defineConfig({
     tools: "src/entries/tools.ts",
     trace: "src/entries/trace.ts",
     multi: "src/entries/multi.ts",
+    guardrails: "src/entries/guardrails.ts",
     "mcp/index": "src/mcp/index.ts",
     otel: "src/otel.ts",
     "evals/index": "src/evals/index.ts",

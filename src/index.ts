@@ -44,6 +44,8 @@ export {
   ApprovalRequiredError,
   type PendingApproval,
 } from "./features/approval/approval.js";
+export { GuardrailFailedError, GuardrailTripwireError } from "./features/guardrails/errors.js";
+export type { Guardrails } from "./features/guardrails/guardrail.js";
 export type { LoopGuardOptions } from "./features/loop-guard.js";
 export { AuthenticationError, ContextOverflowError, ProviderError, RateLimitError } from "./models/errors.js";
 export type {

@@ -82,7 +82,13 @@ describe("the default store", () => {
 // a built-in tool, a trace, a router) comes from that room's entry.
 const ROOT_NAMES = {
   agent: ["Agent", "AgentConfig", "AgentStream", "ModelSettings", "ResumeOptions", "RunOptions", "RunResult"],
-  "the agent's options": ["ApprovalHandler", "EnvironmentOptions", "LoopGuardOptions", "PendingApproval"],
+  "the agent's options": [
+    "ApprovalHandler",
+    "EnvironmentOptions",
+    "Guardrails",
+    "LoopGuardOptions",
+    "PendingApproval",
+  ],
   tools: [
     "AgentTool",
     "RegisterOptions",
@@ -134,6 +140,8 @@ const ROOT_NAMES = {
     "ConfigError",
     "ContextOverflowError",
     "GlassloopError",
+    "GuardrailFailedError",
+    "GuardrailTripwireError",
     "LoopDetectedError",
     "MissingDependencyError",
     "ModelBehaviorError",

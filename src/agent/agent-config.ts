@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { EnvironmentOptions } from "../environment/environment.js";
 import type { ApprovalHandler } from "../features/approval/approval.js";
 import type { RecallOptions } from "../features/context-view.js";
+import type { Guardrails } from "../features/guardrails/guardrail.js";
 import type { LoopGuardOptions } from "../features/loop-guard.js";
 import type { PlanOptions } from "../features/plan.js";
 import type { ReflectOptions } from "../features/reflect.js";
@@ -66,12 +67,16 @@ interface AgentConfigBase<TContext> {
 export interface AgentConfigWithOutput<TContext, TOutput> extends AgentConfigBase<TContext> {
   output: z.ZodType<TOutput>;
   tools?: readonly AgentTool<NoInfer<TContext>>[] | ToolRegistry<NoInfer<TContext>, string, false>;
+  /** Checks on the input, the typed output and each tool call: allow, reject (the model corrects), or stop the run. */
+  guardrails?: Guardrails<NoInfer<TContext>, NoInfer<TOutput>>;
 }
 
 /** An agent whose run returns text, or the result of a terminal tool in its registry. */
 export interface AgentConfigWithoutOutput<TContext, TOutput> extends AgentConfigBase<TContext> {
   output?: undefined;
   tools?: readonly AgentTool<NoInfer<TContext>>[] | ToolRegistry<NoInfer<TContext>, TOutput, boolean>;
+  /** Checks on the input, the final answer and each tool call: allow, reject (the model corrects), or stop the run. */
+  guardrails?: Guardrails<NoInfer<TContext>, NoInfer<TOutput>>;
 }
 
 /** Everything an agent is made of. */

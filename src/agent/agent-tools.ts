@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { formatIssues } from "../environment/feedback.js";
 import { ConfigError } from "../errors.js";
+import type { Guardrails } from "../features/guardrails/guardrail.js";
 import { PLAN_TOOL, planTool } from "../features/plan.js";
 import type { ReflectOptions } from "../features/reflect.js";
 import { type AgentTool, type ContextSpec, type Tool, tool } from "../tools/tool.js";
@@ -80,12 +81,16 @@ export function followToolSource<TContext>(
 export function otherModels(
   registry: ToolRegistry<never, unknown, boolean> | ToolRegistry<unknown, unknown, boolean>,
   reflect: ReflectOptions | undefined,
+  guardrails?: Guardrails,
 ): OtherModel[] {
   const found: OtherModel[] = [];
   for (const t of registry.list())
     for (const { model, path } of t.models ?? [])
       found.push({ model, via: `sub-agent tool ${path.map((n) => JSON.stringify(n)).join(" > ")}` });
   for (const model of reflect?.evaluator.models ?? []) found.push({ model, via: "evaluator" });
+  const { input = [], output = [], tools = [] } = guardrails ?? {};
+  for (const g of [...input, ...output, ...tools])
+    for (const model of g.models ?? []) found.push({ model, via: `guardrail ${JSON.stringify(g.name)}` });
   return found;
 }
 

@@ -4,6 +4,8 @@ import { ConfigError } from "../errors.js";
 import { type ApprovalDecision, decisionsFor } from "../features/approval/approval.js";
 import { Persistence } from "../features/durability/persistence.js";
 import { checkResumedTools } from "../features/durability/resume.js";
+import type { Guardrails } from "../features/guardrails/guardrail.js";
+import { checkGuardrails } from "../features/guardrails/hooks.js";
 import { checkLoopGuard } from "../features/loop-guard.js";
 import { checkReflect } from "../features/reflect.js";
 import type { Model } from "../models/model.js";
@@ -78,6 +80,7 @@ export class Agent<TContext = undefined, TOutput = string> {
     checkEnvironmentOptions({ ...config.environment }, "environment");
     if (config.loopGuard) checkLoopGuard(config.loopGuard);
     if (config.reflect) checkReflect(config.reflect);
+    if (config.guardrails) checkGuardrails(config.guardrails as Guardrails);
     const registry = agentRegistry(this.name, config);
     this.registry = registry;
     this.#endTools = registry.terminalTools().map((t) => t.name);
@@ -251,7 +254,11 @@ export class Agent<TContext = undefined, TOutput = string> {
   }
 
   #otherModels() {
-    return otherModels(this.registry, this.#config.reflect);
+    return otherModels(
+      this.registry,
+      this.#config.reflect,
+      this.#config.guardrails as Guardrails | undefined,
+    );
   }
 
   #settings(input: string, stream: boolean, resumed: boolean): LoopSettings {

@@ -69,6 +69,19 @@ export function composeHooks(features: readonly RunHooks[]): RunHooks {
       };
       return at(0);
     };
+  const side = having("sideStep");
+  if (side)
+    hooks.sideStep = <T>(
+      state: Parameters<NonNullable<RunHooks["sideStep"]>>[0],
+      name: string,
+      next: () => Promise<T>,
+    ) => {
+      const at = (i: number): Promise<T> => {
+        const f = side[i];
+        return f?.sideStep ? f.sideStep(state, name, () => at(i + 1)) : next();
+      };
+      return at(0);
+    };
   const afterTurn = having("afterTurn");
   if (afterTurn)
     hooks.afterTurn = (state, step, turn) => {

@@ -81,6 +81,12 @@ export type ModelNext = (request: StepRequest) => Promise<ModelResponse>;
 export type ToolNext = () => Promise<ToolOutcome>;
 
 /**
+ * A computation a feature makes besides the model and tool calls (a guardrail's check), named for
+ * traces and engines; its result is plain JSON.
+ */
+export type SideNext<T> = () => Promise<T>;
+
+/**
  * The places a feature can act in a run, in the order the loop reaches them. Every method is
  * optional; the ones named `…Call` are around hooks that must call `next` (or answer instead).
  */
@@ -130,6 +136,12 @@ export interface RunHooks {
     ready: ReadyCall<unknown>,
     next: ToolNext,
   ): Promise<ToolOutcome>;
+  /**
+   * Around a feature's side computation (a guardrail's check, named `guardrail:<name>`): a
+   * distributed engine runs it as one step, so a replay gets the recorded result (JSON) instead of
+   * deciding again. Features call it through `state.hooks.sideStep`, never directly.
+   */
+  sideStep?<T>(state: RunState<unknown>, name: string, next: SideNext<T>): Promise<T>;
   /** The turn's results are in the transcript and no stop came of them. */
   afterTurn?(state: RunState<unknown>, step: number, turn: TurnRecord): void;
   /** What the step comes to, seen last: may turn a final answer into feedback. */

@@ -2,6 +2,7 @@ import { type ApprovalDecision, ApprovalGate, type ApprovalHandler } from "../fe
 import { contextHooks } from "../features/context-view.js";
 import { durabilityHooks } from "../features/durability/durable.js";
 import type { Persistence } from "../features/durability/persistence.js";
+import { guardrailHooks } from "../features/guardrails/hooks.js";
 import { LoopGuard, loopGuardHooks } from "../features/loop-guard.js";
 import { planningHooks } from "../features/plan.js";
 import { reflectionHooks } from "../features/reflect.js";
@@ -30,13 +31,17 @@ export interface RunFeatureOptions {
 
 /**
  * Attaches a run's features, in the order their hooks run (the first is the outermost around a
- * call): durability, approval, the loop guard, planning, the context view, reflection. Returns
+ * call): guardrails, an engine's hooks, durability, approval, the loop guard, planning, the
+ * context view, reflection. Returns
  * the function that frees the run's session; it must be called once the run is over.
  */
 export async function attachFeatures(
   state: RunState<unknown>,
   persistence: Persistence,
-  config: Pick<AgentConfig<unknown, unknown>, "loopGuard" | "memory" | "recall" | "plan" | "reflect">,
+  config: Pick<
+    AgentConfig<unknown, unknown>,
+    "loopGuard" | "memory" | "recall" | "plan" | "reflect" | "guardrails"
+  >,
   run: RunFeatureOptions,
 ): Promise<() => void> {
   const guard = config.loopGuard === false ? undefined : new LoopGuard(config.loopGuard);
@@ -54,6 +59,9 @@ export async function attachFeatures(
   });
   if (messages) state.messages = messages;
   const features: RunHooks[] = [];
+  // Guardrails outermost, even around a durable engine's steps: each check is a side step of its
+  // own, and a call a guardrail refuses never becomes a tool step or a checkpoint.
+  if (config.guardrails) features.push(guardrailHooks(config.guardrails, run.input));
   if (run.hooks) features.push(run.hooks);
   if (durable) features.push(durabilityHooks(durable, run.resumed));
   if (gated || run.decisions) {

@@ -17,6 +17,8 @@ type RecordedCall = { kind: "done"; outcome: ToolOutcome } | { kind: "interrupte
  */
 export function dbosToolHooks(steps: RunSteps): RunHooks {
   return {
+    // A guardrail's check is a step: a replay gets its verdict, usage and events as recorded.
+    sideStep: (_state, name, next) => steps.step(name, next),
     toolCall(_state, _step, ready, next) {
       const name = ready.tool.name;
       const run = async (): Promise<RecordedCall> => ({ kind: "done", outcome: await next() });

@@ -12,6 +12,10 @@ export type RunErrorCode =
   | "awaiting_approval"
   /** The reflection evaluator rejected the answer more often than `maxRounds` allows. */
   | "rejected"
+  /** A guardrail stopped the run (GuardrailTripwireError). */
+  | "guardrail_tripwire"
+  /** A guardrail threw or answered something that is no verdict: the run stops (guardrails fail closed). */
+  | "guardrail_failed"
   /** An exception the loop did not expect; the cause is attached. */
   | "internal"
   /** A model call failed with an error that has no code of its own. */

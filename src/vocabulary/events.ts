@@ -169,6 +169,31 @@ export interface ReflectionEvent extends EventBase {
   feedback?: string;
 }
 
+/**
+ * A guardrail decided (`Agent` option `guardrails`): on the run's input, a final answer, or a tool
+ * call before it runs or after. Its own model calls, if any, came before it as `nested` events
+ * named `guardrail:<name>`.
+ */
+export interface GuardrailEvent extends EventBase {
+  type: "guardrail";
+  /** The step it acted in (0: an output guardrail of a resumed run that had not started a step). */
+  step: number;
+  name: string;
+  stage: "input" | "output" | "tool_before" | "tool_after";
+  /**
+   * `allow`; `reject`: the model was told `message` (instead of running the call, instead of the
+   * call's result, or instead of accepting its answer); `tripwire`: the run stops; `error`: the
+   * guardrail failed, which stops the run too (a guardrail fails closed).
+   */
+  action: "allow" | "reject" | "tripwire" | "error";
+  /** What the model was told (reject), why the run stopped (tripwire), or what failed (error). */
+  message?: string;
+  /** The call it judged (tool stages). */
+  toolCallId?: string;
+  toolName?: string;
+  durationMs: number;
+}
+
 /** A step ended. */
 export interface StepEndEvent extends EventBase {
   type: "step_end";
@@ -210,6 +235,7 @@ export type AgentEvent =
   | NestedEvent
   | PlanEvent
   | ReflectionEvent
+  | GuardrailEvent
   | RecallEvent
   | ContextEvent
   | StepEndEvent
