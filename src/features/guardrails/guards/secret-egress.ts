@@ -55,7 +55,8 @@ export function findSecret(texts: readonly string[], secrets: readonly string[])
   if (secrets.length === 0) return undefined;
   // Split across fields ("sk-abc" + "def…") or across lines and spaces, the joined text still has it.
   const joined = texts.join("");
-  const squeezed = joined.replace(/[\s"',+]+/g, "");
+  // JSON written around the pieces (`{"a":"sk-ab", "b":"cdef"}`): its keys and punctuation go.
+  const squeezed = joined.replace(/"[^"\\]*"\s*:/g, "").replace(/[\s"',+{}[\]]+/g, "");
   const haystacks = [...texts, joined, squeezed];
   const lower = haystacks.map((h) => h.toLowerCase());
   for (const secret of secrets) {

@@ -1,4 +1,4 @@
-/** Every string inside a JSON-like value (object keys included), depth-first, at most `limit` of them. */
+/** Every string value inside a JSON-like value (not its keys), depth-first, at most `limit` of them. */
 export function stringsIn(value: unknown, limit = 10_000): string[] {
   const found: string[] = [];
   const seen = new Set<object>();
@@ -15,10 +15,7 @@ export function stringsIn(value: unknown, limit = 10_000): string[] {
       for (const item of v) walk(item, depth + 1);
       return;
     }
-    for (const [key, item] of Object.entries(v)) {
-      found.push(key);
-      walk(item, depth + 1);
-    }
+    for (const item of Object.values(v)) walk(item, depth + 1);
   };
   walk(value, 0);
   return found;
