@@ -50,6 +50,7 @@ export { DEFAULT_TRACE_DIR, TraceWriter, type TraceWriterOptions } from "../trac
 export type {
   ContextEvent,
   ErrorEvent,
+  GuardrailEvent,
   ModelRequestEvent,
   ModelResponseEvent,
   ModelRetryEvent,

@@ -10,10 +10,11 @@ import {
 } from "glassloop";
 import type { InputGuardrail, OutputGuardrail, ToolGuardrail } from "glassloop/guardrails";
 import { ScriptedModel } from "glassloop/testing";
+import type { GuardrailEvent } from "glassloop/trace";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 
-type GuardrailEventOf = Extract<AgentEvent, { type: "guardrail" }>;
+type GuardrailEventOf = GuardrailEvent;
 const guardrailEvents = (events: AgentEvent[]) =>
   events.filter((e): e is GuardrailEventOf => e.type === "guardrail");
 
