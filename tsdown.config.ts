@@ -18,6 +18,7 @@ export default defineConfig({
     "evals/index": "src/evals/index.ts",
     "store/postgres/index": "src/store/postgres/index.ts",
     "scale/index": "src/scale/index.ts",
+    "serve/index": "src/serve/index.ts",
     "cli/main": "src/cli/main.ts",
   },
   format: "esm",

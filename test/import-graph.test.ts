@@ -62,6 +62,8 @@ const FLOORS: Record<string, number> = {
   mcp: 6,
   cli: 6,
   evals: 6,
+  // glassloop/serve: agents behind HTTP (the AI SDK UI stream, AG-UI, the chat page's API).
+  serve: 6,
   testing: 6,
   "testing.ts": 6,
   "otel.ts": 6,

@@ -192,6 +192,43 @@ describe("the root entry", () => {
     expect(root.length).toBeLessThanOrEqual(80);
   });
 
+  it("glassloop/serve holds the handler, its Node server, its options and its errors: exactly these names", () => {
+    const serve = (names.get("src/serve/index.ts") ?? []).map((n) => n.name);
+    expect(serve).toEqual(
+      [
+        "AgentInfo",
+        "ApprovalItem",
+        "ApprovalRecord",
+        "ChatRecord",
+        "CorsOptions",
+        "DEFAULT_SERVE_DB",
+        "FieldError",
+        "LogEntry",
+        "LogItem",
+        "NodeServer",
+        "NodeServerOptions",
+        "PageDirs",
+        "Principal",
+        "ProblemCode",
+        "RunRecord",
+        "ServeAgentFactory",
+        "ServeAuth",
+        "ServeConfigError",
+        "ServeHandler",
+        "ServeLimits",
+        "ServeLog",
+        "ServeModule",
+        "ServeOptions",
+        "ServeRequestError",
+        "ServeRunStatus",
+        "SqliteServeLog",
+        "createHandler",
+        "defineServe",
+        "startServer",
+      ].sort(),
+    );
+  });
+
   it("resolves every built-in model string with nothing imported but the root", async () => {
     // This file imports no provider module itself: the root's own imports register the prefixes.
     const { resolveModel } = await import("glassloop");

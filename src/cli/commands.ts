@@ -33,6 +33,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: "Run agents for a Postgres queue, failing over between workers",
     load: () => import("./commands/worker.js"),
   },
+  serve: {
+    summary: "Serve agents over HTTP: a chat page, useChat and AG-UI streams (serve <module>)",
+    load: () => import("./commands/serve.js"),
+  },
   enqueue: {
     summary: "Enqueue a run for the workers and follow it (--follow)",
     load: () => import("./commands/enqueue.js"),

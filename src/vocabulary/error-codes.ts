@@ -79,7 +79,11 @@ export type SurfaceErrorCode =
   /** A worker was started with the executor id a live worker holds (glassloop/scale). */
   | "worker_id_taken"
   /** A worker module, an agent name or a run the scale-out client was asked about is unknown. */
-  | "scale_unknown";
+  | "scale_unknown"
+  /** An HTTP request to `glassloop/serve` was refused (its problem details say why). */
+  | "serve_request"
+  /** `glassloop/serve` was configured wrongly (no agents, a bad token list, a bad limit). */
+  | "serve_config";
 
 /** Every code a GlassloopError can carry. */
 export type ErrorCode =

@@ -1,0 +1,116 @@
+import { randomBytes } from "node:crypto";
+import { parseArgs } from "node:util";
+import type { ServeModule } from "../../serve/serve-module.js";
+import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
+import { importUserModule } from "../user-module.js";
+
+const USAGE = `Usage: glassloop serve <module> [--port n] [--host addr] [--db path] [--log path]
+
+Serves the module's agents over HTTP (docs/serve.md): the chat page at /, the AI SDK UI message
+stream for useChat at /api/chat, AG-UI at /api/agui/<agent>, the trace viewer at /trace/.
+The module's default export (or its export "serve") is { agents: { name: () => AgentConfig },
+options?: { auth, cors, limits, ... } } (see defineServe in glassloop/serve).
+
+  --port n       the port (default 8787; 0 picks a free one)
+  --host addr    the address to listen on (default 127.0.0.1: this machine only)
+  --db path      the store of runs and sessions (default GLASSLOOP_DB or .glassloop/glassloop.db)
+  --log path     the serve log: streams, chats, approvals (default .glassloop/serve.db)
+
+Callers authenticate with a bearer token from GLASSLOOP_SERVE_TOKENS (comma-separated,
+name=token), or the module's options.auth. With neither, a token is made for this process and
+the page's URL carrying it is printed. Stops on SIGINT or SIGTERM; runs in progress stay stored
+and resume at the next start.`;
+
+/** `glassloop serve <module>`: the HTTP server of the module's agents. */
+const serve: Command = {
+  usage: USAGE,
+  async run(args, io) {
+    let parsed: ReturnType<typeof parse>;
+    try {
+      parsed = parse(args);
+    } catch (error) {
+      throw new UsageError((error as Error).message, "serve");
+    }
+    const file = parsed.positionals[0];
+    if (!file) throw new UsageError("serve needs the path of a module that exports { agents }", "serve");
+    const module = await loadServeModule(file, io);
+    const v = parsed.values;
+    const port = v.port === undefined ? 8787 : whole(v.port, "--port");
+    const [{ createHandler }, { startServer }, { SqliteStore }] = await Promise.all([
+      import("../../serve/handler.js"),
+      import("../../serve/node-server.js"),
+      import("../../store/sqlite-store.js"),
+    ]);
+    const options = module.options ?? {};
+    let token: string | undefined;
+    let auth = options.auth;
+    if (auth === undefined && !io.env.GLASSLOOP_SERVE_TOKENS) {
+      token = randomBytes(24).toString("base64url");
+      auth = { tokens: { local: token } };
+    }
+    const handler = createHandler({
+      ...options,
+      agents: module.agents,
+      ...(auth !== undefined && { auth }),
+      ...(options.store === undefined && v.db !== undefined && { store: new SqliteStore({ path: v.db }) }),
+      ...(v.log !== undefined && { log: v.log }),
+    });
+    const server = await startServer({ handler, port, host: v.host ?? "127.0.0.1" });
+    const names = Object.keys(module.agents).join(", ");
+    io.stderr.write(`glassloop serve: ${names} on ${server.url}\n`);
+    io.stdout.write(
+      token
+        ? `Open ${server.url}#token=${token}\n`
+        : `Open ${server.url} (log in with a token from GLASSLOOP_SERVE_TOKENS)\n`,
+    );
+    await new Promise<void>((done) => {
+      process.once("SIGINT", done);
+      process.once("SIGTERM", done);
+    });
+    io.stderr.write("glassloop serve: stopping\n");
+    await server.close();
+    await module.close?.();
+    return EXIT.ok;
+  },
+};
+export default serve;
+
+function parse(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      port: { type: "string" },
+      host: { type: "string" },
+      db: { type: "string" },
+      log: { type: "string" },
+    },
+  });
+}
+
+function whole(text: string, flag: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535)
+    throw new UsageError(`${flag} must be a port number, not ${JSON.stringify(text)}`, "serve");
+  return n;
+}
+
+/** Imports a serve module (TypeScript through tsx) and checks its shape. */
+export async function loadServeModule(file: string, io: CliIO): Promise<ServeModule> {
+  const loaded = await importUserModule(file, io, "serve", "serve module");
+  const value = loaded.default ?? loaded.serve;
+  const agents = (value as { agents?: unknown } | null)?.agents;
+  if (typeof value !== "object" || value === null || typeof agents !== "object" || agents === null)
+    throw new UsageError(
+      `${file}: the default export (or "serve") must be { agents: { name: () => AgentConfig } }`,
+      "serve",
+    );
+  for (const [name, factory] of Object.entries(agents))
+    if (typeof factory !== "function")
+      throw new UsageError(
+        `${file}: agents.${name} must be a function that returns the agent's config`,
+        "serve",
+      );
+  return value as ServeModule;
+}

@@ -1,0 +1,146 @@
+import { Hono, type MiddlewareHandler } from "hono";
+import { deferredDefaultStore } from "../store/deferred-default-store.js";
+import type { Store } from "../store/store.js";
+import { type RedactionOptions, Redactor } from "../trace/redact.js";
+import { AgentTable, type ServeAgentFactory } from "./agents.js";
+import { aguiRoutes } from "./agui-routes.js";
+import { Authenticator, bearerOf, type ServeAuth, TOKEN_COOKIE } from "./auth.js";
+import { chatRoutes } from "./chat-routes.js";
+import { type CorsOptions, CorsPolicy } from "./cors.js";
+import { problemResponse, ServeRequestError } from "./errors.js";
+import { RateLimiter, resolveLimits, type ServeLimits } from "./limits.js";
+import { type PageDirs, pageRoutes } from "./page-routes.js";
+import { RunHub } from "./run-hub.js";
+import { RunManager } from "./run-manager.js";
+import { runRoutes } from "./run-routes.js";
+import type { ServeContext, ServeEnv } from "./serve-context.js";
+import type { ServeLog } from "./serve-log.js";
+import { DEFAULT_SERVE_DB, SqliteServeLog } from "./sqlite-serve-log.js";
+
+/** Options of `createHandler`. */
+export interface ServeOptions {
+  /** The agents by name, as factories called per run (hidden context stays in the server). */
+  agents: Readonly<Record<string, ServeAgentFactory>>;
+  /** Who may call (default: tokens from `GLASSLOOP_SERVE_TOKENS`; `"none"` for local development only). */
+  auth?: ServeAuth;
+  /** Where runs and sessions live (default: the default SQLite store). Replaces each agent's own. */
+  store?: Store;
+  /** Where streams, chats and approvals live: a ServeLog, or a SQLite path (default `.glassloop/serve.db`). */
+  log?: ServeLog | string;
+  /** Cross-origin callers allowed (default: none; same-origin only). */
+  cors?: CorsOptions;
+  limits?: ServeLimits;
+  /** Secrets scrubbed from everything streamed, on top of credential-named environment variables. */
+  redaction?: RedactionOptions;
+  /** Serve the chat page at `/` and the trace viewer at `/trace/` (default true); folders to serve them from. */
+  page?: boolean | PageDirs;
+  /** Resume runs a previous process left running (default true). */
+  recover?: boolean;
+}
+
+/** A Web-standard handler: mount `fetch` in any runtime; `close` when done. */
+export interface ServeHandler {
+  /** `Request → Response`: Next.js route handlers, Hono, Bun/Deno `serve`, Node through an adapter. */
+  fetch: (request: Request) => Promise<Response>;
+  /** Settles when runs left by a previous process have been resumed (or reported). */
+  ready: Promise<void>;
+  /** Stops runs in progress (they stay resumable) and closes the log. */
+  close: () => Promise<void>;
+}
+
+/**
+ * The HTTP face of glassloop agents: the AI SDK UI message stream for `useChat`, AG-UI for
+ * `HttpAgent`, resumable streams over stored runs, approvals, auth and ownership, limits.
+ * See docs/serve.md.
+ */
+export function createHandler(options: ServeOptions): ServeHandler {
+  const store = options.store ?? deferredDefaultStore();
+  const log =
+    typeof options.log === "object" ? options.log : new SqliteServeLog(options.log ?? DEFAULT_SERVE_DB);
+  const ownsLog = typeof options.log !== "object";
+  const limits = resolveLimits(options.limits);
+  const auth = new Authenticator(options.auth);
+  const cors = new CorsPolicy(options.cors);
+  const redactor = new Redactor(options.redaction);
+  const agents = new AgentTable({ ...options.agents }, store);
+  const hub = new RunHub(log);
+  const runs = new RunManager({ log, hub, agents, store, redactor, maxActiveRuns: limits.maxActiveRuns });
+  const ctx: ServeContext = { log, hub, runs, agents, auth, limits, redactor };
+  const rate = new RateLimiter(limits.requestsPerMinute);
+
+  const app = new Hono<ServeEnv>();
+  app.onError((error) => {
+    if (error instanceof ServeRequestError) return problemResponse(error);
+    // Details stay in the server's log; the caller gets a code and no stack.
+    console.error("glassloop serve:", error);
+    return problemResponse(
+      new ServeRequestError(500, "internal", "the server failed to answer this request"),
+    );
+  });
+  app.notFound(() => problemResponse(new ServeRequestError(404, "not_found", "no such route")));
+
+  app.use("*", async (c, next) => {
+    const preflight = cors.check(c.req.raw);
+    if (preflight) return preflight;
+    await next();
+    cors.decorate(c.req.raw, c.res.headers);
+  });
+
+  app.post("/api/login", async (c) => {
+    const token = bearerOf(c.req.raw);
+    if (token === undefined || auth.tokenPrincipal(token) === undefined) throw unauthorized();
+    const secure = new URL(c.req.url).protocol === "https:" ? "; Secure" : "";
+    c.header(
+      "set-cookie",
+      `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/${secure}`,
+    );
+    return c.body(null, 204);
+  });
+  app.post("/api/logout", (c) => {
+    c.header("set-cookie", `${TOKEN_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`);
+    return c.body(null, 204);
+  });
+
+  const guard: MiddlewareHandler<ServeEnv> = async (c, next) => {
+    const principal = await auth.principal(c.req.raw);
+    if (!principal) throw unauthorized();
+    rate.take(principal.id);
+    c.set("principal", principal);
+    await next();
+  };
+  app.use("/api/*", guard);
+  app.use("/trace/api/*", guard);
+
+  chatRoutes(app, ctx);
+  runRoutes(app, ctx);
+  aguiRoutes(app, ctx);
+  app.all("/api/*", () => {
+    throw new ServeRequestError(404, "not_found", "no such route");
+  });
+  if (options.page !== false) pageRoutes(app, typeof options.page === "object" ? options.page : {});
+
+  const ready = options.recover === false ? Promise.resolve() : runs.recover();
+  ready.catch((error: unknown) => console.error("glassloop serve: resuming interrupted runs failed:", error));
+
+  return {
+    fetch: async (request) => app.fetch(request),
+    ready,
+    close: async () => {
+      await ready.catch(() => {});
+      runs.abortAll();
+      await runs.settled();
+      if (ownsLog) log.close();
+    },
+  };
+}
+
+function unauthorized(): ServeRequestError {
+  return new ServeRequestError(
+    401,
+    "unauthorized",
+    "a valid bearer token (or the login cookie) is required",
+    {
+      headers: { "www-authenticate": 'Bearer realm="glassloop"' },
+    },
+  );
+}

@@ -1,0 +1,50 @@
+/**
+ * What the serve log stores per run: glassloop's events (redacted, `run_end` without its
+ * transcript) plus the few markers a web client needs and the loop does not emit. Each item is
+ * self-contained, so every protocol encodes any item without replaying the ones before it: that
+ * is what lets a client join a run at any sequence number (Last-Event-ID) at no extra cost.
+ */
+import type { AgentEvent } from "../vocabulary/events.js";
+
+/** A text or reasoning part of the assistant's message, opened and closed around its deltas. */
+export type PartKind = "text" | "reasoning";
+
+/** One tool call waiting for a person, as the stream shows it. */
+export interface ApprovalItem {
+  /** Opaque, unguessable: the only thing a client sends back to decide. */
+  approvalId: string;
+  toolCallId: string;
+  toolName: string;
+  /** The arguments as validated (parsed JSON): exactly what the tool gets if approved. */
+  input: unknown;
+}
+
+/** One stored item of a run's stream. */
+export type LogItem =
+  /** A glassloop event; `part` is the open part a `text_delta`/`reasoning_delta` belongs to. */
+  | { kind: "event"; event: AgentEvent; part?: string }
+  | { kind: "part_start"; part: string; partKind: PartKind }
+  | { kind: "part_end"; part: string; partKind: PartKind }
+  /** The run paused: these calls wait for a decision (`run_end` with `awaiting_approval` follows). */
+  | { kind: "approval"; approvals: ApprovalItem[] }
+  /** The run continues after a pause or after this server restarted. */
+  | { kind: "resumed"; reason: "approval" | "restart" }
+  /** The run could not go on (its server stopped and it could not be resumed); it ends here. */
+  | { kind: "interrupted"; message: string };
+
+/** An item with its place in the run's stream (0, 1, 2, ... with no gap). */
+export interface LogEntry {
+  seq: number;
+  item: LogItem;
+}
+
+/** Whether `item` ends a run's stream for good (nothing follows it). */
+export function isFinal(item: LogItem): boolean {
+  if (item.kind === "interrupted") return true;
+  return item.kind === "event" && item.event.type === "run_end" && item.event.status !== "awaiting_approval";
+}
+
+/** Whether `item` ends one segment of the stream: the run paused for approval or ended. */
+export function endsSegment(item: LogItem): boolean {
+  return isFinal(item) || (item.kind === "event" && item.event.type === "run_end");
+}

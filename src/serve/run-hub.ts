@@ -1,0 +1,166 @@
+import type { LogEntry, LogItem } from "./log-items.js";
+import type { ServeLog } from "./serve-log.js";
+
+/** Entries kept in memory after they are written, for readers that keep up (the rest read the log). */
+const TAIL = 512;
+
+/**
+ * One run being driven in this process: its items get their sequence numbers here, wait a tick
+ * in memory, then go to the log in one transaction per batch. Readers that keep up read the
+ * in-memory tail; the ones that fall behind read the log, so a slow client costs a cursor, not
+ * a buffer.
+ */
+export class RunChannel {
+  readonly runId: string;
+  readonly #log: ServeLog;
+  #lastSeq: number;
+  #tail: LogEntry[] = [];
+  #unflushed = 0;
+  #waiters = new Set<() => void>();
+  #flushing: Promise<void> = Promise.resolve();
+  #scheduled = false;
+  #failure: unknown;
+  #live = true;
+
+  constructor(runId: string, log: ServeLog, lastSeq: number) {
+    this.runId = runId;
+    this.#log = log;
+    this.#lastSeq = lastSeq;
+  }
+
+  /** The sequence number of the last item appended (-1: none). */
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  /** Whether a driver still appends to this run. */
+  get live(): boolean {
+    return this.#live;
+  }
+
+  /** A write to the log failed: the run's stream cannot be trusted to be whole. */
+  get failure(): unknown {
+    return this.#failure;
+  }
+
+  /** Appends items with the next sequence numbers; written to the log on the next tick. */
+  append(items: readonly LogItem[]): void {
+    if (items.length === 0) return;
+    for (const item of items) this.#tail.push({ seq: ++this.#lastSeq, item });
+    this.#unflushed += items.length;
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(() => this.#flush());
+    }
+    this.#wake();
+  }
+
+  /** Entries after `after` from memory, or undefined when memory no longer holds them all. */
+  readTail(after: number, limit: number): LogEntry[] | undefined {
+    const first = this.#tail[0];
+    if (after >= this.#lastSeq) return [];
+    if (first === undefined || first.seq > after + 1) return undefined;
+    const start = after + 1 - first.seq;
+    return this.#tail.slice(start, start + limit);
+  }
+
+  /** Resolves once there is an item after `after`, on the end, or when `signal` aborts. */
+  wait(after: number, signal?: AbortSignal): Promise<void> {
+    if (!this.#live || signal?.aborted || this.#lastSeq > after) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        this.#waiters.delete(done);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      this.#waiters.add(done);
+      signal?.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  /** Waits until everything appended so far is in the log. */
+  async flushed(): Promise<void> {
+    if (this.#unflushed > 0) this.#flush();
+    await this.#flushing;
+  }
+
+  /** No more items will come: flushes, then wakes every reader. */
+  async end(): Promise<void> {
+    await this.flushed();
+    this.#live = false;
+    this.#wake();
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    if (this.#unflushed === 0) return;
+    const batch = this.#tail.slice(this.#tail.length - this.#unflushed);
+    this.#unflushed = 0;
+    this.#flushing = this.#flushing.then(async () => {
+      try {
+        await this.#log.append(this.runId, batch);
+      } catch (error) {
+        this.#failure ??= error;
+      }
+      // Only written entries may leave memory: an unwritten one has no other copy.
+      const keep = Math.max(TAIL, this.#unflushed);
+      if (this.#tail.length > keep) this.#tail = this.#tail.slice(this.#tail.length - keep);
+    });
+  }
+
+  #wake(): void {
+    for (const waiter of [...this.#waiters]) waiter();
+  }
+}
+
+/** The runs this process drives, by id. */
+export class RunHub {
+  readonly #channels = new Map<string, RunChannel>();
+  readonly #log: ServeLog;
+
+  constructor(log: ServeLog) {
+    this.#log = log;
+  }
+
+  /** Starts appending to `runId` after `lastSeq`. */
+  open(runId: string, lastSeq: number): RunChannel {
+    const channel = new RunChannel(runId, this.#log, lastSeq);
+    this.#channels.set(runId, channel);
+    return channel;
+  }
+
+  get(runId: string): RunChannel | undefined {
+    return this.#channels.get(runId);
+  }
+
+  /** Ends the channel (after its last write) and forgets it. */
+  async close(channel: RunChannel): Promise<void> {
+    await channel.end();
+    if (this.#channels.get(channel.runId) === channel) this.#channels.delete(channel.runId);
+  }
+
+  /** Runs driven here now. */
+  get size(): number {
+    return this.#channels.size;
+  }
+
+  /**
+   * Entries of `runId` after `after`: from memory when the run is live here and memory holds them,
+   * else from the log. `live` says whether more may come.
+   */
+  async read(runId: string, after: number, limit: number): Promise<{ entries: LogEntry[]; live: boolean }> {
+    const channel = this.#channels.get(runId);
+    if (channel) {
+      const tail = channel.readTail(after, limit);
+      if (tail !== undefined) return { entries: tail, live: channel.live };
+      await channel.flushed();
+    }
+    const entries = await this.#log.read(runId, after, limit);
+    return { entries, live: channel?.live === true && this.#channels.get(runId) === channel };
+  }
+
+  /** Resolves when `runId` has an item after `after` (or ends); at once when it is not driven here. */
+  wait(runId: string, after: number, signal?: AbortSignal): Promise<void> {
+    return this.#channels.get(runId)?.wait(after, signal) ?? Promise.resolve();
+  }
+}

@@ -1,0 +1,386 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import type { Agent } from "../agent/agent.js";
+import { emptyUsage } from "../agent/usage.js";
+import { ApprovalRequiredError } from "../features/approval/approval.js";
+import type { Store } from "../store/store.js";
+import type { Redactor } from "../trace/redact.js";
+import type { AgentEvent } from "../vocabulary/events.js";
+import type { RunStatus } from "../vocabulary/status.js";
+import type { AgentTable } from "./agents.js";
+import { refuse, ServeRequestError } from "./errors.js";
+import type { ApprovalItem, LogItem, PartKind } from "./log-items.js";
+import { EventNormalizer } from "./normalize.js";
+import type { RunChannel, RunHub } from "./run-hub.js";
+import type { ChatRecord, RunRecord, ServeLog, ServeRunStatus } from "./serve-log.js";
+import { parseOutput } from "./tool-output.js";
+
+/** The store session of a principal's chat: principals never share one, whatever chat ids they pick. */
+export function sessionKey(principal: string, chatId: string): string {
+  return `serve:${encodeURIComponent(principal)}:${chatId}`;
+}
+
+/** One decision on an approval the server handed out. */
+export interface Decision {
+  approvalId: string;
+  approved: boolean;
+  reason?: string;
+}
+
+/** What the run manager needs from the handler. */
+export interface RunManagerOptions {
+  log: ServeLog;
+  hub: RunHub;
+  agents: AgentTable;
+  store: Store;
+  redactor: Redactor;
+  /** Most runs one principal may have running at once. */
+  maxActiveRuns: number;
+}
+
+/**
+ * Starts, continues and stops runs for HTTP callers, each a durable glassloop run on the store,
+ * and writes what they emit to the serve log. A run goes on when its HTTP response closes; only
+ * `cancel` (or the run's own limits) stops it.
+ */
+export class RunManager {
+  readonly #o: RunManagerOptions;
+  readonly #aborts = new Map<string, AbortController>();
+  readonly #active = new Map<string, number>();
+  readonly #drivers = new Set<Promise<void>>();
+
+  constructor(options: RunManagerOptions) {
+    this.#o = options;
+  }
+
+  /** Starts a turn on `chat`; the returned run's stream starts at sequence 0. */
+  async startTurn(principal: string, chat: ChatRecord, input: string): Promise<RunRecord> {
+    const { log, agents } = this.#o;
+    this.#reserve(principal);
+    let agent: Agent<unknown, unknown> | undefined;
+    const runId = `run_${randomUUID()}`;
+    try {
+      agent = await agents.make(chat.agent);
+      if (!(await log.claimChat(principal, chat.chatId, runId)))
+        throw refuse.conflict("this chat already has a run in progress; wait for it, or cancel it");
+      await log.createRun({
+        runId,
+        principal,
+        chatId: chat.chatId,
+        agent: chat.agent,
+        model: agent.model.id,
+        input,
+      });
+    } catch (error) {
+      this.#unreserve(principal);
+      await agent?.close();
+      throw error;
+    }
+    const run = (await log.getRun(runId)) as RunRecord;
+    const made = agent;
+    this.#drive(
+      run,
+      -1,
+      undefined,
+      async (onEvent, signal) => {
+        const stream = made.stream(input, { session: sessionKey(principal, chat.chatId), runId, signal });
+        for await (const event of stream) onEvent(event);
+        await stream.result;
+      },
+      made,
+    );
+    return run;
+  }
+
+  /**
+   * Applies decisions to the run waiting for them and resumes it; returns the sequence number the
+   * continuation starts after. Every decision must name an approval of this principal's run that
+   * waits now, and every waiting call must be decided.
+   */
+  async decide(
+    principal: string,
+    decisions: readonly Decision[],
+    chatId?: string,
+  ): Promise<{ run: RunRecord; after: number }> {
+    const { log } = this.#o;
+    if (decisions.length === 0) throw refuse.invalid("no approval decisions were sent");
+    const records = await Promise.all(decisions.map((d) => log.getApproval(d.approvalId)));
+    const runIds = new Set(records.map((r) => r?.runId));
+    const runId = records[0]?.runId;
+    const run = runId === undefined ? undefined : await log.getRun(runId);
+    // A foreign or unknown id looks the same as a missing one: nothing tells an attacker it exists.
+    if (!run || run.principal !== principal || runIds.size !== 1 || records.some((r) => r === undefined))
+      throw refuse.notFound("approval");
+    if (chatId !== undefined && run.chatId !== chatId) throw refuse.notFound("approval");
+    if (run.status !== "awaiting_approval" || records.some((r) => r?.decided))
+      throw refuse.conflict("these approvals were already decided, or the run is no longer waiting");
+    const open = await log.openApprovals(run.runId);
+    const decided = new Set(decisions.map((d) => d.approvalId));
+    const missing = open.filter((a) => !decided.has(a.approvalId));
+    if (missing.length > 0 || decided.size !== decisions.length)
+      throw refuse.invalid(
+        `every waiting call must be decided once: missing ${missing.map((a) => `${a.toolName} (${a.approvalId})`).join(", ") || "none"}`,
+      );
+    this.#reserve(principal);
+    let agent: Agent<unknown, unknown> | undefined;
+    try {
+      if (!(await log.decide(decisions))) throw refuse.conflict("these approvals were already decided");
+      agent = await this.#o.agents.make(run.agent);
+    } catch (error) {
+      this.#unreserve(principal);
+      throw error;
+    }
+    const byId = new Map(records.map((r) => [r?.approvalId, r]));
+    const approve = decisions
+      .filter((d) => d.approved)
+      .map((d) => byId.get(d.approvalId)?.toolCallId as string);
+    const reject = decisions
+      .filter((d) => !d.approved)
+      .map((d) => byId.get(d.approvalId)?.toolCallId as string);
+    const fresh = (await log.getRun(run.runId)) as RunRecord;
+    await log.setRunStatus(run.runId, "running");
+    const made = agent;
+    this.#drive(
+      fresh,
+      fresh.lastSeq,
+      { kind: "resumed", reason: "approval" },
+      (onEvent, signal) => made.resume(run.runId, { stream: true, onEvent, signal, approve, reject }),
+      made,
+    );
+    return { run: fresh, after: fresh.lastSeq };
+  }
+
+  /** Stops a running run (it ends `aborted`), or discards one waiting for approval. */
+  async cancel(principal: string, runId: string): Promise<ServeRunStatus> {
+    const { log, hub } = this.#o;
+    const run = await log.getRun(runId);
+    if (!run || run.principal !== principal) throw refuse.notFound("run");
+    const abort = this.#aborts.get(runId);
+    if (abort) {
+      abort.abort(new Error("cancelled by the client"));
+      return "running";
+    }
+    if (run.status !== "awaiting_approval") return run.status;
+    await this.#o.store.discardRun(runId).catch(() => {});
+    const channel = hub.open(runId, run.lastSeq);
+    const time = Date.now();
+    channel.append([
+      {
+        kind: "event",
+        event: { type: "error", runId, time, code: "aborted", message: "cancelled by the client" },
+      },
+      {
+        kind: "event",
+        event: {
+          type: "run_end",
+          runId,
+          time,
+          status: "aborted",
+          usage: run.usage ?? emptyUsage(false),
+          messages: [],
+        },
+      },
+    ]);
+    await hub.close(channel);
+    await log.setRunStatus(runId, "aborted");
+    await log.releaseChat(principal, run.chatId, runId);
+    return "aborted";
+  }
+
+  /**
+   * Runs the log says are running, while nothing here drives them: their process stopped. Each is
+   * resumed from its last checkpoint, or, when it cannot be, ended as `interrupted` with a reason.
+   */
+  async recover(): Promise<void> {
+    const { log, hub } = this.#o;
+    for (const run of await log.listRunning()) {
+      if (hub.get(run.runId)) continue;
+      const open = await openParts(log, run.runId);
+      let agent: Agent<unknown, unknown> | undefined;
+      try {
+        agent = await this.#o.agents.make(run.agent);
+      } catch (error) {
+        await this.#interrupt(run, `its agent could not be made: ${(error as Error).message}`);
+        continue;
+      }
+      this.#add(run.principal);
+      const made = agent;
+      this.#drive(
+        run,
+        run.lastSeq,
+        { kind: "resumed", reason: "restart" },
+        (onEvent, signal) => made.resume(run.runId, { stream: true, onEvent, signal }),
+        made,
+        open,
+      );
+    }
+  }
+
+  /** Waits for every run driven here to settle (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.#drivers.size > 0) await Promise.all([...this.#drivers]);
+  }
+
+  /** Aborts every run driven here (shutdown: they stay resumable from their checkpoints). */
+  abortAll(): void {
+    for (const abort of this.#aborts.values()) abort.abort(new Error("the server is stopping"));
+  }
+
+  async #interrupt(run: RunRecord, message: string): Promise<void> {
+    const { log, hub } = this.#o;
+    const channel = hub.open(run.runId, run.lastSeq);
+    channel.append([
+      ...new EventNormalizer("x", await openParts(log, run.runId)).closeAll(),
+      { kind: "interrupted", message },
+    ]);
+    await hub.close(channel);
+    await log.setRunStatus(run.runId, "interrupted");
+    await log.releaseChat(run.principal, run.chatId, run.runId);
+  }
+
+  #reserve(principal: string): void {
+    if ((this.#active.get(principal) ?? 0) >= this.#o.maxActiveRuns)
+      throw new ServeRequestError(
+        429,
+        "too_many_runs",
+        `at most ${this.#o.maxActiveRuns} runs may run at once per caller; wait for one to end`,
+        { headers: { "retry-after": "5" } },
+      );
+    this.#add(principal);
+  }
+
+  #add(principal: string): void {
+    this.#active.set(principal, (this.#active.get(principal) ?? 0) + 1);
+  }
+
+  #unreserve(principal: string): void {
+    const n = (this.#active.get(principal) ?? 1) - 1;
+    if (n <= 0) this.#active.delete(principal);
+    else this.#active.set(principal, n);
+  }
+
+  #drive(
+    run: RunRecord,
+    after: number,
+    marker: LogItem | undefined,
+    go: (onEvent: (event: AgentEvent) => void, signal: AbortSignal) => Promise<unknown>,
+    agent: Agent<unknown, unknown>,
+    openAtStart: { part: string; kind: PartKind }[] = [],
+  ): void {
+    const { log, hub, redactor } = this.#o;
+    const channel = hub.open(run.runId, after);
+    const normalizer = new EventNormalizer(`${after + 1}-`, openAtStart);
+    const abort = new AbortController();
+    this.#aborts.set(run.runId, abort);
+    let status: RunStatus | undefined;
+    let usage = run.usage;
+    if (marker) channel.append([...normalizer.closeAll(), marker]);
+    const onEvent = (event: AgentEvent) => {
+      if (event.type === "run_end") {
+        status = event.status;
+        usage = event.usage;
+      }
+      channel.append(normalizer.push(redactor.value(event)));
+    };
+    const driver = (async () => {
+      try {
+        await go(onEvent, abort.signal);
+      } catch (error) {
+        if (error instanceof ApprovalRequiredError) await this.#pause(run, channel, normalizer, error);
+        else if (status === undefined)
+          failBeforeStart(run, channel, normalizer, redactor.text(describe(error)));
+      }
+      if (status === undefined) status = "failed";
+      const final: ServeRunStatus = status;
+      await hub.close(channel);
+      if (channel.failure !== undefined)
+        console.error(`glassloop serve: writing run ${run.runId} to the log failed:`, channel.failure);
+      await log.setRunStatus(run.runId, final, usage);
+      if (final !== "awaiting_approval") await log.releaseChat(run.principal, run.chatId, run.runId);
+    })()
+      .catch((error: unknown) => console.error(`glassloop serve: run ${run.runId}:`, error))
+      .finally(async () => {
+        this.#aborts.delete(run.runId);
+        this.#unreserve(run.principal);
+        this.#drivers.delete(driver);
+        await agent.close().catch(() => {});
+      });
+    this.#drivers.add(driver);
+  }
+
+  async #pause(
+    run: RunRecord,
+    channel: RunChannel,
+    normalizer: EventNormalizer,
+    error: ApprovalRequiredError,
+  ): Promise<void> {
+    const approvals: (ApprovalItem & { validated: string })[] = error.pending.map((p) => ({
+      approvalId: `appr_${randomBytes(18).toString("base64url")}`,
+      toolCallId: p.toolCallId,
+      toolName: p.toolName,
+      input: this.#o.redactor.value(parseOutput(p.arguments)),
+      validated: p.arguments,
+    }));
+    await this.#o.log.addApprovals(run.runId, approvals);
+    const held = normalizer.takeHeldEnd();
+    channel.append([
+      { kind: "approval", approvals: approvals.map(({ validated: _v, ...shown }) => shown) },
+      ...(held ? [{ kind: "event" as const, event: held }] : []),
+    ]);
+  }
+}
+
+/** A run that failed before its first event (bad config, a busy session) still ends its stream. */
+function failBeforeStart(
+  run: RunRecord,
+  channel: RunChannel,
+  normalizer: EventNormalizer,
+  message: string,
+): void {
+  const time = Date.now();
+  const runId = run.runId;
+  channel.append([
+    ...normalizer.closeAll(),
+    ...(channel.lastSeq < 0
+      ? [
+          {
+            kind: "event" as const,
+            event: { type: "run_start" as const, runId, time, model: run.model, input: "", agent: run.agent },
+          },
+        ]
+      : []),
+    { kind: "event", event: { type: "error", runId, time, code: "internal", message } },
+    {
+      kind: "event",
+      event: {
+        type: "run_end",
+        runId,
+        time,
+        status: "failed",
+        usage: run.usage ?? emptyUsage(false),
+        messages: [],
+      },
+    },
+  ]);
+}
+
+function describe(error: unknown): string {
+  if (error instanceof ServeRequestError) return error.message;
+  if (error instanceof Error && "code" in error && typeof error.code === "string")
+    return `${error.code}: ${error.message}`;
+  return "the run could not start";
+}
+
+/** The parts a stopped driver left open, read from the log. */
+async function openParts(log: ServeLog, runId: string): Promise<{ part: string; kind: PartKind }[]> {
+  const open = new Map<string, PartKind>();
+  for (let after = -1; ; ) {
+    const entries = await log.read(runId, after, 500);
+    if (entries.length === 0) break;
+    for (const { item } of entries) {
+      if (item.kind === "part_start") open.set(item.part, item.partKind);
+      else if (item.kind === "part_end") open.delete(item.part);
+    }
+    after = (entries.at(-1) as { seq: number }).seq;
+  }
+  return [...open].map(([part, kind]) => ({ part, kind }));
+}

@@ -1,0 +1,94 @@
+/**
+ * The serve log's contract: who owns which chat and run, each run's stream of items, and the
+ * approvals a run waits for. The runs themselves (transcripts, checkpoints, sessions) live in the
+ * glassloop store; this holds what the HTTP side adds to them.
+ */
+import type { RunUsage } from "../vocabulary/usage.js";
+import type { ApprovalItem, LogEntry } from "./log-items.js";
+
+/** Where a run stands, as the server reports it. */
+export type ServeRunStatus =
+  | "running"
+  | "awaiting_approval"
+  | "ok"
+  | "failed"
+  | "aborted"
+  | "budget_exceeded"
+  | "interrupted";
+
+/** A chat: one principal's conversation with one agent (a glassloop session). */
+export interface ChatRecord {
+  principal: string;
+  chatId: string;
+  agent: string;
+  /** The first user message, shortened: for a list of chats. */
+  title: string;
+  /** The run that holds the chat now (running or awaiting approval). */
+  activeRun?: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A run started over HTTP. */
+export interface RunRecord {
+  runId: string;
+  principal: string;
+  chatId: string;
+  agent: string;
+  model: string;
+  input: string;
+  status: ServeRunStatus;
+  usage?: RunUsage;
+  /** The sequence number of the last stored item (-1: none yet). */
+  lastSeq: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** An approval the server handed out, bound to one call of one run. */
+export interface ApprovalRecord extends ApprovalItem {
+  runId: string;
+  /** The validated arguments as JSON text, as glassloop stored them. */
+  validated: string;
+  decided?: { approved: boolean; reason?: string; at: number };
+}
+
+/** What the handler stores besides the glassloop store (SQLite: `SqliteServeLog`). */
+export interface ServeLog {
+  getChat(principal: string, chatId: string): Promise<ChatRecord | undefined>;
+  /** Creates the chat if new; the existing one (with its agent) otherwise. */
+  ensureChat(chat: Omit<ChatRecord, "createdAt" | "updatedAt" | "activeRun">): Promise<ChatRecord>;
+  listChats(principal: string, limit: number): Promise<ChatRecord[]>;
+  deleteChat(principal: string, chatId: string): Promise<void>;
+  /**
+   * Makes `runId` the chat's active run, only if it has none (or `expect` is the active one):
+   * false when another run holds it. Atomic, so two requests at once cannot both start a run.
+   */
+  claimChat(principal: string, chatId: string, runId: string, expect?: string): Promise<boolean>;
+  /** Frees the chat if `runId` holds it. */
+  releaseChat(principal: string, chatId: string, runId: string): Promise<void>;
+
+  createRun(run: Omit<RunRecord, "lastSeq" | "createdAt" | "updatedAt" | "status">): Promise<void>;
+  getRun(runId: string): Promise<RunRecord | undefined>;
+  listChatRuns(principal: string, chatId: string): Promise<RunRecord[]>;
+  /** Runs whose status says a process is driving them: after a restart, none is. */
+  listRunning(): Promise<RunRecord[]>;
+  setRunStatus(runId: string, status: ServeRunStatus, usage?: RunUsage): Promise<void>;
+  countActiveRuns(principal: string): Promise<number>;
+
+  /** Appends entries (consecutive sequence numbers, in order) in one transaction. */
+  append(runId: string, entries: readonly LogEntry[]): Promise<void>;
+  /** Entries after `afterSeq`, in order, at most `limit`. */
+  read(runId: string, afterSeq: number, limit: number): Promise<LogEntry[]>;
+
+  addApprovals(runId: string, approvals: readonly (ApprovalItem & { validated: string })[]): Promise<void>;
+  getApproval(approvalId: string): Promise<ApprovalRecord | undefined>;
+  /** The run's approvals not decided yet. */
+  openApprovals(runId: string): Promise<ApprovalRecord[]>;
+  /**
+   * Records decisions, all or none: false (nothing written) if any of them was decided already.
+   */
+  decide(decisions: readonly { approvalId: string; approved: boolean; reason?: string }[]): Promise<boolean>;
+
+  close(): void;
+}

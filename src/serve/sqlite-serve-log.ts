@@ -1,0 +1,296 @@
+import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import type Database from "better-sqlite3";
+import type { RunUsage } from "../vocabulary/usage.js";
+import type { ApprovalItem, LogEntry } from "./log-items.js";
+import type { ApprovalRecord, ChatRecord, RunRecord, ServeLog, ServeRunStatus } from "./serve-log.js";
+
+/** The serve log's default file, beside the default store's. */
+export const DEFAULT_SERVE_DB = join(".glassloop", "serve.db");
+
+const SCHEMA = `
+create table if not exists serve_chats (
+  principal text not null, chat_id text not null, agent text not null, title text not null,
+  active_run text, created_at integer not null, updated_at integer not null,
+  primary key (principal, chat_id)
+);
+create table if not exists serve_runs (
+  run_id text primary key, principal text not null, chat_id text not null, agent text not null,
+  model text not null, input text not null, status text not null, usage text,
+  last_seq integer not null default -1, created_at integer not null, updated_at integer not null
+);
+create index if not exists serve_runs_chat on serve_runs (principal, chat_id, created_at);
+create index if not exists serve_runs_status on serve_runs (status);
+create table if not exists serve_items (
+  run_id text not null, seq integer not null, item text not null, primary key (run_id, seq)
+) without rowid;
+create table if not exists serve_approvals (
+  approval_id text primary key, run_id text not null, tool_call_id text not null,
+  tool_name text not null, input text not null, validated text not null, decided text
+);
+create index if not exists serve_approvals_run on serve_approvals (run_id);
+`;
+
+interface ChatRow {
+  principal: string;
+  chat_id: string;
+  agent: string;
+  title: string;
+  active_run: string | null;
+  created_at: number;
+  updated_at: number;
+}
+interface RunRow {
+  run_id: string;
+  principal: string;
+  chat_id: string;
+  agent: string;
+  model: string;
+  input: string;
+  status: ServeRunStatus;
+  usage: string | null;
+  last_seq: number;
+  created_at: number;
+  updated_at: number;
+}
+interface ApprovalRow {
+  approval_id: string;
+  run_id: string;
+  tool_call_id: string;
+  tool_name: string;
+  input: string;
+  validated: string;
+  decided: string | null;
+}
+
+/**
+ * The serve log in SQLite (better-sqlite3, WAL): one file, default `.glassloop/serve.db`, or
+ * `:memory:`. Items of a run are appended in batches, one transaction each.
+ */
+export class SqliteServeLog implements ServeLog {
+  readonly location: string;
+  readonly #db: Database.Database;
+
+  constructor(path: string = DEFAULT_SERVE_DB) {
+    this.location = path;
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    const Driver = createRequire(import.meta.url)("better-sqlite3") as typeof Database;
+    this.#db = new Driver(path, { timeout: 5_000 });
+    this.#db.pragma("journal_mode = WAL");
+    this.#db.pragma("synchronous = NORMAL");
+    this.#db.exec(SCHEMA);
+  }
+
+  async getChat(principal: string, chatId: string): Promise<ChatRecord | undefined> {
+    const row = this.#db
+      .prepare("select * from serve_chats where principal = ? and chat_id = ?")
+      .get(principal, chatId) as ChatRow | undefined;
+    return row && chatOf(row);
+  }
+
+  async ensureChat(chat: Omit<ChatRecord, "createdAt" | "updatedAt" | "activeRun">): Promise<ChatRecord> {
+    const now = Date.now();
+    this.#db
+      .prepare(
+        `insert into serve_chats (principal, chat_id, agent, title, created_at, updated_at)
+         values (?, ?, ?, ?, ?, ?) on conflict do nothing`,
+      )
+      .run(chat.principal, chat.chatId, chat.agent, chat.title, now, now);
+    return (await this.getChat(chat.principal, chat.chatId)) as ChatRecord;
+  }
+
+  async listChats(principal: string, limit: number): Promise<ChatRecord[]> {
+    const rows = this.#db
+      .prepare("select * from serve_chats where principal = ? order by updated_at desc limit ?")
+      .all(principal, limit) as ChatRow[];
+    return rows.map(chatOf);
+  }
+
+  async deleteChat(principal: string, chatId: string): Promise<void> {
+    this.#db.prepare("delete from serve_chats where principal = ? and chat_id = ?").run(principal, chatId);
+  }
+
+  async claimChat(principal: string, chatId: string, runId: string, expect?: string): Promise<boolean> {
+    const result = this.#db
+      .prepare(
+        `update serve_chats set active_run = ?, updated_at = ?
+         where principal = ? and chat_id = ? and (active_run is null or active_run = ?)`,
+      )
+      .run(runId, Date.now(), principal, chatId, expect ?? null);
+    return result.changes === 1;
+  }
+
+  async releaseChat(principal: string, chatId: string, runId: string): Promise<void> {
+    this.#db
+      .prepare(
+        "update serve_chats set active_run = null, updated_at = ? where principal = ? and chat_id = ? and active_run = ?",
+      )
+      .run(Date.now(), principal, chatId, runId);
+  }
+
+  async createRun(run: Omit<RunRecord, "lastSeq" | "createdAt" | "updatedAt" | "status">): Promise<void> {
+    const now = Date.now();
+    this.#db
+      .prepare(
+        `insert into serve_runs (run_id, principal, chat_id, agent, model, input, status, created_at, updated_at)
+         values (?, ?, ?, ?, ?, ?, 'running', ?, ?)`,
+      )
+      .run(run.runId, run.principal, run.chatId, run.agent, run.model, run.input, now, now);
+  }
+
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    const row = this.#db.prepare("select * from serve_runs where run_id = ?").get(runId) as
+      | RunRow
+      | undefined;
+    return row && runOf(row);
+  }
+
+  async listChatRuns(principal: string, chatId: string): Promise<RunRecord[]> {
+    const rows = this.#db
+      .prepare("select * from serve_runs where principal = ? and chat_id = ? order by created_at, rowid")
+      .all(principal, chatId) as RunRow[];
+    return rows.map(runOf);
+  }
+
+  async listRunning(): Promise<RunRecord[]> {
+    const rows = this.#db
+      .prepare("select * from serve_runs where status = 'running' order by created_at")
+      .all() as RunRow[];
+    return rows.map(runOf);
+  }
+
+  async setRunStatus(runId: string, status: ServeRunStatus, usage?: RunUsage): Promise<void> {
+    this.#db
+      .prepare(
+        "update serve_runs set status = ?, usage = coalesce(?, usage), updated_at = ? where run_id = ?",
+      )
+      .run(status, usage === undefined ? null : JSON.stringify(usage), Date.now(), runId);
+  }
+
+  async countActiveRuns(principal: string): Promise<number> {
+    const row = this.#db
+      .prepare("select count(*) as n from serve_runs where principal = ? and status = 'running'")
+      .get(principal) as { n: number };
+    return row.n;
+  }
+
+  async append(runId: string, entries: readonly LogEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const insert = this.#db.prepare("insert into serve_items (run_id, seq, item) values (?, ?, ?)");
+    const last = this.#db.prepare("update serve_runs set last_seq = ?, updated_at = ? where run_id = ?");
+    this.#db.transaction(() => {
+      for (const e of entries) insert.run(runId, e.seq, JSON.stringify(e.item));
+      last.run((entries.at(-1) as LogEntry).seq, Date.now(), runId);
+    })();
+  }
+
+  async read(runId: string, afterSeq: number, limit: number): Promise<LogEntry[]> {
+    const rows = this.#db
+      .prepare("select seq, item from serve_items where run_id = ? and seq > ? order by seq limit ?")
+      .all(runId, afterSeq, limit) as { seq: number; item: string }[];
+    return rows.map((r) => ({ seq: r.seq, item: JSON.parse(r.item) }));
+  }
+
+  async addApprovals(
+    runId: string,
+    approvals: readonly (ApprovalItem & { validated: string })[],
+  ): Promise<void> {
+    const insert = this.#db.prepare(
+      `insert into serve_approvals (approval_id, run_id, tool_call_id, tool_name, input, validated)
+       values (?, ?, ?, ?, ?, ?)`,
+    );
+    this.#db.transaction(() => {
+      for (const a of approvals)
+        insert.run(a.approvalId, runId, a.toolCallId, a.toolName, JSON.stringify(a.input), a.validated);
+    })();
+  }
+
+  async getApproval(approvalId: string): Promise<ApprovalRecord | undefined> {
+    const row = this.#db.prepare("select * from serve_approvals where approval_id = ?").get(approvalId) as
+      | ApprovalRow
+      | undefined;
+    return row && approvalOf(row);
+  }
+
+  async openApprovals(runId: string): Promise<ApprovalRecord[]> {
+    const rows = this.#db
+      .prepare("select * from serve_approvals where run_id = ? and decided is null")
+      .all(runId) as ApprovalRow[];
+    return rows.map(approvalOf);
+  }
+
+  async decide(
+    decisions: readonly { approvalId: string; approved: boolean; reason?: string }[],
+  ): Promise<boolean> {
+    const update = this.#db.prepare(
+      "update serve_approvals set decided = ? where approval_id = ? and decided is null",
+    );
+    const run = this.#db.transaction(() => {
+      const at = Date.now();
+      for (const d of decisions) {
+        const decided = JSON.stringify({ approved: d.approved, ...(d.reason && { reason: d.reason }), at });
+        // A decision already taken rolls the whole batch back: all or none.
+        if (update.run(decided, d.approvalId).changes !== 1) throw new AlreadyDecided();
+      }
+    });
+    return safely(() => run());
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+}
+
+class AlreadyDecided extends Error {}
+
+/** Runs a transaction; false when it rolled back because a decision was already taken. */
+function safely(transaction: () => void): boolean {
+  try {
+    transaction();
+    return true;
+  } catch (error) {
+    if (error instanceof AlreadyDecided) return false;
+    throw error;
+  }
+}
+
+function chatOf(row: ChatRow): ChatRecord {
+  return {
+    principal: row.principal,
+    chatId: row.chat_id,
+    agent: row.agent,
+    title: row.title,
+    ...(row.active_run !== null && { activeRun: row.active_run }),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function runOf(row: RunRow): RunRecord {
+  return {
+    runId: row.run_id,
+    principal: row.principal,
+    chatId: row.chat_id,
+    agent: row.agent,
+    model: row.model,
+    input: row.input,
+    status: row.status,
+    ...(row.usage !== null && { usage: JSON.parse(row.usage) as RunUsage }),
+    lastSeq: row.last_seq,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function approvalOf(row: ApprovalRow): ApprovalRecord {
+  return {
+    approvalId: row.approval_id,
+    runId: row.run_id,
+    toolCallId: row.tool_call_id,
+    toolName: row.tool_name,
+    input: JSON.parse(row.input),
+    validated: row.validated,
+    ...(row.decided !== null && { decided: JSON.parse(row.decided) }),
+  };
+}
