@@ -54,7 +54,7 @@ export async function callModel(
   }
   // The answer counts one request; the attempts retried before it count too.
   if (sent.count > 1) state.meter.addRequests(sent.count - 1);
-  recordResponse(state, step, response, started);
+  recordResponse(state, step, response, started, undefined, model.id);
   return response;
 }
 
@@ -134,15 +134,26 @@ export function callError(state: RunState<unknown>, error: unknown): RunError {
   return error instanceof RunError ? error : new ModelCallError(error, errorState(state));
 }
 
-/** Counts a model call's usage and reports its answer in a `model_response` event. */
+/**
+ * Counts a model call's usage and reports its answer in a `model_response` event. Usage that breaks
+ * the one rule of models/usage-check.ts (any `Model`, a user's own included) ends the run with a
+ * `ModelCallError` whose cause is a `ProviderProtocolError`: a budget never shrinks.
+ */
 export function recordResponse(
   state: RunState<unknown>,
   step: number,
   response: ModelResponse,
   startedMs: number,
   purpose?: CallPurpose,
+  modelId: string = state.model.id,
 ): void {
-  state.meter.addModelCall(response.usage);
+  try {
+    state.meter.addModelCall(response.usage, modelId);
+  } catch (error) {
+    // The request was made all the same; only its impossible numbers are left out.
+    state.meter.addRequests(1);
+    throw callError(state, error);
+  }
   if (state.emit === silent) return;
   state.emit({
     type: "model_response",

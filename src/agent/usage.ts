@@ -1,4 +1,5 @@
 import { costOf, type ModelPrice } from "../models/model.js";
+import { checkedCost, checkedRunUsage, checkedTokenUsage } from "../models/usage-check.js";
 import type { RunUsage, StepUsage, TokenUsage } from "../vocabulary/usage.js";
 
 export type { RunUsage, StepUsage } from "../vocabulary/usage.js";
@@ -61,8 +62,13 @@ export class UsageMeter {
     });
   }
 
-  addModelCall(tokens: TokenUsage): void {
-    const cost = this.#price ? costOf(tokens, this.#price) : undefined;
+  /**
+   * Counts one model call; `source` names the model for the error when its usage breaks the rule
+   * of models/usage-check.ts (then nothing is counted and a `ProviderProtocolError` is thrown).
+   */
+  addModelCall(tokens: TokenUsage, source = "the model"): void {
+    checkedTokenUsage(tokens, source);
+    const cost = this.#price ? checkedCost(costOf(tokens, this.#price), "cost", source) : undefined;
     this.#usage.requests += 1;
     addCounts(this.#usage, tokens, 0, cost);
     addCounts(this.#current(), tokens, 0, cost);
@@ -78,8 +84,13 @@ export class UsageMeter {
     this.#current().toolCalls += 1;
   }
 
-  /** Rolls a sub-run's usage (an agent used as a tool) into this run's totals and current step. */
-  addSubRun(sub: RunUsage): void {
+  /**
+   * Rolls a sub-run's usage (an agent used as a tool, an evaluator) into this run's totals and
+   * current step. Usage that would shrink a total (negative, NaN, fractional counts, cached over
+   * input) is a `ProviderProtocolError` and is not counted.
+   */
+  addSubRun(sub: RunUsage, source = "a sub-run"): void {
+    checkedRunUsage(sub, source);
     this.#usage.requests += sub.requests;
     addCounts(this.#usage, sub, sub.toolCalls, sub.costUsd);
     addCounts(this.#current(), sub, sub.toolCalls, sub.costUsd);

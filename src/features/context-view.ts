@@ -156,7 +156,7 @@ export class ContextView {
       generation.catch(() => {});
       throw callError(state, error);
     }
-    recordResponse(state, step, response, started, "summary");
+    recordResponse(state, step, response, started, "summary", model.id);
     return response.text.trim();
   }
 }

@@ -1,5 +1,6 @@
 import type { ReasoningPart, ToolCall } from "../../vocabulary/messages.js";
 import type { FinishReason, ModelResponse, TokenUsage } from "../model.js";
+import { checkedTokenUsage, reportedCount } from "../usage-check.js";
 import { anthropicProtocolError } from "./protocol-error.js";
 import type { AnthropicMessage, AnthropicUsage } from "./wire.js";
 
@@ -57,16 +58,21 @@ export function thinkingPart(block: { type?: unknown; [key: string]: unknown }):
  * `cachedInputTokens` and the writes also in `cacheWriteInputTokens` (so `costOf` prices each at its rate).
  */
 export function toTokenUsage(usage: AnthropicUsage | undefined): TokenUsage {
-  const cacheRead = count(usage?.cache_read_input_tokens);
-  const cacheWrite = count(usage?.cache_creation_input_tokens);
-  const inputTokens = count(usage?.input_tokens) + cacheRead + cacheWrite;
-  return {
-    inputTokens,
-    outputTokens: count(usage?.output_tokens),
-    ...(cacheRead > 0 && { cachedInputTokens: cacheRead }),
-    // Writes cost more than plain input (1.25x for the 5-minute cache); `costOf` prices them apart.
-    ...(cacheWrite > 0 && { cacheWriteInputTokens: cacheWrite }),
-  };
+  // Every number through the one rule (models/usage-check.ts): a lying server is a protocol error.
+  const count = (field: keyof AnthropicUsage) => reportedCount(usage?.[field], field, "anthropic");
+  const cacheRead = count("cache_read_input_tokens");
+  const cacheWrite = count("cache_creation_input_tokens");
+  const inputTokens = count("input_tokens") + cacheRead + cacheWrite;
+  return checkedTokenUsage(
+    {
+      inputTokens,
+      outputTokens: count("output_tokens"),
+      ...(cacheRead > 0 && { cachedInputTokens: cacheRead }),
+      // Writes cost more than plain input (1.25x for the 5-minute cache); `costOf` prices them apart.
+      ...(cacheWrite > 0 && { cacheWriteInputTokens: cacheWrite }),
+    },
+    "anthropic",
+  );
 }
 
 /** Anthropic's `stop_reason` as a `FinishReason`. */
@@ -96,8 +102,4 @@ function asMessage(body: unknown): AnthropicMessage {
     throw anthropicProtocolError("the response is not a message (no content list)", body);
   }
   return body as AnthropicMessage;
-}
-
-function count(n: number | null | undefined): number {
-  return typeof n === "number" && Number.isFinite(n) && n > 0 ? n : 0;
 }

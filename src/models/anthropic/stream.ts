@@ -212,9 +212,13 @@ export class AnthropicStreamAssembler {
 
   #mergeUsage(usage: unknown): void {
     if (usage === null || typeof usage !== "object") return;
-    // message_delta carries cumulative counts; a field it repeats replaces the earlier value.
-    for (const [key, value] of Object.entries(usage)) {
-      if (typeof value === "number") (this.#usage as Record<string, number>)[key] = value;
+    // message_delta carries cumulative counts; a field it repeats replaces the earlier value. Any
+    // non-null value of a count is kept, numbers or not, so the one usage rule (toTokenUsage)
+    // judges it: a server that sends `{}` for a count gets a protocol error, not a silent 0.
+    const counts = this.#usage as Record<string, unknown>;
+    for (const key of USAGE_FIELDS) {
+      const value = (usage as Record<string, unknown>)[key];
+      if (value !== undefined && value !== null) counts[key] = value;
     }
   }
 
@@ -232,3 +236,11 @@ function toolArguments(block: Extract<Block, { kind: "tool" }>): string {
   if (block.json.trim() !== "") return block.json;
   return JSON.stringify(block.initial ?? {});
 }
+
+/** The counts of Anthropic's usage object (other fields, e.g. `service_tier`, are not counts). */
+const USAGE_FIELDS = [
+  "input_tokens",
+  "output_tokens",
+  "cache_read_input_tokens",
+  "cache_creation_input_tokens",
+] as const satisfies readonly (keyof AnthropicUsage)[];

@@ -2,6 +2,7 @@ import type { ReasoningPart, ToolCall } from "../../vocabulary/messages.js";
 import { errorForStatus, ProviderProtocolError, StreamIncompleteError } from "../errors.js";
 import type { FinishReason, ModelDelta, ModelResponse, TokenUsage } from "../model.js";
 import { freshToolCallId } from "../openai/response.js";
+import { checkedTokenUsage, reportedCount } from "../usage-check.js";
 import { GeminiBlockedError } from "./errors.js";
 import { GEMINI_PROVIDER } from "./request.js";
 import type { GeminiPart, GeminiResponse, GeminiUsage } from "./wire.js";
@@ -184,15 +185,20 @@ export class GeminiAnswer {
 
 /** Gemini's usage: thoughts are output beside the candidates, and counted as reasoning. */
 export function usageOf(usage: GeminiUsage | undefined): TokenUsage {
-  const inputTokens = count(usage?.promptTokenCount) + count(usage?.toolUsePromptTokenCount);
-  const thoughts = count(usage?.thoughtsTokenCount);
-  const cached = Math.min(count(usage?.cachedContentTokenCount), inputTokens);
-  return {
-    inputTokens,
-    outputTokens: count(usage?.candidatesTokenCount) + thoughts,
-    ...(cached > 0 && { cachedInputTokens: cached }),
-    ...(thoughts > 0 && { reasoningTokens: thoughts }),
-  };
+  // Every number through the one rule (models/usage-check.ts): a lying server is a protocol error.
+  const count = (field: keyof GeminiUsage) => reportedCount(usage?.[field], field, GEMINI_PROVIDER);
+  const inputTokens = count("promptTokenCount") + count("toolUsePromptTokenCount");
+  const thoughts = count("thoughtsTokenCount");
+  const cached = count("cachedContentTokenCount");
+  return checkedTokenUsage(
+    {
+      inputTokens,
+      outputTokens: count("candidatesTokenCount") + thoughts,
+      ...(cached > 0 && { cachedInputTokens: cached }),
+      ...(thoughts > 0 && { reasoningTokens: thoughts }),
+    },
+    GEMINI_PROVIDER,
+  );
 }
 
 function finishReasonOf(reason: string, hasCalls: boolean): FinishReason {
@@ -207,8 +213,4 @@ function finishReasonOf(reason: string, hasCalls: boolean): FinishReason {
 function statusOf(error: unknown): number {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "number" && code >= 400 ? code : 200;
-}
-
-function count(n: number | undefined): number {
-  return typeof n === "number" && Number.isFinite(n) && n > 0 ? n : 0;
 }

@@ -1,6 +1,7 @@
 import type { ReasoningPart, ToolCall } from "../../vocabulary/messages.js";
 import { errorForStatus, ProviderProtocolError } from "../errors.js";
 import type { FinishReason, ModelResponse, TokenUsage } from "../model.js";
+import { checkedTokenUsage, reportedCount } from "../usage-check.js";
 import { RESPONSES_PROVIDER } from "./request.js";
 import type {
   ResponsesOutputItem,
@@ -53,7 +54,7 @@ export function fromResponsesBody(body: unknown, provider: string): ModelRespons
   return {
     text,
     toolCalls,
-    usage: usageOf(response.usage),
+    usage: usageOf(response.usage, provider),
     finishReason: finishReasonOf(response, toolCalls.length > 0),
     ...(typeof response.model === "string" && { modelName: response.model }),
     ...(reasoning.length > 0 && { reasoning }),
@@ -75,17 +76,25 @@ export function reasoningParts(item: ResponsesReasoningItem): ReasoningPart[] {
 }
 
 /** Usage with cached input and reasoning output. */
-export function usageOf(usage: ResponsesUsage | null | undefined): TokenUsage {
-  const inputTokens = usage?.input_tokens ?? 0;
-  const outputTokens = usage?.output_tokens ?? 0;
-  const cached = usage?.input_tokens_details?.cached_tokens ?? 0;
-  const reasoning = usage?.output_tokens_details?.reasoning_tokens ?? 0;
-  return {
-    inputTokens,
-    outputTokens,
-    ...(cached > 0 && { cachedInputTokens: Math.min(cached, inputTokens) }),
-    ...(reasoning > 0 && { reasoningTokens: Math.min(reasoning, outputTokens) }),
-  };
+export function usageOf(usage: ResponsesUsage | null | undefined, provider: string): TokenUsage {
+  // Every number through the one rule (models/usage-check.ts): a lying server is a protocol error.
+  const inputTokens = reportedCount(usage?.input_tokens, "input_tokens", provider);
+  const outputTokens = reportedCount(usage?.output_tokens, "output_tokens", provider);
+  const cached = reportedCount(usage?.input_tokens_details?.cached_tokens, "cached_tokens", provider);
+  const reasoning = reportedCount(
+    usage?.output_tokens_details?.reasoning_tokens,
+    "reasoning_tokens",
+    provider,
+  );
+  return checkedTokenUsage(
+    {
+      inputTokens,
+      outputTokens,
+      ...(cached > 0 && { cachedInputTokens: cached }),
+      ...(reasoning > 0 && { reasoningTokens: reasoning }),
+    },
+    provider,
+  );
 }
 
 function finishReasonOf(response: ResponsesResponse, hasToolCalls: boolean): FinishReason {

@@ -86,16 +86,18 @@ describe("reasoning of compatible servers", () => {
 });
 
 describe("usage and finish reasons", () => {
-  it("normalizes cached tokens (OpenAI's field, DeepSeek's) and never reports more cached than input", () => {
-    expect(usageOf({ prompt_tokens: 10, completion_tokens: 1, prompt_cache_hit_tokens: 4 })).toEqual({
+  it("normalizes cached tokens (OpenAI's field, DeepSeek's); more cached than input is a protocol error", () => {
+    expect(
+      usageOf({ prompt_tokens: 10, completion_tokens: 1, prompt_cache_hit_tokens: 4 }, "deepseek"),
+    ).toEqual({
       inputTokens: 10,
       outputTokens: 1,
       cachedInputTokens: 4,
     });
-    expect(usageOf({ prompt_tokens: 3, prompt_tokens_details: { cached_tokens: 9 } }).cachedInputTokens).toBe(
-      3,
-    );
-    expect(usageOf(null)).toEqual({ inputTokens: 0, outputTokens: 0 });
+    expect(() =>
+      usageOf({ prompt_tokens: 3, prompt_tokens_details: { cached_tokens: 9 } }, "openai"),
+    ).toThrow(/openai reported impossible usage \(cached 9 \+ cache writes 0 of 3 input tokens\)/);
+    expect(usageOf(null, "openai")).toEqual({ inputTokens: 0, outputTokens: 0 });
   });
 
   it("maps finish reasons", () => {

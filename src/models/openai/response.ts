@@ -1,6 +1,7 @@
 import type { ReasoningPart, ToolCall } from "../../vocabulary/messages.js";
 import { errorFields, errorForStatus, ProviderProtocolError } from "../errors.js";
 import type { FinishReason, ModelResponse, TokenUsage } from "../model.js";
+import { checkedTokenUsage, reportedCount } from "../usage-check.js";
 import type { OpenAIQuirks } from "./quirks.js";
 import type { ChatCompletion, ChatUsage } from "./wire.js";
 
@@ -26,7 +27,7 @@ export function parseChatCompletion(body: unknown, provider: string, quirks: Ope
   return {
     text: textOf(message.content, message.refusal),
     toolCalls: quirks.fillToolCallIds ? fillToolCallIds(toolCalls) : toolCalls,
-    usage: usageOf(completion.usage),
+    usage: usageOf(completion.usage, provider),
     finishReason: finishReasonOf(choice.finish_reason, toolCalls.length > 0),
     ...(typeof completion.model === "string" && { modelName: completion.model }),
     ...(thinking !== "" && { reasoning: [reasoningPart(provider, thinking)] }),
@@ -70,22 +71,30 @@ export function textOf(content: unknown, refusal: unknown): string {
 }
 
 /** Token usage, cached prompt tokens included (OpenAI's field, or DeepSeek's). */
-export function usageOf(usage: ChatUsage | null | undefined): TokenUsage {
-  const inputTokens = usage?.prompt_tokens ?? 0;
+export function usageOf(usage: ChatUsage | null | undefined, provider: string): TokenUsage {
+  // Every number through the one rule (models/usage-check.ts): a lying server is a protocol error.
+  const inputTokens = reportedCount(usage?.prompt_tokens, "prompt_tokens", provider);
   const cached = usage?.prompt_tokens_details?.cached_tokens ?? usage?.prompt_cache_hit_tokens;
-  const completion = usage?.completion_tokens ?? 0;
-  const reasoning = usage?.completion_tokens_details?.reasoning_tokens;
+  const cachedTokens = reportedCount(cached, "cached_tokens", provider);
+  const completion = reportedCount(usage?.completion_tokens, "completion_tokens", provider);
+  const reasoning = reportedCount(
+    usage?.completion_tokens_details?.reasoning_tokens,
+    "reasoning_tokens",
+    provider,
+  );
   // OpenAI and DeepSeek count reasoning inside completion_tokens; xAI counts it beside them, which
   // its total shows (prompt + completion + reasoning). Either way, output includes the reasoning.
-  const beside =
-    reasoning !== undefined && reasoning > 0 && usage?.total_tokens === inputTokens + completion + reasoning;
+  const beside = reasoning > 0 && usage?.total_tokens === inputTokens + completion + reasoning;
   const outputTokens = beside ? completion + reasoning : completion;
-  return {
-    inputTokens,
-    outputTokens,
-    ...(cached !== undefined && cached > 0 && { cachedInputTokens: Math.min(cached, inputTokens) }),
-    ...(reasoning !== undefined && reasoning > 0 && { reasoningTokens: Math.min(reasoning, outputTokens) }),
-  };
+  return checkedTokenUsage(
+    {
+      inputTokens,
+      outputTokens,
+      ...(cachedTokens > 0 && { cachedInputTokens: cachedTokens }),
+      ...(reasoning > 0 && { reasoningTokens: reasoning }),
+    },
+    provider,
+  );
 }
 
 /** The normalized finish reason; a missing one with tool calls present means the calls. */

@@ -111,7 +111,7 @@ export class ChatStreamAssembler {
     return {
       text,
       toolCalls,
-      usage: usageOf(this.#usage),
+      usage: usageOf(this.#usage, this.#provider),
       finishReason: finishReasonOf(this.#finish, toolCalls.length > 0),
       ...(this.#model !== undefined && { modelName: this.#model }),
       ...(this.#reasoning !== "" && { reasoning: [reasoningPart(this.#provider, this.#reasoning)] }),
