@@ -1,7 +1,8 @@
-import { createInterface, type Interface } from "node:readline";
+import type { Interface } from "node:readline";
 import type { ApprovalHandler, PendingApproval } from "../features/approval/approval.js";
 import type { CliIO } from "./command.js";
 import type { Printer } from "./printer.js";
+import { terminalInterface } from "./terminal-text.js";
 import { visible } from "./visible.js";
 
 /** Something that can ask the user a question and read the answer line (a readline interface). */
@@ -65,7 +66,10 @@ export function lazyTerminal(io: CliIO, onInterrupt: () => void): { asker: Asker
     asker: {
       question(query, options, callback) {
         if (!rl) {
-          rl = createInterface({ input: io.stdin, output: io.stderr, terminal: io.stdin.isTTY === true });
+          rl = terminalInterface(
+            { input: io.stdin, output: io.stderr, terminal: io.stdin.isTTY === true },
+            io.env,
+          );
           rl.on("SIGINT", onInterrupt);
         }
         rl.question(query, options, callback);

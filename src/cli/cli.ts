@@ -5,6 +5,7 @@ import { type CliIO, EXIT, UsageError } from "./command.js";
 import { COMMANDS } from "./commands.js";
 import { exitCodeFor, formatError, redactorFor } from "./failure.js";
 import { jsonError, wantsJson } from "./json-output.js";
+import { terminalStream } from "./terminal-text.js";
 
 const HELP = `glassloop: an agent runtime you can see through.
 
@@ -19,8 +20,16 @@ Run "glassloop <command> --help" for a command's options.
 Model selection: --model, then GLASSLOOP_MODEL or glassloop.config.json, then a provider key in the
 environment, then a running Ollama, then the embedded local model.`;
 
-/** Runs the CLI with `argv` (the arguments after the program name); resolves to the exit code. */
-export async function main(argv: string[], io: CliIO): Promise<number> {
+/**
+ * Runs the CLI with `argv` (the arguments after the program name); resolves to the exit code.
+ * Every command writes to `io`'s streams through `terminalStream`: the one printer (terminal-text.ts).
+ */
+export async function main(argv: string[], given: CliIO): Promise<number> {
+  const io: CliIO = {
+    ...given,
+    stdout: terminalStream(given.stdout, given.env),
+    stderr: terminalStream(given.stderr, given.env),
+  };
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     const topic = name === "help" ? rest[0] : undefined;

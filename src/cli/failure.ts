@@ -1,5 +1,6 @@
 import { GlassloopError, RunError } from "../errors.js";
-import { Redactor } from "../models/http/redact.js";
+import type { Redactor } from "../models/http/redact.js";
+import { scrubberFor } from "../models/http/sink.js";
 import { EXIT } from "./command.js";
 import { visible } from "./visible.js";
 
@@ -42,17 +43,9 @@ export function formatError(error: unknown, env: NodeJS.ProcessEnv): string {
   return visible(scrubSecrets(text, env), "text");
 }
 
-// One redactor per environment: its secrets are gathered once, not on every line printed.
-const redactors = new WeakMap<NodeJS.ProcessEnv, Redactor>();
-
-/** The redactor of everything the CLI prints: the library's one rule, with `env`'s secrets. */
+/** The redactor of everything the CLI prints: the sinks' one scrubber for `env` (models/http/sink.ts). */
 export function redactorFor(env: NodeJS.ProcessEnv): Redactor {
-  let redactor = redactors.get(env);
-  if (!redactor) {
-    redactor = new Redactor({ env });
-    redactors.set(env, redactor);
-  }
-  return redactor;
+  return scrubberFor(env);
 }
 
 /** `text` with every secret (of `env`, and every credential shape) redacted: the last guard before output. */

@@ -1,13 +1,14 @@
 import type { CliIO } from "./command.js";
-import { scrubSecrets } from "./failure.js";
 import { type Style, styleFor } from "./style.js";
+import { terminalStream } from "./terminal-text.js";
 
 /**
- * Everything a command prints goes through here: the answer to stdout, decorations to stderr,
- * each stream styled for what it is (a terminal or not), and every secret of the environment
- * scrubbed as a last guard.
+ * What a command prints, laid out: the answer to stdout, decorations to stderr, each stream
+ * styled for what it is (a terminal or not). Its streams are terminal streams (terminal-text.ts),
+ * which scrub secrets and make control characters visible, also when a command is run without `main`.
  */
 export class Printer {
+  readonly io: CliIO;
   readonly out: Style;
   readonly err: Style;
   /** stdout holds text not yet ended by a newline. */
@@ -15,7 +16,12 @@ export class Printer {
   /** Streamed answer text after its last whitespace, not printed yet (see `text`). */
   #held = "";
 
-  constructor(readonly io: CliIO) {
+  constructor(io: CliIO) {
+    this.io = {
+      ...io,
+      stdout: terminalStream(io.stdout, io.env),
+      stderr: terminalStream(io.stderr, io.env),
+    };
     this.out = styleFor(io.stdout, io.env);
     this.err = styleFor(io.stderr, io.env);
   }
@@ -38,20 +44,20 @@ export class Printer {
 
   #write(text: string): void {
     if (text === "") return;
-    this.io.stdout.write(scrubSecrets(text, this.io.env));
+    this.io.stdout.write(text);
     this.#openLine = !text.endsWith("\n");
   }
 
   /** A whole line of answer output. */
   line(text: string): void {
     this.endLine();
-    this.io.stdout.write(`${scrubSecrets(text, this.io.env)}\n`);
+    this.io.stdout.write(`${text}\n`);
   }
 
   /** A line of decoration (tool calls, usage, notes) on stderr, after any open answer line. */
   note(text: string): void {
     this.endLine();
-    this.io.stderr.write(`${scrubSecrets(text, this.io.env)}\n`);
+    this.io.stderr.write(`${text}\n`);
   }
 
   /** Ends an open answer line so what follows starts on its own line. */

@@ -1,4 +1,5 @@
 import type { CliIO } from "./command.js";
+import { type TrustedSequence, trustedSequence } from "./terminal-text.js";
 
 /** Colors and spinners for one stream: on only for a TTY, and never when NO_COLOR is set. */
 export interface Style {
@@ -14,13 +15,14 @@ export interface Style {
   cyan(text: string): string;
 }
 
-const codes = {
-  dim: [2, 22],
-  bold: [1, 22],
-  red: [31, 39],
-  green: [32, 39],
-  yellow: [33, 39],
-  cyan: [36, 39],
+// Each color is a pair of tokens a terminal stream turns into its escape sequences (terminal-text.ts).
+const codes: Record<string, [TrustedSequence, TrustedSequence]> = {
+  dim: ["dim", "normalIntensity"],
+  bold: ["bold", "normalIntensity"],
+  red: ["red", "defaultColor"],
+  green: ["green", "defaultColor"],
+  yellow: ["yellow", "defaultColor"],
+  cyan: ["cyan", "defaultColor"],
 };
 
 /** The style for `stream`: plain text unless it is a terminal and NO_COLOR is unset or empty. */
@@ -29,18 +31,21 @@ export function styleFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): S
   const color = interactive && !env.NO_COLOR;
   // NO_COLOR users ask for plain output; a spinner's redrawn line is the least plain of all.
   const spinner = color;
-  const paint = ([open, close]: number[]) =>
-    color ? (text: string) => `\u001b[${open}m${text}\u001b[${close}m` : (text: string) => text;
+  const paint = (name: keyof typeof codes) => {
+    const [open, close] = codes[name] as [TrustedSequence, TrustedSequence];
+    const [start, end] = [trustedSequence(open), trustedSequence(close)];
+    return color ? (text: string) => `${start}${text}${end}` : (text: string) => text;
+  };
   return {
     color,
     interactive,
     spinner,
-    dim: paint(codes.dim),
-    bold: paint(codes.bold),
-    red: paint(codes.red),
-    green: paint(codes.green),
-    yellow: paint(codes.yellow),
-    cyan: paint(codes.cyan),
+    dim: paint("dim"),
+    bold: paint("bold"),
+    red: paint("red"),
+    green: paint("green"),
+    yellow: paint("yellow"),
+    cyan: paint("cyan"),
   };
 }
 
@@ -70,11 +75,13 @@ export class Spinner {
     if (this.#timer === undefined) return;
     clearInterval(this.#timer);
     this.#timer = undefined;
-    this.stream.write("\r\u001b[2K");
+    this.stream.write(trustedSequence("clearLine"));
   }
 
   #draw(): void {
     const frame = FRAMES[this.#frame++ % FRAMES.length] as string;
-    this.stream.write(`\r\u001b[2K${this.style.cyan(frame)} ${this.style.dim(this.#label)}`);
+    this.stream.write(
+      `${trustedSequence("clearLine")}${this.style.cyan(frame)} ${this.style.dim(this.#label)}`,
+    );
   }
 }

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, type Limits, type Model, resolveModel } from "../index.js";
+import { redactingSink, scrubberFor } from "../models/http/sink.js";
 import { BudgetPool } from "./budget-pool.js";
 import { ALL_PASS, checkRule } from "./combine.js";
 import type { EvalEvent } from "./events.js";
@@ -194,9 +195,16 @@ export async function evaluate<TOutput, TExpected>(
     summary: summarize(cases, scorerNames, options.seed),
     ...(options.outDir !== undefined && { traces: "traces" }),
   };
-  if (options.outDir !== undefined) writeResult(options.outDir, result);
-  emit({ type: "eval_end", result });
-  return result;
+  // result.json is kept as a CI recording, and the result is what --json prints: a model that
+  // echoed a key must not get it into either, so the result leaves through a redacting sink.
+  const outDir = options.outDir;
+  const sink = redactingSink("eval result", scrubberFor(options.env ?? process.env), (clean: EvalResult) => {
+    if (outDir !== undefined) writeResult(outDir, clean);
+    return clean;
+  });
+  const written = sink.write(result);
+  emit({ type: "eval_end", result: written });
+  return written;
 }
 
 /** A fresh eval id: the start time and a random suffix, e.g. `eval_20261201T093000_1a2b3c4d`. */

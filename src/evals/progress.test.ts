@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { terminalText } from "../cli/terminal-text.js";
 import { ProgressBar } from "./progress.js";
 import type { TrialRecord } from "./types.js";
 
@@ -7,7 +8,12 @@ const trial = (pass: boolean) => ({ pass }) as TrialRecord;
 describe("the progress bar", () => {
   it("draws trials, passes and dollars on a terminal, and clears itself", () => {
     const written: string[] = [];
-    const bar = new ProgressBar({ isTTY: true, columns: 60, write: (t) => written.push(t) });
+    // What the terminal receives: the bar writes through the CLI's terminal stream.
+    const bar = new ProgressBar({
+      isTTY: true,
+      columns: 60,
+      write: (t) => written.push(terminalText(t, {})),
+    });
     bar.onEvent({ type: "eval_start", id: "e", name: "n", trials: 4 });
     bar.onEvent({
       type: "trial_end",

@@ -1,3 +1,4 @@
+import { trustedSequence } from "../cli/terminal-text.js";
 import type { EvalEvent } from "./events.js";
 
 /** Where the progress bar draws; only a terminal gets one. */
@@ -34,7 +35,7 @@ export class ProgressBar {
   /** Clears the bar before the report prints. */
   clear(): void {
     if (!this.#drawn) return;
-    this.stream.write("\r\u001b[2K");
+    this.stream.write(trustedSequence("clearLine"));
     this.#drawn = false;
   }
 
@@ -43,7 +44,9 @@ export class ProgressBar {
     const filled = total === 0 ? width : Math.round((done / total) * width);
     const bar = `${"█".repeat(filled)}${"░".repeat(width - filled)}`;
     const money = spent > 0 ? ` · $${spent.toFixed(4)}` : "";
-    this.stream.write(`\r\u001b[2K${bar} ${done}/${total} trials · ${this.#passed} passed${money}`);
+    this.stream.write(
+      `${trustedSequence("clearLine")}${bar} ${done}/${total} trials · ${this.#passed} passed${money}`,
+    );
     this.#drawn = true;
   }
 }

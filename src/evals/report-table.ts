@@ -1,3 +1,4 @@
+import { printedWidth } from "../cli/terminal-text.js";
 import type { Comparison } from "./compare.js";
 import { describeRule } from "./rule-text.js";
 import { isScored } from "./summary.js";
@@ -138,11 +139,9 @@ function signed(x: number, unit: string): string {
   return `${x >= 0 ? "+" : ""}${x.toFixed(digits)}${unit}`;
 }
 
-// Colors must not count toward a column's width.
-const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
-
 function table(rows: string[][]): string[] {
-  const visible = (s: string) => s.replace(ANSI, "").length;
+  // Colors take no column; a control character takes the width of its printed escape.
+  const visible = printedWidth;
   const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => visible(r[i] ?? ""))));
   const line = (r: string[]) =>
     r

@@ -1,3 +1,4 @@
+import { redactingSink, type Scrubber, type Sink } from "../models/http/sink.js";
 import type { PgPool } from "../store/postgres/pg-driver.js";
 import type { AgentEvent } from "../vocabulary/events.js";
 import { NOW_MS } from "./scale-db.js";
@@ -25,16 +26,19 @@ export class EventLog {
   readonly #pool: PgPool;
   readonly #runId: string;
   readonly #worker: string;
+  /** Each event is scrubbed on its way to `run_events`, where any client with the URL reads it. */
+  readonly #events: Sink<AgentEvent, AgentEvent>;
   #op = -1;
   #seq = 0;
   #buffer: { op: number; seq: number; event: AgentEvent }[] = [];
   #writing: Promise<void> = Promise.resolve();
   #failure: unknown;
 
-  constructor(pool: PgPool, runId: string, worker: string) {
+  constructor(pool: PgPool, runId: string, worker: string, scrubber: Scrubber) {
     this.#pool = pool;
     this.#runId = runId;
     this.#worker = worker;
+    this.#events = redactingSink("run events", scrubber, (clean: AgentEvent) => clean);
   }
 
   /** Records `event`, emitted after DBOS operation number `op`. */
@@ -43,7 +47,7 @@ export class EventLog {
       this.#op = op;
       this.#seq = 0;
     }
-    this.#buffer.push({ op, seq: this.#seq++, event });
+    this.#buffer.push({ op, seq: this.#seq++, event: this.#events.write(event) });
     if (this.#buffer.length === 1) queueMicrotask(() => this.#flush());
   }
 

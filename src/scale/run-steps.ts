@@ -1,3 +1,5 @@
+import type { Scrubber } from "../models/http/sink.js";
+import { redactingSink, type Sink } from "../models/http/sink.js";
 import type { DbosModule } from "./sdk.js";
 
 /** Whether this worker may still take steps; a worker whose runs were adopted never does (see lease.ts). */
@@ -19,13 +21,19 @@ export class RunSteps {
   readonly runId: string;
   readonly #dbos: DbosModule["DBOS"];
   readonly #fence: Fence;
+  /**
+   * Where a step's output goes: DBOS records it in Postgres (`operation_outputs`). Scrubbed inside
+   * the step, so the live run and a replay see the same (scrubbed) value.
+   */
+  readonly #outputs: Sink<unknown, unknown>;
   /** DBOS operations started so far in this execution of the workflow. */
   #ops = 0;
 
-  constructor(dbos: DbosModule["DBOS"], runId: string, fence: Fence) {
+  constructor(dbos: DbosModule["DBOS"], runId: string, fence: Fence, scrubber: Scrubber) {
     this.#dbos = dbos;
     this.runId = runId;
     this.#fence = fence;
+    this.#outputs = redactingSink("dbos step output", scrubber, (clean: unknown) => clean);
   }
 
   /** How many DBOS operations this execution has started: the key events are filed under. */
@@ -39,16 +47,17 @@ export class RunSteps {
    * calls) get ids in the order they were started, on every execution alike.
    */
   step<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const recorded = async () => this.#outputs.write(await fn()) as T;
     if (this.#fence.live()) {
       this.#ops++;
-      return this.#dbos.runStep(fn, { name });
+      return this.#dbos.runStep(recorded, { name });
     }
     // The lease looks old (a stalled event loop, a slow database): ask the database first. Steps
     // asked for meanwhile wait on the same answer and start in the order they were asked, so
     // their ids are still taken in call order.
     return this.#confirmed().then(() => {
       this.#ops++;
-      return this.#dbos.runStep(fn, { name });
+      return this.#dbos.runStep(recorded, { name });
     });
   }
 

@@ -1,7 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { ConfigError } from "../errors.js";
+import type { RedactionOptions } from "../models/http/redact.js";
+import { scrubberFor } from "../models/http/sink.js";
 import { PostgresStore } from "../store/postgres/postgres-store.js";
+import { redactingStore } from "../store/redacting-store.js";
 import type { WorkerModule } from "./agents.js";
 import { boundPolling, POLL_BACKOFF_CAP } from "./dbos-polling.js";
 import { claimDeadWorkers, WorkerLease } from "./lease.js";
@@ -55,6 +58,12 @@ export interface WorkerOptions extends ScaleConnection {
   approvalTimeoutSeconds?: number;
   /** What happens when this worker loses its lease (default: a message on stderr, then exit code 75). */
   onFenced?: (reason: string) => void;
+  /**
+   * What runs are scrubbed of before anything leaves the worker (step outputs, the workflow's
+   * output, run events, the store): default this process's environment, whose credential-named
+   * variables (API keys) and URL credentials are secrets, plus every credential shape.
+   */
+  redaction?: RedactionOptions;
   /** DBOS's log level (default `warn`). */
   logLevel?: "debug" | "info" | "warn" | "error";
 }
@@ -105,6 +114,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   let lease: WorkerLease | undefined;
   try {
     store = await PostgresStore.connect({ url, schema: options.storeSchema ?? "glassloop" });
+    const scrubber = scrubberFor(process.env, options.redaction);
     const onFenced =
       options.onFenced ??
       ((reason: string) => {
@@ -139,7 +149,9 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
         dbos,
         module: options.module,
         db,
-        store,
+        // The runs and sessions tables are a sink too: the store scrubs every write.
+        store: redactingStore(store, scrubber),
+        scrubber,
         executorId,
         fence: lease,
         approvalTimeoutSeconds: options.approvalTimeoutSeconds ?? 86_400,

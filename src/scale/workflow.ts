@@ -3,6 +3,8 @@ import type { AgentConfigWithoutOutput } from "../agent/agent-config.js";
 import { ENVIRONMENT_DEFAULTS } from "../environment/environment.js";
 import { ConfigError, RunError, runStatusOf } from "../errors.js";
 import type { PendingApproval } from "../features/approval/approval.js";
+import type { Scrubber } from "../models/http/sink.js";
+import { redactingSink } from "../models/http/sink.js";
 import { resolveModel } from "../models/resolve.js";
 import { currentOwner } from "../store/owner.js";
 import type { PostgresStore } from "../store/postgres/postgres-store.js";
@@ -55,7 +57,13 @@ export interface WorkflowEnv {
   dbos: DbosModule;
   module: WorkerModule;
   db: ScaleDb;
+  /** The run records' store, already redacting (`redactingStore`). */
   store: PostgresStore;
+  /**
+   * What every value leaving a run is scrubbed with: step outputs, the workflow's output, events.
+   * The worker's environment (its API keys) and any secrets the worker was given.
+   */
+  scrubber: Scrubber;
   executorId: string;
   fence: Fence;
   /** How long a run waits for an approval before the call counts as rejected. */
@@ -71,15 +79,19 @@ export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<
   const { DBOS } = env.dbos;
   return async function glassloopRun(request: RunRequest): Promise<RunOutcome> {
     const runId = DBOS.workflowID as string;
-    const steps = new RunSteps(DBOS, runId, env.fence);
-    const events = new EventLog(env.db.pool, runId, env.executorId);
+    const steps = new RunSteps(DBOS, runId, env.fence, env.scrubber);
+    const events = new EventLog(env.db.pool, runId, env.executorId, env.scrubber);
+    // DBOS records what the workflow returns (and any client reads it): a sink like the others.
+    const output = redactingSink("dbos workflow output", env.scrubber, (clean: RunOutcome) => clean);
     // Loaded at run time: any factory; what it returns is passed to `Agent`, which checks it.
     const factory = (env.module.agents as Record<string, AgentFactory>)[request.agent];
     if (!factory) {
       const known = Object.keys(env.module.agents).join(", ") || "none";
-      return failed(
-        "config",
-        `This worker has no agent named ${JSON.stringify(request.agent)} (it has: ${known})`,
+      return output.write(
+        failed(
+          "config",
+          `This worker has no agent named ${JSON.stringify(request.agent)} (it has: ${known})`,
+        ),
       );
     }
     const config = (await factory()) as AnyAgentConfig;
@@ -119,7 +131,7 @@ export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<
     }
     await steps.step("run.end", () => recordEnd(env.store, runId, request, config, history, outcome));
     await events.flushed();
-    return outcome;
+    return output.write(outcome);
   };
 }
 

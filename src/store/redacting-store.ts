@@ -1,12 +1,8 @@
+import type { Scrubber } from "../models/http/sink.js";
 import type { NewNote, NewRun, Note, RunCheckpoint, RunEnd, Store } from "./store.js";
 
-/** What scrubs values before they are stored: the library's `Redactor` has this shape. */
-export interface StoreScrubber {
-  /** Scrubs one string. */
-  text(value: string): string;
-  /** A deep copy of `value` with every secret scrubbed. */
-  value<T>(value: T): T;
-}
+/** What scrubs values before they are stored: the sinks' `Scrubber` (the library's `Redactor` is one). */
+export type StoreScrubber = Scrubber;
 
 type Writes = Pick<Store, "createRun" | "checkpoint" | "finishRun" | "addNote">;
 

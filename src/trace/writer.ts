@@ -1,5 +1,6 @@
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { redactingJsonSink, type Sink } from "../models/http/sink.js";
 import type { AgentEvent } from "../vocabulary/events.js";
 import { type DigestKinds, withoutImageBytes } from "./images.js";
 import { type RedactionOptions, Redactor } from "./redact.js";
@@ -40,14 +41,15 @@ interface OpenTrace {
  */
 export class TraceWriter {
   readonly #options: TraceWriterOptions;
-  readonly #redactor: Redactor;
+  /** Every record leaves through this sink: scrubbed, as one JSON line. */
+  readonly #records: Sink<AgentEvent | TraceHeader, string>;
   readonly #open = new Map<string, OpenTrace>();
   readonly #written: string[] = [];
   readonly #digests: DigestKinds;
 
   constructor(options: TraceWriterOptions = {}) {
     this.#options = options;
-    this.#redactor = new Redactor(options.redaction);
+    this.#records = redactingJsonSink("trace", new Redactor(options.redaction), (json) => `${json}\n`);
     this.#digests = { images: options.images !== "keep", files: options.files !== "keep" };
   }
 
@@ -103,7 +105,7 @@ export class TraceWriter {
     if (trace.fd === undefined) return;
     try {
       const written = withoutImageBytes(record, this.#digests);
-      writeSync(trace.fd, `${this.#redactor.stringify(written)}\n`);
+      writeSync(trace.fd, this.#records.write(written));
     } catch (error) {
       this.#fail(error, trace.path);
       this.#closeFd(trace);

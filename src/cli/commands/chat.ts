@@ -1,4 +1,4 @@
-import { createInterface, type Interface } from "node:readline";
+import type { Interface } from "node:readline";
 import { parseArgs } from "node:util";
 import { emptyUsage, type RunUsage } from "../../agent/usage.js";
 import { RunError } from "../../errors.js";
@@ -13,6 +13,7 @@ import { formatError } from "../failure.js";
 import { Printer } from "../printer.js";
 import { formatUsage, RunRenderer } from "../render.js";
 import { AGENT_OPTIONS, type Prepared, prepareAgent } from "../setup.js";
+import { terminalInterface } from "../terminal-text.js";
 import { visible } from "../visible.js";
 import { describeReplay } from "./run.js";
 
@@ -54,12 +55,10 @@ const chat: Command = {
     }
     const printer = new Printer(io);
     const interactive = io.stdin.isTTY === true;
-    const rl = createInterface({
-      input: io.stdin,
-      output: io.stdout,
-      terminal: interactive,
-      historySize: 200,
-    });
+    const rl = terminalInterface(
+      { input: io.stdin, output: io.stdout, terminal: interactive, historySize: 200 },
+      io.env,
+    );
     const renderer = new RunRenderer(printer, { showPrompt: values["show-prompt"] === true, quiet: false });
     const approver = interactive
       ? terminalApprover(printer, rl, { before: () => renderer.pause() })

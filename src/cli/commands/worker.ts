@@ -51,6 +51,11 @@ const worker: Command = {
       ...(v["lease-ms"] !== undefined && { leaseMs: whole(v["lease-ms"], "--lease-ms") }),
       ...(v["adopt-ms"] !== undefined && { adoptEveryMs: whole(v["adopt-ms"], "--adopt-ms") }),
       ...(v["poll-ms"] !== undefined && { pollMs: whole(v["poll-ms"], "--poll-ms") }),
+      // The reason names a run id a client chose: it is printed through the terminal stream.
+      onFenced: (reason) => {
+        io.stderr.write(`glassloop worker: ${reason}; stopping so the run's new owner alone runs it\n`);
+        process.exit(75);
+      },
     });
     io.stderr.write(
       `glassloop worker ${running.executorId}: consuming queue ${running.queue} (agents: ${Object.keys(module.agents).join(", ")})\n`,
