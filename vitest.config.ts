@@ -19,7 +19,11 @@ export default defineConfig({
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // Builds the trace viewer's page (dist/viewer) when missing or stale; the browser tests serve it.
     // The shared test Postgres: a directory here, the server started by the first test that needs it.
-    globalSetup: ["test/helpers/build-viewer.ts", "test/helpers/postgres-setup.ts"],
+    globalSetup: [
+      "test/helpers/build-viewer.ts",
+      "test/helpers/postgres-setup.ts",
+      "test/helpers/browser-setup.ts",
+    ],
     // Type-level tests (*.test-d.ts) are checked by `tsc --noEmit`, which `npm test` runs first;
     // running vitest's typecheck too would type-check the whole project a second time.
     testTimeout: 30_000,

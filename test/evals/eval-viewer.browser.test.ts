@@ -4,9 +4,9 @@ import { Agent, type Model, tool } from "glassloop";
 import { dataset, type EvalResult, evaluate, exact, toolsCalled } from "glassloop/evals";
 import { FunctionModel } from "glassloop/testing";
 import { startViewer, type ViewerServer } from "glassloop/trace";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
-import { openBrowser } from "../helpers/browser.js";
+import { describeBrowser, openBrowser } from "../helpers/browser.js";
 import { tempDir } from "../helpers/traced-run.js";
 
 const ARTIFACTS = join(import.meta.dirname, "../../test-artifacts");
@@ -59,7 +59,7 @@ function capitalsEval(evalDir: string, careful: boolean): Promise<EvalResult> {
   });
 }
 
-describe("the viewer's eval pages in a real browser", () => {
+describeBrowser("the viewer's eval pages in a real browser", () => {
   let viewer: ViewerServer;
   let browser: Awaited<ReturnType<typeof openBrowser>>;
 

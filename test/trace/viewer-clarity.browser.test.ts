@@ -10,9 +10,9 @@ import { Agent, tool } from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
 import { startViewer, TraceWriter, type ViewerServer } from "glassloop/trace";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
-import { openBrowser } from "../helpers/browser.js";
+import { describeBrowser, openBrowser } from "../helpers/browser.js";
 import { tempDir, tracedCalculatorRun } from "../helpers/traced-run.js";
 
 // The page's globals, as far as the callbacks below (run inside the browser) use them; the test's
@@ -57,7 +57,7 @@ async function shot(page: Page, name: string, selector?: string): Promise<void> 
   else await page.screenshot({ path, fullPage: true });
 }
 
-describe("the viewer says what it shows", () => {
+describeBrowser("the viewer says what it shows", () => {
   let viewer: ViewerServer;
   let browser: Awaited<ReturnType<typeof openBrowser>>;
   let calcRun: string;

@@ -3,9 +3,9 @@ import { join } from "node:path";
 import { Agent, type Model, ToolError, tool } from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
 import { startViewer, TraceWriter, type ViewerServer } from "glassloop/trace";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
-import { openBrowser } from "../helpers/browser.js";
+import { describeBrowser, openBrowser } from "../helpers/browser.js";
 import { failedOverTrace } from "../helpers/distributed-trace.js";
 import { tempDir, tracedCalculatorRun } from "../helpers/traced-run.js";
 
@@ -44,7 +44,7 @@ async function failingRun(dir: string): Promise<string> {
   return (error as { runId: string }).runId;
 }
 
-describe("trace viewer in a real browser", () => {
+describeBrowser("trace viewer in a real browser", () => {
   let viewer: ViewerServer;
   let browser: Awaited<ReturnType<typeof openBrowser>>;
   let okRun: string;
