@@ -210,7 +210,8 @@ describe("maxCostUsd", () => {
   });
 
   it("refuses the limit at construction when the model has no price", () => {
-    const make = () => new Agent({ model: new ScriptedModel([]), limits: { maxCostUsd: 1 } });
+    const make = () =>
+      new Agent({ model: new ScriptedModel([], { price: null }), limits: { maxCostUsd: 1 } });
     expect(make).toThrowError(ConfigError);
     expect(make).toThrowError(
       'limits.maxCostUsd is set but model "scripted:test" has no known price; give the model a price or drop the limit',

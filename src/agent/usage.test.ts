@@ -32,7 +32,10 @@ describe("usage", () => {
   it("is reported per step and in total", async () => {
     seen.length = 0;
     const events: AgentEvent[] = [];
-    const result = await new Agent({ model: new ScriptedModel(script()), tools: [probe] }).run("go", {
+    const result = await new Agent({
+      model: new ScriptedModel(script(), { price: null }),
+      tools: [probe],
+    }).run("go", {
       onEvent: (e) => events.push(e),
     });
     const { usage } = result;

@@ -28,6 +28,7 @@ const CONFIG_CODES = new Set([
   "sqlite_binding_missing",
   "worker_id_taken",
   "scale_unknown",
+  "dataset_invalid",
 ]);
 
 /**

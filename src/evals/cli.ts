@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { type Command, EXIT, UsageError } from "../cli/command.js";
+import { type CliIO, type Command, EXIT, UsageError } from "../cli/command.js";
 import { Printer } from "../cli/printer.js";
 import "../cli/providers.js";
+import { importUserModule } from "../cli/user-module.js";
 import { compareResults } from "./compare.js";
 import type { EvalDefinition } from "./define.js";
 import { evaluate, newEvalId } from "./evaluate.js";
@@ -18,7 +18,8 @@ const USAGE = `Usage: glassloop eval <file> [options]
 
 Runs an eval: every case of the file's dataset against its agent, each trial scored and traced.
 <file> is a module whose default export is defineEval({ agent, dataset, scorers, ... }) from
-"glassloop/evals" (TypeScript runs when glassloop runs under tsx, e.g. npx tsx).
+"glassloop/evals", in ES modules (.mjs/.mts, or "type": "module" in package.json); TypeScript
+loads through tsx (npm i -D tsx).
 
 Options:
   -m, --model provider:model   the model handed to the eval's agent function
@@ -73,7 +74,7 @@ const evalCommand: Command = {
     if (values.replay !== undefined && values.model !== undefined) {
       throw new UsageError("--replay answers from the recording; it takes no --model", "eval");
     }
-    const definition = await loadDefinition(resolve(io.cwd, file));
+    const definition = await loadDefinition(resolve(io.cwd, file), io);
     const printer = new Printer(io);
     const baseline =
       values.baseline === undefined ? undefined : readResult(resolve(io.cwd, values.baseline)).result;
@@ -148,7 +149,12 @@ const evalCommand: Command = {
       }
       if (resultFile) {
         printer.note(printer.err.dim(`result: ${resultFile}`));
-        printer.note(printer.err.dim(`view it: glassloop trace view   (evals are listed under "evals")`));
+        // The viewer lists .glassloop/evals by default; an eval written elsewhere is named to it.
+        const view =
+          values.out === undefined
+            ? "glassloop trace view"
+            : `glassloop trace view --evals ${JSON.stringify(values.out)}`;
+        printer.note(printer.err.dim(`view it: ${view}   (evals are listed under "evals")`));
       }
     }
     // Ctrl-C is the user's choice: 130, as shells expect of an interrupted program.
@@ -173,9 +179,9 @@ function parse(args: string[]) {
 }
 
 /** Loads an eval file's default export and checks it has what an eval needs. */
-export async function loadDefinition(path: string): Promise<EvalDefinition> {
+export async function loadDefinition(path: string, io: CliIO): Promise<EvalDefinition> {
   if (!existsSync(path)) throw new UsageError(`no eval file at ${path}`, "eval");
-  const loaded = ((await import(pathToFileURL(path).href)) as { default?: unknown }).default;
+  const loaded = (await importUserModule(path, io, "eval", "eval file")).default;
   const d = loaded as Partial<EvalDefinition> | undefined;
   const missing = !d || typeof d !== "object" ? ["a default export"] : [];
   if (d && typeof d === "object") {

@@ -93,4 +93,22 @@ describe("dataset files", () => {
       ]),
     ).toThrow(/two cases have the id "x"/);
   });
+
+  it("resolves YAML aliases to what they point at, and refuses aliases that expand past the cap", () => {
+    const shared = loadDataset(
+      file(
+        "aliases.yaml",
+        "cases:\n  - id: a\n    input: Add 2 and 3.\n    metadata: &tags { topic: sums, level: 1 }\n  - id: b\n    input: Add 4 and 5.\n    metadata: *tags\n",
+      ),
+    );
+    expect(shared.cases[1]?.metadata).toEqual({ topic: "sums", level: 1 });
+    // Nine levels of ten aliases each: a billion strings if expanded; refused, not expanded.
+    const levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"];
+    for (let i = 1; i < 9; i++)
+      levels.push(`a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(", ")}]`);
+    const bomb = problem(
+      file("bomb.yaml", `${levels.join("\n")}\ncases:\n  - input: hi\n    metadata: { x: *a8 }\n`),
+    );
+    expect(bomb.message).toMatch(/bomb\.yaml: its YAML aliases expand too far/);
+  });
 });

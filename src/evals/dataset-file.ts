@@ -105,12 +105,33 @@ export function parseYaml(text: string, file: string, name: string): Dataset {
     }
     return 1;
   };
-  const values = list.toJSON() as unknown[];
+  const values = resolvedList(doc, listPath.length > 0, file);
   const cases = values.map((value, index) =>
     checkCase(value, (field, path) => ({ line: lineOf([index, ...path]), field }), file),
   );
   const named = isMap(root) ? doc.get("name") : undefined;
   return withIds(typeof named === "string" ? named : name, cases, file, (index) => lineOf([index]));
+}
+
+/**
+ * Aliases (`*name`) resolve to what they point at, up to MAX_ALIAS_EXPANSION of them: a file is
+ * untrusted input, and a few nested aliases can otherwise expand into gigabytes ("billion laughs").
+ */
+export const MAX_ALIAS_EXPANSION = 1000;
+
+function resolvedList(doc: ReturnType<typeof parseDocument>, inCases: boolean, file: string): unknown[] {
+  let js: unknown;
+  try {
+    js = doc.toJS({ maxAliasCount: MAX_ALIAS_EXPANSION });
+  } catch (error) {
+    throw new DatasetError(
+      file,
+      0,
+      undefined,
+      `its YAML aliases expand too far (${(error as Error).message.split("\n")[0]}); write the cases out`,
+    );
+  }
+  return (inCases ? (js as { cases: unknown[] }).cases : js) as unknown[];
 }
 
 function checkCase(

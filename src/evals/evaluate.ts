@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, type Limits, type Model, resolveModel } from "../index.js";
 import { redactingSink, scrubberFor } from "../models/http/sink.js";
@@ -89,6 +89,7 @@ export async function evaluate<TOutput, TExpected>(
   const emit = (event: EvalEvent) => options.onEvent?.(event);
   const startedAt = Date.now();
   const started = performance.now();
+  const madeOutDir = options.outDir !== undefined && !existsSync(options.outDir);
   if (options.outDir !== undefined) {
     // Traces append: a second eval in the same directory would corrupt the first one's recording.
     if (existsSync(join(options.outDir, RESULT_FILE)) || existsSync(join(options.outDir, "traces"))) {
@@ -112,6 +113,8 @@ export async function evaluate<TOutput, TExpected>(
   let budgetSpent = false;
   let next = 0;
   let done = 0;
+  let running = 0;
+  let setup: unknown;
   emit({ type: "eval_start", id, name, trials: jobs.length });
 
   const worker = async () => {
@@ -120,9 +123,11 @@ export async function evaluate<TOutput, TExpected>(
       if (!job) return;
       const key = `${job.c.id}#${job.repeat}`;
       const caseLimits = tighten(limits.perCase ?? {}, job.c.limits);
-      const inFlightOrLeft = Math.min(concurrency, jobs.length - next + 1);
+      // The free money is shared among the slots not running a trial (this one's included), not
+      // among all `concurrency` of them: what the running trials hold is already set aside.
+      const freeSlots = Math.min(concurrency - running, jobs.length - next + 1);
       const allotment =
-        stopper.signal.aborted || budgetSpent ? 0 : pool.reserve(caseLimits.maxCostUsd, inFlightOrLeft);
+        stopper.signal.aborted || budgetSpent ? 0 : pool.reserve(caseLimits.maxCostUsd, freeSlots);
       if (stopper.signal.aborted || allotment === 0) {
         if (!stopper.signal.aborted) stopped ??= "budget";
         trials.set(key, skipped(job.repeat));
@@ -130,20 +135,31 @@ export async function evaluate<TOutput, TExpected>(
         continue;
       }
       emit({ type: "trial_start", caseId: job.c.id, repeat: job.repeat });
-      const trial = await runTrial({
-        subject: options.agent,
-        testCase: job.c,
-        repeat: job.repeat,
-        scorers: options.scorers,
-        rule,
-        limits: caseLimits,
-        allotment: limits.maxCostUsd === undefined ? undefined : allotment,
-        models: { ...(model && { agent: model }), ...options.models?.(job.c.id, job.repeat) },
-        signal: stopper.signal,
-        emit,
-        ...(options.outDir !== undefined && { outDir: options.outDir }),
-        ...(options.env && { env: options.env }),
-      });
+      running++;
+      let trial: TrialRecord;
+      try {
+        trial = await runTrial({
+          subject: options.agent,
+          testCase: job.c,
+          repeat: job.repeat,
+          scorers: options.scorers,
+          rule,
+          limits: caseLimits,
+          allotment: limits.maxCostUsd === undefined ? undefined : allotment,
+          models: { ...(model && { agent: model }), ...options.models?.(job.c.id, job.repeat) },
+          signal: stopper.signal,
+          emit,
+          ...(options.outDir !== undefined && { outDir: options.outDir }),
+          ...(options.env && { env: options.env }),
+        });
+      } catch (error) {
+        // The trial could not start (see setupFailure): nothing else will, so the eval stops.
+        setup ??= error;
+        stopper.abort(error);
+        return;
+      } finally {
+        running--;
+      }
       pool.settle(limits.maxCostUsd === undefined ? undefined : allotment, trial.costUsd ?? 0);
       // A trial the eval's money could not pay for ends the eval: the next would fare no better.
       if (trial.status === "aborted" && trial.error?.code === "eval_budget" && !stopper.signal.aborted) {
@@ -167,6 +183,11 @@ export async function evaluate<TOutput, TExpected>(
     await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
+  }
+  if (setup !== undefined) {
+    // Nothing ran: no half-made eval is left for `trace view` to list.
+    if (madeOutDir) rmSync(options.outDir as string, { recursive: true, force: true });
+    throw setup;
   }
   if (stopper.signal.aborted) stopped = "aborted";
 

@@ -47,6 +47,8 @@ export class GuardedModel implements Model {
     readonly inner: Model,
     private readonly left: () => number | undefined,
     private readonly reserve = DEFAULT_OUTPUT_RESERVE,
+    /** Told of each call refused (the refusal may be caught by the run that made it, e.g. a judge's). */
+    private readonly onRefuse?: (error: EvalBudgetError) => void,
   ) {
     this.id = inner.id;
     if (inner.price) this.price = inner.price;
@@ -56,7 +58,11 @@ export class GuardedModel implements Model {
     const left = this.left();
     if (left !== undefined && this.inner.price) {
       const worst = worstCaseCost(this.inner, request, this.reserve);
-      if (worst > left) return Promise.reject(new EvalBudgetError(worst, left));
+      if (worst > left) {
+        const refused = new EvalBudgetError(worst, left);
+        this.onRefuse?.(refused);
+        return Promise.reject(refused);
+      }
     }
     return this.inner.generate(request, observer);
   }

@@ -33,7 +33,9 @@ export function formatReport(result: EvalResult, style: ReportStyle = PLAIN): st
   const rows = result.cases.map((c) => {
     const scored = c.trials.filter(isScored);
     const passed = scored.filter((t) => t.pass).length;
-    const mark = scored.length === 0 ? style.dim("skipped") : cell(passed, scored.length, style);
+    // Unscored trials are named as result.json names them: aborted (stopped by the eval) or skipped.
+    const unscored = c.trials.some((t) => t.status === "aborted") ? "aborted" : "skipped";
+    const mark = scored.length === 0 ? style.dim(unscored) : cell(passed, scored.length, style);
     const perScorer = result.scorers.map((name) => {
       const scores = scored.flatMap((t) => t.scores.filter((s) => s.scorer === name));
       if (scores.length === 0) return "–";

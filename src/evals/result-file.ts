@@ -81,7 +81,9 @@ export function listResults(dir: string = DEFAULT_EVAL_DIR): {
   const full = resolve(dir);
   if (!existsSync(full)) return { evals: [], loaded: [] };
   const loaded: LoadedResult[] = [];
-  for (const name of readdirSync(full)) {
+  // One eval's own directory (`eval --out dir`) lists that eval; else each folder holding a result.
+  const own = existsSync(join(full, RESULT_FILE)) ? [""] : readdirSync(full);
+  for (const name of own) {
     const path = join(full, name, RESULT_FILE);
     if (!existsSync(path)) continue;
     try {

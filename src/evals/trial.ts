@@ -1,6 +1,13 @@
 import { join } from "node:path";
 import { ReplayDivergenceError, TraceWriter } from "../entries/trace.js";
-import { type AgentEvent, type Limits, type Model, RunError, resolveModel } from "../index.js";
+import {
+  type AgentEvent,
+  GlassloopError,
+  type Limits,
+  type Model,
+  RunError,
+  resolveModel,
+} from "../index.js";
 import { combine } from "./combine.js";
 import type { EvalEvent } from "./events.js";
 import { EvalBudgetError, GuardedModel } from "./guarded-model.js";
@@ -79,6 +86,9 @@ export async function runTrial<TOutput, TExpected>(
   const left = () => (cap === undefined ? undefined : cap - (recorder.costUsd ?? 0));
   const agentModel =
     plan.models.agent && cap !== undefined ? new GuardedModel(plan.models.agent, left) : plan.models.agent;
+  // Whether the money this trial may spend is its share of the eval's (not its own per-case limit).
+  const evalBound =
+    plan.allotment !== undefined && plan.allotment < (plan.limits.maxCostUsd ?? Number.POSITIVE_INFINITY);
   const started = performance.now();
   let output: TOutput | undefined;
   let status: TrialStatus = "ok";
@@ -91,9 +101,11 @@ export async function runTrial<TOutput, TExpected>(
     const limits = plan.allotment === undefined ? plan.limits : withCost(plan.limits, plan.allotment);
     output = (await subject.run(testCase.input, { onEvent, signal: controller.signal, limits })).output;
   } catch (caught) {
+    // A run that could not start (no key, a missing peer) is no evidence about the agent: the
+    // eval stops and says why, rather than scoring every trial a failure of the same set-up.
+    const setup = setupFailure(caught);
+    if (setup) throw setup;
     error = errorOf(caught);
-    const evalBound =
-      plan.allotment !== undefined && plan.allotment < (plan.limits.maxCostUsd ?? Number.POSITIVE_INFINITY);
     status = statusOf(caught, plan.signal.aborted, overBudget, evalBound);
   } finally {
     writer?.close();
@@ -127,6 +139,20 @@ export async function runTrial<TOutput, TExpected>(
   const judgeTrace = plan.outDir === undefined ? undefined : traceName(testCase.id, repeat, "judge");
   const judged = await score(plan, output, error, trajectory, agentCost, judgeTrace, cap);
   const cost = agentCost === undefined || judged.cost === undefined ? undefined : agentCost + judged.cost;
+  if (judged.refused && evalBound) {
+    // The eval's money could not pay for a judgment: the trial is not judged, so it is no evidence
+    // either way (aborted, as a trial the eval's money stopped), and the eval ends there.
+    return {
+      ...base,
+      status: "aborted",
+      error: { code: judged.refused.code, message: `not judged: ${judged.refused.message}` },
+      scores: judged.scores,
+      score: 0,
+      pass: false,
+      ...(cost !== undefined && { costUsd: cost }),
+      ...(judged.wrote && judgeTrace && { judgeTrace }),
+    };
+  }
   const { score: combined, pass } = combine(plan.rule, judged.scores);
   return {
     ...base,
@@ -146,8 +172,15 @@ async function score<TOutput, TExpected>(
   agentCost: number | undefined,
   judgeTrace: string | undefined,
   cap: number | undefined,
-): Promise<{ scores: ScoreRecord[]; cost: number | undefined; wrote: boolean }> {
+): Promise<{
+  scores: ScoreRecord[];
+  cost: number | undefined;
+  wrote: boolean;
+  /** A judge's call the eval's money refused, if one was. */
+  refused?: EvalBudgetError;
+}> {
   const { testCase, repeat } = plan;
+  let refused: EvalBudgetError | undefined;
   let writer: TraceWriter | undefined;
   let cost: number | undefined = 0;
   const scores: ScoreRecord[] = [];
@@ -160,7 +193,11 @@ async function score<TOutput, TExpected>(
     const services = {
       model: (declared: string | Model) => {
         const chosen = plan.models.judge ?? resolveModel(declared, plan.env ?? process.env);
-        return cap === undefined ? chosen : new GuardedModel(chosen, remainingUsd);
+        return cap === undefined
+          ? chosen
+          : new GuardedModel(chosen, remainingUsd, undefined, (error) => {
+              refused ??= error;
+            });
       },
       onEvent: (event: AgentEvent) => {
         judges.onEvent(event);
@@ -205,7 +242,7 @@ async function score<TOutput, TExpected>(
     scores.push(record);
   }
   writer?.close();
-  return { scores, cost, wrote: writer !== undefined };
+  return { scores, cost, wrote: writer !== undefined, ...(refused && { refused }) };
 }
 
 function writerFor(plan: TrialPlan<unknown, unknown>, name: string | undefined): TraceWriter | undefined {
@@ -222,6 +259,17 @@ function withCost(limits: Limits, allotment: number): Limits {
 
 function clamp(score: number): number {
   return Number.isFinite(score) ? Math.min(1, Math.max(0, score)) : 0;
+}
+
+/** Error codes that say the run could not be set up, whatever the case. */
+const SETUP_CODES = new Set(["config", "no_model", "missing_dependency"]);
+
+/** The error, or the run error's cause, when it says the trial could not start; else undefined. */
+export function setupFailure(caught: unknown): GlassloopError | undefined {
+  for (const candidate of [caught, caught instanceof Error ? caught.cause : undefined]) {
+    if (candidate instanceof GlassloopError && SETUP_CODES.has(candidate.code)) return candidate;
+  }
+  return undefined;
 }
 
 function errorOf(caught: unknown): TrialError {

@@ -4,7 +4,7 @@ import { ScriptedModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
 
 const PRICE = { inputPerMTok: 1_000, outputPerMTok: 1_000 };
-const unpriced = () => new ScriptedModel([{ text: "free" }], { id: "scripted:unpriced" });
+const unpriced = () => new ScriptedModel([{ text: "free" }], { id: "scripted:unpriced", price: null });
 const priced = (script: ConstructorParameters<typeof ScriptedModel>[0] = [{ text: "ok" }]) =>
   new ScriptedModel(script, { price: PRICE });
 

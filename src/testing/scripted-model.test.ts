@@ -138,10 +138,21 @@ describe("ScriptedModel", () => {
     expect(estimated.inputTokens).toBe(Math.ceil(JSON.stringify(request().messages).length / 4));
   });
 
-  it("carries a price when given one", () => {
+  it("carries a price when given one, is free by default, and unpriced with price: null", () => {
     const price = { inputPerMTok: 1, outputPerMTok: 2 };
     expect(new ScriptedModel([], { price }).price).toEqual(price);
-    expect(new ScriptedModel([]).price).toBeUndefined();
+    expect(new ScriptedModel([]).price).toEqual({ inputPerMTok: 0, outputPerMTok: 0 });
+    expect(new ScriptedModel([], { price: null }).price).toBeUndefined();
+  });
+
+  it("works under maxCostUsd as it comes (the README's Quick start with a scripted model)", async () => {
+    const agent = new Agent({
+      model: new ScriptedModel([{ text: "420" }]),
+      limits: { maxCostUsd: 0.5 },
+    });
+    const result = await agent.run("Add 200 and 10, then multiply the result by 2.");
+    expect(result.output).toBe("420");
+    expect(result.usage.costUsd).toBe(0);
   });
 });
 

@@ -6,8 +6,15 @@ import { playStep, requestBody, ScriptExhaustedError, type ScriptStep } from "./
 export interface TestModelOptions {
   /** Defaults to `scripted:test` / `function:test`. */
   id?: string;
-  price?: ModelPrice;
+  /**
+   * Dollars per million tokens (default: free, as scripted answers cost nothing, so `maxCostUsd`
+   * works with a test double); `null` makes the model unpriced, to test what an unknown price does.
+   */
+  price?: ModelPrice | null;
 }
+
+/** What a test double's answers cost: nothing. */
+const FREE: ModelPrice = { inputPerMTok: 0, outputPerMTok: 0 };
 
 /** A request as a test double recorded it (a snapshot, safe to inspect after the run). */
 export type RecordedRequest = Omit<ModelRequest, "signal">;
@@ -26,7 +33,7 @@ export class ScriptedModel implements Model {
   constructor(steps: readonly ScriptStep[], options: TestModelOptions = {}) {
     this.#steps = steps;
     this.id = options.id ?? "scripted:test";
-    if (options.price) this.price = options.price;
+    if (options.price !== null) this.price = options.price ?? FREE;
   }
 
   /** Steps not played yet; a finished test usually expects 0. */
@@ -62,7 +69,7 @@ export class FunctionModel implements Model {
     options: TestModelOptions = {},
   ) {
     this.id = options.id ?? "function:test";
-    if (options.price) this.price = options.price;
+    if (options.price !== null) this.price = options.price ?? FREE;
   }
 
   async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {

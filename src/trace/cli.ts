@@ -4,6 +4,7 @@ import type { CliIO, Command } from "../cli/command.js";
 import { EXIT, UsageError } from "../cli/command.js";
 import { styleFor } from "../cli/style.js";
 import { visible } from "../cli/visible.js";
+import { DEFAULT_EVAL_DIR } from "../evals/result-file.js";
 import { formatRun, formatRunList } from "./format.js";
 import { findRun, listRuns, readTraceEvents, traceFiles } from "./reader.js";
 import { Redactor } from "./redact.js";
@@ -23,6 +24,8 @@ Options:
   --dir <path>            Trace directory (default ${DEFAULT_TRACE_DIR})
   --json                  show: the reconstructed run as JSON
   --port <n>              view: port on 127.0.0.1 (default: a free one)
+  --evals <dir>           view: eval results, a folder of them or one eval's --out folder
+                          (default ${DEFAULT_EVAL_DIR})
   --agent <module>        replay: module whose default export is (model) => Agent, or an agent
                           config without a model; without it, a "glassloop run" recording is
                           replayed with its own instructions, built-in tools and limits, and
@@ -93,7 +96,11 @@ async function show(args: string[], io: CliIO): Promise<number> {
 }
 
 async function view(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parse(args, { dir: { type: "string" }, port: { type: "string" } });
+  const { values, positionals } = parse(args, {
+    dir: { type: "string" },
+    port: { type: "string" },
+    evals: { type: "string" },
+  });
   const { startViewer } = await import("./server.js");
   const dir = dirOf(values, io);
   const ref = positionals[0];
@@ -101,11 +108,12 @@ async function view(args: string[], io: CliIO): Promise<number> {
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`bad --port ${values.port}`, "trace");
-  const viewer = await startViewer({ dir, port, ...(target && { files: [target.file] }) });
+  const evalDir = resolve(io.cwd, values.evals ?? DEFAULT_EVAL_DIR);
+  const viewer = await startViewer({ dir, port, evalDir, ...(target && { files: [target.file] }) });
   const style = styleFor(io.stdout, io.env);
   const url = target ? viewer.runUrl(target.run.runId) : viewer.url;
   io.stdout.write(
-    `Trace viewer on ${style.bold(url)}\nServing ${dir}${target ? ` and ${target.file}` : ""}. Ctrl-C stops it.\n`,
+    `Trace viewer on ${style.bold(url)}\nServing ${dir}${target ? ` and ${target.file}` : ""} (evals: ${evalDir}). Ctrl-C stops it.\n`,
   );
   await new Promise<void>((done) => {
     const stop = () => {

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { Agent, type AgentConfigWithoutOutput } from "../agent/agent.js";
 import type { CliIO } from "../cli/command.js";
 import { UsageError } from "../cli/command.js";
 import { loadConfig } from "../cli/config.js";
+import { importUserModule } from "../cli/user-module.js";
 import type { Model } from "../models/model.js";
 import { canonicalFromBody } from "../models/replay/canonical.js";
 import { BUILTIN_TOOLS, type BuiltinEntry } from "../tools/builtin/index.js";
@@ -27,7 +27,7 @@ export async function loadReplayAgent(
   if (spec === undefined) return recordedAgent(events, io, options);
   const path = resolve(io.cwd, spec);
   if (!existsSync(path)) throw new UsageError(`--agent: no module at ${path}`, "trace");
-  const loaded = ((await import(pathToFileURL(path).href)) as { default?: unknown }).default;
+  const loaded = (await importUserModule(path, io, "trace", "agent module")).default;
   if (typeof loaded === "function") {
     return (model) => {
       const agent = (loaded as (model: Model) => unknown)(model);

@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanEnv, runCli, tempCwd, useWireServer } from "../helpers/cli.js";
@@ -7,6 +7,7 @@ import { chatJson, sentBody } from "../helpers/openai-replies.js";
 import type { RecordedRequest } from "../helpers/wire-server.js";
 
 const FIXTURE = join(import.meta.dirname, "fixtures/capitals.eval.ts");
+const SRC = join(import.meta.dirname, "../../src");
 
 type Body = { messages: { role: string; content?: string | null }[] };
 
@@ -55,11 +56,15 @@ describe("glassloop eval through the real CLI against the local wire server", ()
     expect(sentBody<{ tools: unknown[] }>(wire.server.requests, 0).tools).toHaveLength(1);
     // The table: one row per case, a column per scorer, then the summary with its interval.
     expect(first.stdout).toMatch(/^case +pass +contains +tools +no-tool-errors +cost +latency$/m);
-    expect(first.stdout).toMatch(/^france +pass +✓ +✓ +✓ +\$0\.000\d+ +\d+ ms$/m);
+    expect(first.stdout).toMatch(/^france +pass +✓ +✓ +✓ +\$0\.000\d+ +(\d+ ms|[\d.]+ s)$/m);
     expect(first.stdout).toMatch(/^peru +FAIL +✗ +✓ +✓ /m);
     expect(first.stdout).toMatch(/pass rate {3}67% \[21%, 94%\] {2}\(2\/3 trials/);
     expect(first.stdout).toMatch(/cost {8}\$0\.000\d+ total · per trial median/);
     expect(first.stderr).toContain(`result: ${join(cwd, "run1", "result.json")}`);
+    // An eval written with --out is not where the viewer looks by default: the hint names it.
+    expect(first.stderr).toContain('view it: glassloop trace view --evals "run1"');
+    const { listResults } = await import("../../src/evals/result-file.js");
+    expect(listResults(join(cwd, "run1")).evals.map((e) => e.name)).toEqual(["capitals"]);
     // No progress bar off a terminal.
     expect(first.stderr).not.toMatch(/█|░/);
     const result = JSON.parse(readFileSync(join(cwd, "run1", "result.json"), "utf8"));
@@ -176,4 +181,34 @@ describe("glassloop eval through the real CLI against the local wire server", ()
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--repeat must be a whole number from 1");
   });
+
+  it("an eval whose runs cannot start (no key) exits 2 and scores nothing", async () => {
+    const cwd = tempCwd("glassloop-eval-");
+    const run = await runCli(["eval", FIXTURE], { cwd, env: cleanEnv(), timeoutMs: 60_000 });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/needs an API key: set OPENAI_API_KEY/);
+    expect(run.stdout).not.toMatch(/pass rate/);
+    const evals = join(cwd, ".glassloop/evals");
+    expect(existsSync(evals) ? readdirSync(evals) : []).toEqual([]);
+  }, 90_000);
+
+  it("a dataset file that cannot be used exits 2 with the file, the line and the field", async () => {
+    const cwd = tempCwd("glassloop-eval-");
+    writeFileSync(join(cwd, "package.json"), '{"type":"module"}\n');
+    writeFileSync(join(cwd, "cases.jsonl"), '{"input":"What is 2 + 2?"}\n{"inptu":"typo"}\n');
+    writeFileSync(
+      join(cwd, "bad.eval.ts"),
+      `import { defineEval, exact, loadDataset } from ${JSON.stringify(join(SRC, "evals/index.js"))};
+import { Agent } from ${JSON.stringify(join(SRC, "index.js"))};
+export default defineEval({
+  agent: ({ model }) => new Agent({ model: model ?? "openai:gpt-4o-mini" }),
+  dataset: loadDataset("cases.jsonl"),
+  scorers: [exact()],
+});
+`,
+    );
+    const run = await runCli(["eval", "bad.eval.ts"], { cwd, env: cleanEnv(), timeoutMs: 60_000 });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^glassloop eval: cases\.jsonl:2: input: missing/m);
+  }, 90_000);
 });

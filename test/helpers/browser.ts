@@ -23,7 +23,9 @@ export const BROWSER_SKIP: string | undefined = (() => {
 })();
 
 /** `describe` for a suite that drives chromium: skipped, with BROWSER_SKIP's reason, where there is none. */
-export const describeBrowser = describe.skipIf(BROWSER_SKIP !== undefined);
+export function describeBrowser(name: string, body: () => void): void {
+  describe.skipIf(BROWSER_SKIP !== undefined)(name, body);
+}
 
 /** Flags that keep the browser from reaching anything but the page under test. */
 const ARGS = [
