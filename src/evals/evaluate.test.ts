@@ -75,12 +75,9 @@ describe("evaluate", () => {
   it("never spends past the eval's maxCostUsd: trials that cannot be paid for are skipped", async () => {
     // $1 per million tokens; each trial spends 1,010 tokens (about $0.001), within its worst case
     // (every request byte an input token, plus 1,024 output tokens).
-    const model = new FunctionModel(
-      () => ({ text: "ok", usage: { inputTokens: 10, outputTokens: 1000 } }),
-      {
-        price: { inputPerMTok: 1, outputPerMTok: 1 },
-      },
-    );
+    const model = new FunctionModel(() => ({ text: "ok", usage: { inputTokens: 10, outputTokens: 1000 } }), {
+      price: { inputPerMTok: 1, outputPerMTok: 1 },
+    });
     const many = dataset(
       "many",
       Array.from({ length: 12 }, (_, i) => ({ input: `case ${i}`, expected: "ok" })),
