@@ -30,8 +30,11 @@ interface AgentConfigBase<TContext> {
   name?: string;
   /** The goal: the system prompt. */
   instructions?: string;
-  /** A `Model`, or `"provider:model"` resolved from the environment. */
-  model: string | Model;
+  /**
+   * A `Model`, or `"provider:model"` resolved from the environment, or an array of them: a fallback
+   * chain tried in order (see `fallback()` for its rules and options).
+   */
+  model: string | Model | readonly (string | Model)[];
   /** Hidden context injected into tools that declare one; checked against them here. */
   context?: TContext;
   limits?: Limits;

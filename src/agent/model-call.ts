@@ -85,11 +85,11 @@ export function callObserver(
   // Methods rather than arrow properties: the same closures, without a per-call name definition
   // when the code runs through a loader that keeps function names (tsx, the bench).
   const observer: ModelObserver = {
-    onRequest({ body, url, attempt }) {
+    onRequest({ body, url, attempt, model }) {
       emit({
         type: "model_request",
         step,
-        model: modelId,
+        model: model ?? modelId,
         attempt,
         body,
         ...(url !== undefined && { url }),
@@ -109,6 +109,30 @@ export function callObserver(
     onReasoningDropped({ count, from }) {
       emit({ type: "reasoning_dropped", step, count, from });
     },
+    onFallback({ from, to, reason, error, status, elapsedMs }) {
+      emit({
+        type: "model_fallback",
+        step,
+        from,
+        ...(to !== undefined && { to }),
+        reason,
+        error,
+        ...(status !== undefined && { status }),
+        elapsedMs,
+        ...(purpose !== undefined && { purpose }),
+      });
+    },
+    onRateLimitWait({ model, key, limit, waitMs }) {
+      emit({
+        type: "rate_limit_wait",
+        step,
+        model,
+        key,
+        limit,
+        waitMs,
+        ...(purpose !== undefined && { purpose }),
+      });
+    },
   };
   if (purpose !== undefined) return observer;
   return {
@@ -122,6 +146,8 @@ export function callObserver(
     },
     onRetry: observer.onRetry,
     onReasoningDropped: observer.onReasoningDropped,
+    onFallback: observer.onFallback,
+    onRateLimitWait: observer.onRateLimitWait,
   };
 }
 
@@ -148,7 +174,7 @@ export function recordResponse(
   modelId: string = state.model.id,
 ): void {
   try {
-    state.meter.addModelCall(response.usage, modelId);
+    state.meter.addModelCall(response.usage, response.answeredBy ?? modelId, response.price);
   } catch (error) {
     // The request was made all the same; only its impossible numbers are left out.
     state.meter.addRequests(1);
@@ -158,6 +184,7 @@ export function recordResponse(
   state.emit({
     type: "model_response",
     step,
+    ...(response.answeredBy !== undefined && { model: response.answeredBy }),
     text: response.text,
     toolCalls: response.toolCalls,
     finishReason: response.finishReason,

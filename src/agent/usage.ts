@@ -64,11 +64,13 @@ export class UsageMeter {
 
   /**
    * Counts one model call; `source` names the model for the error when its usage breaks the rule
-   * of models/usage-check.ts (then nothing is counted and a `ProviderProtocolError` is thrown).
+   * of models/usage-check.ts (then nothing is counted and a `ProviderProtocolError` is thrown);
+   * `price` is the answering model's when it is not the run's (a fallback chain).
    */
-  addModelCall(tokens: TokenUsage, source = "the model"): void {
+  addModelCall(tokens: TokenUsage, source = "the model", price?: ModelPrice): void {
     checkedTokenUsage(tokens, source);
-    const cost = this.#price ? checkedCost(costOf(tokens, this.#price), "cost", source) : undefined;
+    const at = this.#price === undefined ? undefined : (price ?? this.#price);
+    const cost = at ? checkedCost(costOf(tokens, at), "cost", source) : undefined;
     this.#usage.requests += 1;
     addCounts(this.#usage, tokens, 0, cost);
     addCounts(this.#current(), tokens, 0, cost);

@@ -77,6 +77,21 @@ export class RunRenderer {
         this.#spinner.start("thinking…");
         return;
       }
+      case "model_fallback": {
+        // Shown as it happens: which model failed, why, and which one is asked instead.
+        this.#spinner.stop();
+        const to = event.to === undefined ? "no model left" : `trying ${event.to}`;
+        p.note(s.yellow(`  ⇢ ${event.from} ${event.reason}, ${to}: `) + oneLine(event.error));
+        this.#spinner.start("thinking…");
+        return;
+      }
+      case "rate_limit_wait":
+        this.#spinner.stop();
+        p.note(
+          s.dim(`  ⏳ ${event.key} ${event.limit} limit: waiting ${(event.waitMs / 1000).toFixed(1)} s`),
+        );
+        this.#spinner.start("thinking…");
+        return;
       case "text_delta":
         this.#spinner.stop();
         this.#streamedSteps.add(event.step);

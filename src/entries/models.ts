@@ -31,6 +31,18 @@ export {
   StreamIncompleteError,
 } from "../models/errors.js";
 export {
+  type BreakerOptions,
+  type BreakerState,
+  CircuitBreakers,
+  DEFAULT_RETRY_AFTER_THRESHOLD_MS,
+  defaultReason,
+  type FallbackAttempt,
+  FallbackExhaustedError,
+  FallbackModel,
+  type FallbackOptions,
+  sharedBreakers,
+} from "../models/fallback/index.js";
+export {
   GEMINI_DEFAULT_BASE_URL,
   GeminiBlockedError,
   GeminiModel,
@@ -61,7 +73,13 @@ export {
   modelCacheDir,
   probeLocalEngine,
 } from "../models/local/index.js";
-export { costOf } from "../models/model.js";
+export {
+  costOf,
+  type FallbackInfo,
+  type FallbackReason,
+  type RateLimitWaitInfo,
+  type RetryInfo,
+} from "../models/model.js";
 export { OpenAIChatModel, type OpenAIChatOptions } from "../models/openai/model.js";
 export {
   COMPATIBLE_QUIRKS,
@@ -90,7 +108,14 @@ export {
 export { priceOf, setModelPrice } from "../models/prices.js";
 export { type Extraction, extractToolCalls } from "../models/prompted/extract.js";
 export { INVALID_PROMPTED_CALL, prompted } from "../models/prompted.js";
-export { type ProviderFactory, type ProviderOptions, registerProvider } from "../models/resolve.js";
+export {
+  type FallbackChainOptions,
+  fallback,
+  type ModelChoice,
+  type ProviderFactory,
+  type ProviderOptions,
+  registerProvider,
+} from "../models/resolve.js";
 export {
   ANTHROPIC_TOOL_CALL_IDS,
   normalizeToolCallIds,

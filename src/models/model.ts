@@ -44,6 +44,10 @@ export interface ModelResponse {
   reasoning?: ReasoningPart[];
   /** The response body as received (for streams: the assembled chunks), for traces. */
   raw?: unknown;
+  /** The id of the model that answered, set by a model that chose among several (a fallback chain). */
+  answeredBy?: string;
+  /** The price of the model that answered, when it is not the calling model's `price`. */
+  price?: ModelPrice;
 }
 
 /** Streaming pieces a model reports while it generates. */
@@ -54,16 +58,73 @@ export type ModelDelta =
 
 /** Callbacks a model uses to show what it does; the loop turns them into events. */
 export interface ModelObserver {
-  /** Called with the exact body right before it is sent (again on every retry). */
-  onRequest(wire: { body: unknown; url?: string; attempt: number }): void;
+  /**
+   * Called with the exact body right before it is sent (again on every retry); `model` names the
+   * model it goes to when that is not the called one (a fallback chain's member).
+   */
+  onRequest(wire: { body: unknown; url?: string; attempt: number; model?: string }): void;
   onDelta?(delta: ModelDelta): void;
   /** A failed attempt will be retried: `attempt` is the next one's number, of at most `maxAttempts`. */
-  onRetry?(info: { attempt: number; maxAttempts?: number; delayMs: number; error: string }): void;
+  onRetry?(info: RetryInfo): void;
+  /** A fallback chain left a model for the next one (or had none left): which, and why. */
+  onFallback?(info: FallbackInfo): void;
+  /** A client-side rate limit holds the call back for `waitMs` before it is sent. */
+  onRateLimitWait?(info: RateLimitWaitInfo): void;
   /**
    * Called before sending when the request leaves out reasoning another provider produced (it
    * cannot read it): `count` parts, made by the providers in `from`.
    */
   onReasoningDropped?(info: { count: number; from: string[] }): void;
+}
+
+/** What a model reports before it retries a failed attempt. */
+export interface RetryInfo {
+  /** The number of the attempt about to be made (2 for the first retry). */
+  attempt: number;
+  maxAttempts?: number;
+  delayMs: number;
+  /** The failure's message, redacted. */
+  error: string;
+  /** The wait the server asked for (`Retry-After`, `retry-after-ms`), when it asked. */
+  retryAfterMs?: number;
+  /** The typed failure, for a caller that decides on it (a fallback chain); never put in events. */
+  cause?: Error;
+  /** The model retrying, when it is not the called one (a fallback chain's member). */
+  model?: string;
+}
+
+/** Why a fallback chain did not take a model's answer. */
+export type FallbackReason =
+  | "rate_limited"
+  | "overloaded"
+  | "server_error"
+  | "timeout"
+  | "network"
+  | "circuit_open"
+  | "user_rule";
+
+/** A fallback chain moved on from `from` to `to` (absent when none was left). */
+export interface FallbackInfo {
+  from: string;
+  to?: string;
+  reason: FallbackReason;
+  /** The failure's message, redacted (for `circuit_open`: since when the breaker is open). */
+  error: string;
+  /** The HTTP status of the failure, when it had one. */
+  status?: number;
+  /** How long the chain spent on `from` before leaving it, in ms. */
+  elapsedMs: number;
+}
+
+/** A client-side rate limit held a call back. */
+export interface RateLimitWaitInfo {
+  /** The model held back. */
+  model: string;
+  /** The limiter's key (`provider` or `provider:key-hint`). */
+  key: string;
+  /** Which limit was full: requests or tokens per minute, or concurrent requests. */
+  limit: "rpm" | "tpm" | "concurrency";
+  waitMs: number;
 }
 
 /** Price of a model in US dollars per million tokens. */

@@ -1,4 +1,5 @@
 import { ConfigError } from "../errors.js";
+import { FallbackModel, type FallbackOptions } from "./fallback/fallback-model.js";
 import type { HttpOptions } from "./http/call.js";
 import { LocalModel } from "./local/local-model.js";
 import type { Model } from "./model.js";
@@ -19,12 +20,22 @@ export function registerProvider(provider: string, factory: ProviderFactory): vo
   factories.set(provider, factory);
 }
 
-/** Turns `"provider:model"` (or a `Model`) into a `Model`; unknown providers are a clear error. */
+/** What names a model: a `Model`, a `"provider:model"` string, or a fallback chain of them (an array). */
+export type ModelChoice = string | Model | readonly (string | Model)[];
+
+/**
+ * Turns `"provider:model"` (or a `Model`) into a `Model`; an array becomes a `FallbackModel` with
+ * default rules (use `fallback()` for your own). Unknown providers are a clear error.
+ */
 export function resolveModel(
-  model: string | Model,
+  model: ModelChoice,
   env: NodeJS.ProcessEnv = process.env,
   options?: ProviderOptions,
 ): Model {
+  if (isChain(model)) {
+    const members = model.map((m) => resolveModel(m, env, options));
+    return members.length === 1 ? (members[0] as Model) : new FallbackModel(members);
+  }
   if (typeof model !== "string") return model;
   const colon = model.indexOf(":");
   if (colon <= 0) {
@@ -41,3 +52,31 @@ export function resolveModel(
 
 // The embedded model is always available by name; node-llama-cpp itself is imported on first use.
 registerProvider("local", (modelName, env) => new LocalModel(modelName, { env }));
+
+function isChain(model: ModelChoice): model is readonly (string | Model)[] {
+  return Array.isArray(model);
+}
+
+/** Options of `fallback()`: the chain's rules, plus what resolving `provider:model` strings needs. */
+export interface FallbackChainOptions extends FallbackOptions {
+  /** Where string models find their keys and base URLs (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Transport settings for string models (retries, timeouts, the deadline). */
+  provider?: ProviderOptions;
+}
+
+/**
+ * A fallback chain over `models`, each a `Model` or a `"provider:model"` string, e.g.
+ * `fallback(["anthropic:claude-sonnet-4-5", "openai:gpt-4.1"], { retryAfterThresholdMs: 1000 })`.
+ * Its rules are `FallbackModel`'s; it lives beside the resolver because it resolves strings.
+ */
+export function fallback(
+  models: readonly (string | Model)[],
+  options: FallbackChainOptions = {},
+): FallbackModel {
+  const { env, provider, ...rules } = options;
+  return new FallbackModel(
+    models.map((m) => resolveModel(m, env ?? process.env, provider)),
+    rules,
+  );
+}

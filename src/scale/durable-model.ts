@@ -1,12 +1,22 @@
-import type { Model, ModelDelta, ModelObserver, ModelRequest, ModelResponse } from "../models/model.js";
+import type {
+  FallbackInfo,
+  Model,
+  ModelDelta,
+  ModelObserver,
+  ModelRequest,
+  ModelResponse,
+  RateLimitWaitInfo,
+} from "../models/model.js";
 import type { RunSteps } from "./run-steps.js";
 
 /** One thing a model reported during a call, kept so a replay reports it again in order. */
 type Observed =
-  | { kind: "request"; body: unknown; url?: string; attempt: number }
+  | { kind: "request"; body: unknown; url?: string; attempt: number; model?: string }
   | { kind: "delta"; delta: ModelDelta }
-  | { kind: "retry"; attempt: number; maxAttempts?: number; delayMs: number; error: string }
-  | { kind: "reasoning_dropped"; count: number; from: string[] };
+  | { kind: "retry"; attempt: number; maxAttempts?: number; delayMs: number; error: string; model?: string }
+  | { kind: "reasoning_dropped"; count: number; from: string[] }
+  | ({ kind: "fallback" } & FallbackInfo)
+  | ({ kind: "rate_limit_wait" } & RateLimitWaitInfo);
 
 /** A model call as DBOS records it: the response (with its usage) and what was reported on the way. */
 interface RecordedCall {
@@ -46,6 +56,7 @@ function recording(observer: ModelObserver, observed: Observed[]): ModelObserver
         body: wire.body,
         attempt: wire.attempt,
         ...(wire.url !== undefined && { url: wire.url }),
+        ...(wire.model !== undefined && { model: wire.model }),
       });
       observer.onRequest(wire);
     },
@@ -54,12 +65,22 @@ function recording(observer: ModelObserver, observed: Observed[]): ModelObserver
       observer.onDelta?.(delta);
     },
     onRetry(info) {
-      observed.push({ kind: "retry", ...info });
+      // The typed cause stays out of the step's output: it is for the live caller only.
+      const { cause: _, retryAfterMs: __, ...kept } = info;
+      observed.push({ kind: "retry", ...kept });
       observer.onRetry?.(info);
     },
     onReasoningDropped(info) {
       observed.push({ kind: "reasoning_dropped", ...info });
       observer.onReasoningDropped?.(info);
+    },
+    onFallback(info) {
+      observed.push({ kind: "fallback", ...info });
+      observer.onFallback?.(info);
+    },
+    onRateLimitWait(info) {
+      observed.push({ kind: "rate_limit_wait", ...info });
+      observer.onRateLimitWait?.(info);
     },
   };
 }
@@ -71,6 +92,7 @@ function replay(observer: ModelObserver, item: Observed): void {
         body: item.body,
         attempt: item.attempt,
         ...(item.url !== undefined && { url: item.url }),
+        ...(item.model !== undefined && { model: item.model }),
       });
       return;
     case "delta":
@@ -84,5 +106,15 @@ function replay(observer: ModelObserver, item: Observed): void {
     case "reasoning_dropped":
       observer.onReasoningDropped?.({ count: item.count, from: item.from });
       return;
+    case "fallback": {
+      const { kind: _, ...info } = item;
+      observer.onFallback?.(info);
+      return;
+    }
+    case "rate_limit_wait": {
+      const { kind: _, ...info } = item;
+      observer.onRateLimitWait?.(info);
+      return;
+    }
   }
 }

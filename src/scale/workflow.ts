@@ -196,7 +196,7 @@ async function recordEnd(
     await store.createRun({
       runId,
       agent: config.name ?? request.agent,
-      model: typeof config.model === "string" ? config.model : config.model.id,
+      model: modelLabel(config.model),
       input: request.input,
       owner: currentOwner(),
       messages: messages.slice(0, start),
@@ -234,4 +234,11 @@ function emptyUsage(): RunUsage {
     durationMs: 0,
     steps: [],
   };
+}
+
+/** The model's name as the store keeps it: the string, the model's id, or a chain's ids. */
+function modelLabel(model: AnyAgentConfig["model"] | string): string {
+  if (typeof model === "string") return model;
+  if ("id" in model) return model.id;
+  return model.map(modelLabel).join(" → ");
 }

@@ -67,6 +67,26 @@ export function buildRunView(events: readonly AgentEvent[], problems: TraceProbl
       case "model_retry":
         stepOf(e.step).retries.push({ attempt: e.attempt, delayMs: e.delayMs, error: e.error, time: e.time });
         break;
+      case "model_fallback": {
+        const step = stepOf(e.step);
+        step.fallbacks ??= [];
+        step.fallbacks.push({
+          from: e.from,
+          ...(e.to !== undefined && { to: e.to }),
+          reason: e.reason,
+          error: e.error,
+          ...(e.status !== undefined && { status: e.status }),
+          elapsedMs: e.elapsedMs,
+          time: e.time,
+        });
+        break;
+      }
+      case "rate_limit_wait": {
+        const step = stepOf(e.step);
+        step.rateLimitWaits ??= [];
+        step.rateLimitWaits.push({ model: e.model, limit: e.limit, waitMs: e.waitMs, time: e.time });
+        break;
+      }
       case "model_response": {
         const { type: _t, runId: _r, step, ...response } = e;
         stepOf(step).response = response;

@@ -154,10 +154,43 @@ export function otelListener(options: OtelOptions = {}): (event: WorkerTaggedEve
           event.time,
         );
         break;
+      case "model_fallback":
+        spans.models.get(event.step)?.addEvent(
+          "fallback",
+          {
+            "glassloop.fallback.from": event.from,
+            ...(event.to !== undefined && { "glassloop.fallback.to": event.to }),
+            "glassloop.fallback.reason": event.reason,
+            "glassloop.fallback.elapsed_ms": event.elapsedMs,
+            ...(event.status !== undefined && { "http.response.status_code": event.status }),
+            "error.message": event.error,
+          },
+          event.time,
+        );
+        break;
+      case "rate_limit_wait":
+        spans.steps.get(event.step)?.addEvent(
+          "rate_limit_wait",
+          {
+            "glassloop.rate_limit.key": event.key,
+            "glassloop.rate_limit.limit": event.limit,
+            "glassloop.rate_limit.wait_ms": event.waitMs,
+          },
+          event.time,
+        );
+        break;
       case "model_response": {
         const span = spans.models.get(event.step);
         if (!span) break;
         tag(span, worker);
+        if (event.model !== undefined) {
+          // The span was named for the first model asked; the answer may have come from another.
+          const answered = splitModel(event.model);
+          span.setAttributes({
+            "gen_ai.response.model": answered.model,
+            "glassloop.answered.provider": answered.provider,
+          });
+        }
         span.setAttributes({
           "gen_ai.usage.input_tokens": event.usage.inputTokens,
           "gen_ai.usage.output_tokens": event.usage.outputTokens,

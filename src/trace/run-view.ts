@@ -28,6 +28,19 @@ export interface ResponseView {
   latencyMs: number;
   reasoning?: ReasoningPart[];
   raw?: unknown;
+  /** The model that answered, when a fallback chain chose it. */
+  model?: string;
+}
+
+/** A fallback chain left one model for the next (or had none left) in a step. */
+export interface FallbackView {
+  from: string;
+  to?: string;
+  reason: string;
+  error: string;
+  status?: number;
+  elapsedMs: number;
+  time: number;
 }
 
 /** One tool call and what became of it. */
@@ -65,6 +78,10 @@ export interface StepView {
   durationMs?: number;
   requests: RequestView[];
   retries: { attempt: number; delayMs: number; error: string; time: number }[];
+  /** Models a fallback chain left in this step, and why (absent when none was left). */
+  fallbacks?: FallbackView[];
+  /** Waits a client-side rate limit imposed before this step's model call. */
+  rateLimitWaits?: { model: string; limit: string; waitMs: number; time: number }[];
   response?: ResponseView;
   /** Reasoning of another provider that the request left out (the transcript changed provider). */
   reasoningDropped?: { count: number; from: string[] };

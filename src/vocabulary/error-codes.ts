@@ -35,6 +35,10 @@ export type ModelErrorCode =
   | "stream_idle_timeout"
   | "deadline_exceeded"
   | "response_too_large"
+  /** Every model of a fallback chain failed (or had its circuit breaker open). */
+  | "fallback_exhausted"
+  /** The request is larger than the model's context window, found before sending. */
+  | "context_window_exceeded"
   | "local_engine_missing"
   | "local_engine_unavailable"
   | "local_model_not_found"

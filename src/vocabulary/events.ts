@@ -56,10 +56,48 @@ export interface ModelRetryEvent extends EventBase {
   error: string;
 }
 
+/**
+ * A fallback chain did not take `from`'s answer and moved on to `to` (absent: none was left);
+ * `reason` says why (a 429, an overload, a 5xx, a timeout, a network failure, an open circuit
+ * breaker, or the user's `on` rule).
+ */
+export interface ModelFallbackEvent extends EventBase {
+  type: "model_fallback";
+  step: number;
+  from: string;
+  to?: string;
+  reason:
+    | "rate_limited"
+    | "overloaded"
+    | "server_error"
+    | "timeout"
+    | "network"
+    | "circuit_open"
+    | "user_rule";
+  error: string;
+  status?: number;
+  /** Milliseconds spent on `from`. */
+  elapsedMs: number;
+  purpose?: "summary";
+}
+
+/** A client-side rate limit (requests, tokens or concurrency per provider and key) held the call back. */
+export interface RateLimitWaitEvent extends EventBase {
+  type: "rate_limit_wait";
+  step: number;
+  model: string;
+  key: string;
+  limit: "rpm" | "tpm" | "concurrency";
+  waitMs: number;
+  purpose?: "summary";
+}
+
 /** The model's answer, raw and normalized. */
 export interface ModelResponseEvent extends EventBase {
   type: "model_response";
   step: number;
+  /** The model that answered, when a fallback chain chose it (its id, e.g. `openai:gpt-4o`). */
+  model?: string;
   text: string;
   toolCalls: ToolCall[];
   finishReason: FinishReason;
@@ -226,6 +264,8 @@ export type AgentEvent =
   | StepStartEvent
   | ModelRequestEvent
   | ModelRetryEvent
+  | ModelFallbackEvent
+  | RateLimitWaitEvent
   | ModelResponseEvent
   | TextDeltaEvent
   | ReasoningDeltaEvent

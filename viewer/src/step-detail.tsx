@@ -35,6 +35,18 @@ export function StepDetail({ run, step }: { run: ServedRun; step: StepView }) {
           retry {r.attempt} after {formatMs(r.delayMs)}: {r.error}
         </p>
       ))}
+      {step.fallbacks?.map((f) => (
+        <p key={`${f.from}-${f.time}`} class="warn-box" data-testid="fallback">
+          {f.from} not used ({f.reason}
+          {f.status !== undefined && `, HTTP ${f.status}`}, after {formatMs(f.elapsedMs)})
+          {f.to !== undefined ? `, moved on to ${f.to}` : ", no model left"}: {f.error}
+        </p>
+      ))}
+      {step.rateLimitWaits?.map((w) => (
+        <p key={`${w.model}-${w.time}`} class="muted" data-testid="rate-limit-wait">
+          held {formatMs(w.waitMs)} by the {w.limit} limit of {w.model}
+        </p>
+      ))}
       <div class="columns">
         <div>
           <h3>
@@ -109,6 +121,11 @@ function Response({ response: r, costUsd }: { response: ResponseView; costUsd: n
   return (
     <div data-testid="response">
       <p class="facts-line">
+        {r.model !== undefined && (
+          <span>
+            answered by <code data-testid="answered-by">{r.model}</code>
+          </span>
+        )}
         {/* "finish tool_calls" read like a tool named finish: the field is named in full. */}
         <span>
           finish reason <code data-testid="finish-reason">{r.finishReason}</code>

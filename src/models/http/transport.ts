@@ -215,6 +215,8 @@ async function send<T>(call: HttpCall, options: HttpOptions, accept: string, rea
       maxAttempts: policy.maxRetries + 1,
       delayMs,
       error: redact(failure.error.message, secrets),
+      ...(failure.serverWaitMs !== undefined && { retryAfterMs: failure.serverWaitMs }),
+      cause: scrub(failure.error, secrets),
     });
     await sleep(delayMs, call.signal);
   }
