@@ -9,11 +9,11 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { Model, ModelRequest } from "glassloop";
 import { parse } from "yaml";
-import { GeminiModel } from "../src/models/google/model.js";
-import { GeminiAnswer } from "../src/models/google/response.js";
 import { readEvents } from "../src/models/http/sse.js";
-import { OpenAIResponsesModel } from "../src/models/openai-responses/model.js";
-import { ResponsesStreamAssembler } from "../src/models/openai-responses/stream.js";
+import { GeminiModel } from "../src/providers/google/model.js";
+import { GeminiAnswer } from "../src/providers/google/response.js";
+import { OpenAIResponsesModel } from "../src/providers/openai-responses/model.js";
+import { ResponsesStreamAssembler } from "../src/providers/openai-responses/stream.js";
 import { type BenchTable, round } from "./table.js";
 
 const DIR = fileURLToPath(new URL("../test/fixtures/captures/pydantic-ai/", import.meta.url));

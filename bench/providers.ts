@@ -11,9 +11,9 @@ import { fileURLToPath } from "node:url";
 import { createParser } from "eventsource-parser";
 import type { ModelRequest } from "glassloop";
 import { readEvents } from "../src/models/http/sse.js";
-import { OpenAIChatModel } from "../src/models/openai/model.js";
-import { OPENAI_QUIRKS } from "../src/models/openai/quirks.js";
-import { ChatStreamAssembler } from "../src/models/openai/stream.js";
+import { OpenAIChatModel } from "../src/providers/openai/model.js";
+import { OPENAI_QUIRKS } from "../src/providers/openai/quirks.js";
+import { ChatStreamAssembler } from "../src/providers/openai/stream.js";
 import { type BenchTable, round } from "./table.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));

@@ -10,11 +10,11 @@
 
 // `"openai:gpt-4o-mini"` and the other model strings resolve from here: each provider registers
 // its prefix when its module loads.
-import "./models/anthropic/index.js";
-import "./models/google/index.js";
-import "./models/openai-responses/index.js";
-import "./models/presets.js";
-import "./models/replay.js";
+import "./providers/anthropic/index.js";
+import "./providers/google/index.js";
+import "./providers/openai-responses/index.js";
+import "./providers/presets.js";
+import "./providers/replay.js";
 
 export {
   Agent,
@@ -25,7 +25,6 @@ export {
   type RunOptions,
   type RunResult,
 } from "./agent/agent.js";
-export type { EnvironmentOptions } from "./environment/environment.js";
 export {
   BudgetExceededError,
   ConfigError,
@@ -38,7 +37,26 @@ export {
   type RunErrorState,
   runStatusOf,
   ToolError,
-} from "./errors.js";
+} from "./core/errors.js";
+export { MissingDependencyError } from "./core/optional-dependency.js";
+export type { ErrorCode } from "./core/vocabulary/error-codes.js";
+export type { AgentEvent } from "./core/vocabulary/events.js";
+export type { LimitName, Limits } from "./core/vocabulary/limits.js";
+export type {
+  AssistantMessage,
+  FilePart,
+  FinishReason,
+  ImagePart,
+  Message,
+  ReasoningPart,
+  SystemMessage,
+  ToolCall,
+  ToolMessage,
+  UserMessage,
+} from "./core/vocabulary/messages.js";
+export type { ToolOutcome, ToolOutcomeStatus } from "./core/vocabulary/outcome.js";
+export type { RunStatus } from "./core/vocabulary/status.js";
+export type { RunUsage, StepUsage, TokenUsage } from "./core/vocabulary/usage.js";
 export {
   type ApprovalHandler,
   ApprovalRequiredError,
@@ -47,6 +65,7 @@ export {
 export { GuardrailFailedError, GuardrailTripwireError } from "./features/guardrails/errors.js";
 export type { Guardrails } from "./features/guardrails/guardrail.js";
 export type { LoopGuardOptions } from "./features/loop-guard.js";
+export type { EnvironmentOptions } from "./loop/environment/environment.js";
 export { AuthenticationError, ContextOverflowError, ProviderError, RateLimitError } from "./models/errors.js";
 export type {
   JsonSchema,
@@ -59,28 +78,9 @@ export type {
   ToolChoice,
   ToolSpec,
 } from "./models/model.js";
-export { resolveModel } from "./models/resolve.js";
-export { MissingDependencyError } from "./optional-dependency.js";
+export { resolveModel } from "./providers/resolve.js";
 export { RunNotResumableError, SessionBusyError, StoreError, UnknownRunError } from "./store/errors.js";
 export type { Store } from "./store/store.js";
 export { type AgentTool, type Tool, type ToolDefinition, type ToolRunOptions, tool } from "./tools/tool.js";
 export { type RegisterOptions, ToolRegistry } from "./tools/tool-registry.js";
 export type { ToolSource } from "./tools/tool-source.js";
-export type { ErrorCode } from "./vocabulary/error-codes.js";
-export type { AgentEvent } from "./vocabulary/events.js";
-export type { LimitName, Limits } from "./vocabulary/limits.js";
-export type {
-  AssistantMessage,
-  FilePart,
-  FinishReason,
-  ImagePart,
-  Message,
-  ReasoningPart,
-  SystemMessage,
-  ToolCall,
-  ToolMessage,
-  UserMessage,
-} from "./vocabulary/messages.js";
-export type { ToolOutcome, ToolOutcomeStatus } from "./vocabulary/outcome.js";
-export type { RunStatus } from "./vocabulary/status.js";
-export type { RunUsage, StepUsage, TokenUsage } from "./vocabulary/usage.js";

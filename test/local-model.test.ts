@@ -14,10 +14,10 @@ import { LocalModel, LocalModelError, probeLocalEngine } from "glassloop/models"
 import { calculatorTool } from "glassloop/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { resolveSourceFile } from "../src/models/local/download.js";
-import { importEngine, startEngine } from "../src/models/local/engine.js";
-import { parseLocalModelName } from "../src/models/local/name.js";
-import { toGrammarSchema } from "../src/models/local/schema.js";
+import { resolveSourceFile } from "../src/providers/local/download.js";
+import { importEngine, startEngine } from "../src/providers/local/engine.js";
+import { parseLocalModelName } from "../src/providers/local/name.js";
+import { toGrammarSchema } from "../src/providers/local/schema.js";
 import { toolParameters } from "../src/tools/json-schema.js";
 import { TINY_MODEL, tinyGgufBytes, writeTinyGguf } from "./helpers/tiny-gguf.js";
 

@@ -8,7 +8,7 @@ import type { ModelDelta, ModelRequest, ModelResponse } from "glassloop";
 import { OpenAIChatModel, type OpenAIPresetName, presetModel } from "glassloop/models";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { readEvents } from "../src/models/http/sse.js";
-import { ChatStreamAssembler } from "../src/models/openai/stream.js";
+import { ChatStreamAssembler } from "../src/providers/openai/stream.js";
 import { openaiCaptureJson, openaiCaptureSse } from "./helpers/openai-captures.js";
 import { startWireServer, type WireServer } from "./helpers/wire-server.js";
 

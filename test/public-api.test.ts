@@ -57,7 +57,7 @@ describe("the default store", () => {
     }
     return seen;
   };
-  const SQLITE = /^store\/(sqlite-[\w-]+|default-store|migrations)\.ts$/;
+  const SQLITE = /^store\/sqlite\/(sqlite-[\w-]+|default-store|migrations)\.ts$/;
 
   it("is not loaded with the agent or the root: they reach the SQLite store only through import()", () => {
     for (const start of ["agent/agent.ts", "index.ts"]) {
@@ -68,8 +68,8 @@ describe("the default store", () => {
     }
     expect(edges).toContainEqual(
       expect.objectContaining({
-        from: "store/deferred-default-store.ts",
-        to: "store/default-store.ts",
+        from: "store/sqlite/deferred-default-store.ts",
+        to: "store/sqlite/default-store.ts",
         dynamic: true,
       }),
     );

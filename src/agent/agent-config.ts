@@ -1,22 +1,22 @@
 import type { z } from "zod";
-import type { EnvironmentOptions } from "../environment/environment.js";
+import type { AgentEvent } from "../core/vocabulary/events.js";
+import type { FilePart, ImagePart, Message } from "../core/vocabulary/messages.js";
 import type { ApprovalHandler } from "../features/approval/approval.js";
 import type { RecallOptions } from "../features/context-view.js";
 import type { Guardrails } from "../features/guardrails/guardrail.js";
 import type { LoopGuardOptions } from "../features/loop-guard.js";
 import type { PlanOptions } from "../features/plan.js";
 import type { ReflectOptions } from "../features/reflect.js";
+import type { Limits } from "../loop/budget.js";
+import type { EnvironmentOptions } from "../loop/environment/environment.js";
+import type { RunHooks } from "../loop/hooks.js";
+import type { RunUsage } from "../loop/usage.js";
 import type { MemoryStrategy } from "../memory/strategy.js";
 import type { Model, ToolChoice } from "../models/model.js";
 import type { Store } from "../store/store.js";
 import type { AgentTool } from "../tools/tool.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import type { ToolSource } from "../tools/tool-source.js";
-import type { AgentEvent } from "../vocabulary/events.js";
-import type { FilePart, ImagePart, Message } from "../vocabulary/messages.js";
-import type { Limits } from "./budget.js";
-import type { RunHooks } from "./hooks.js";
-import type { RunUsage } from "./usage.js";
 
 /** Provider-neutral generation settings sent with every request. */
 export interface ModelSettings {

@@ -1,15 +1,15 @@
 import { z } from "zod";
-import { formatIssues } from "../environment/feedback.js";
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
 import type { Guardrails } from "../features/guardrails/guardrail.js";
 import { PLAN_TOOL, planTool } from "../features/plan.js";
 import type { ReflectOptions } from "../features/reflect.js";
+import { formatIssues } from "../loop/environment/feedback.js";
+import type { OtherModel } from "../loop/limits-check.js";
+import { FINAL_RESULT_TOOL } from "../loop/output.js";
 import { type AgentTool, type ContextSpec, type Tool, tool } from "../tools/tool.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 import type { ToolSource } from "../tools/tool-source.js";
 import type { AgentConfig } from "./agent-config.js";
-import type { OtherModel } from "./limits-check.js";
-import { FINAL_RESULT_TOOL } from "./output.js";
 
 /**
  * The tool registry of agent `name`: its own tools, plus `final_result` for `output` and

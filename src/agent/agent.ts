@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
+import type { AgentEvent } from "../core/vocabulary/events.js";
 import { type ApprovalDecision, decisionsFor } from "../features/approval/approval.js";
 import { Persistence } from "../features/durability/persistence.js";
 import { checkResumedTools } from "../features/durability/resume.js";
@@ -8,13 +9,17 @@ import type { Guardrails } from "../features/guardrails/guardrail.js";
 import { checkGuardrails } from "../features/guardrails/hooks.js";
 import { checkLoopGuard } from "../features/loop-guard.js";
 import { checkReflect } from "../features/reflect.js";
+import { checkCostLimit, checkLimits, tightenLimits } from "../loop/limits-check.js";
+import { type LoopSettings, runLoop } from "../loop/loop.js";
+import { textNotAllowed } from "../loop/output.js";
+import type { RunState } from "../loop/run-state.js";
+import { UsageMeter } from "../loop/usage.js";
 import type { Model } from "../models/model.js";
-import { resolveModel } from "../models/resolve.js";
 import { type AgentToolOptions, agentAsTool, type SubAgent } from "../multi/as-tool.js";
+import { resolveModel } from "../providers/resolve.js";
 import type { Store, StoredRun } from "../store/store.js";
 import type { Tool } from "../tools/tool.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
-import type { AgentEvent } from "../vocabulary/events.js";
 import type {
   AgentConfig,
   AgentConfigWithOutput,
@@ -32,13 +37,8 @@ import {
   otherModels,
 } from "./agent-tools.js";
 import { EventChannel } from "./event-channel.js";
-import { checkCostLimit, checkLimits, tightenLimits } from "./limits-check.js";
-import { type LoopSettings, runLoop } from "./loop.js";
-import { textNotAllowed } from "./output.js";
 import { attachFeatures } from "./run-features.js";
 import { initialMessages, startRun } from "./run-start.js";
-import type { RunState } from "./run-state.js";
-import { UsageMeter } from "./usage.js";
 
 // The agent's option and result types live in agent-config.ts; re-exported so imports of them from here keep working.
 export type {

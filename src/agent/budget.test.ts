@@ -3,7 +3,7 @@ import { FunctionModel, ScriptedModel } from "glassloop/testing";
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { capture, expectEveryCallAnswered, ofType } from "../../test/helpers/core.js";
-import { LIMIT_DEFAULTS } from "../vocabulary/limits.js";
+import { LIMIT_DEFAULTS } from "../core/vocabulary/limits.js";
 
 const add = tool({
   name: "add",

@@ -2,9 +2,10 @@
  * Joins a run's features into the one hooks object the loop reads (the agent does it once per
  * run): each method of the result calls the features that have it, in order.
  */
+
+import type { ToolOutcome } from "../core/vocabulary/outcome.js";
+import type { RunHooks, StartPosition, StepRequest, TurnStop } from "../loop/hooks.js";
 import type { ModelResponse } from "../models/model.js";
-import type { ToolOutcome } from "../vocabulary/outcome.js";
-import type { RunHooks, StartPosition, StepRequest, TurnStop } from "./hooks.js";
 
 /** No feature at all: the loop calls nothing. */
 export const NO_HOOKS: RunHooks = Object.freeze({});

@@ -1,3 +1,4 @@
+import type { Message } from "../core/vocabulary/messages.js";
 import { type ApprovalDecision, ApprovalGate, type ApprovalHandler } from "../features/approval/approval.js";
 import { contextHooks } from "../features/context-view.js";
 import { durabilityHooks } from "../features/durability/durable.js";
@@ -6,12 +7,11 @@ import { guardrailHooks } from "../features/guardrails/hooks.js";
 import { LoopGuard, loopGuardHooks } from "../features/loop-guard.js";
 import { planningHooks } from "../features/plan.js";
 import { reflectionHooks } from "../features/reflect.js";
+import type { RunHooks } from "../loop/hooks.js";
+import type { RunState } from "../loop/run-state.js";
 import type { RunTools, StoredRun } from "../store/store.js";
-import type { Message } from "../vocabulary/messages.js";
 import type { AgentConfig } from "./agent-config.js";
 import { composeHooks } from "./compose-hooks.js";
-import type { RunHooks } from "./hooks.js";
-import type { RunState } from "./run-state.js";
 
 /** What one run brings to its features besides the agent's configuration. */
 export interface RunFeatureOptions {

@@ -1,17 +1,17 @@
-import { Environment, type EnvironmentOptions } from "../environment/environment.js";
-import { startTimer } from "../environment/timer.js";
-import { ConfigError } from "../errors.js";
-import { checkFile } from "../memory/files.js";
-import { imageProblem } from "../memory/images.js";
+import { ConfigError } from "../core/errors.js";
+import { checkFile } from "../core/files.js";
+import { imageProblem } from "../core/images.js";
+import type { AgentEvent, EventInit } from "../core/vocabulary/events.js";
+import type { FilePart, ImagePart, Message } from "../core/vocabulary/messages.js";
+import { Budget, type Limits } from "../loop/budget.js";
+import { Environment, type EnvironmentOptions } from "../loop/environment/environment.js";
+import { startTimer } from "../loop/environment/timer.js";
+import { type RunState, RunTimeout, silent } from "../loop/run-state.js";
+import type { UsageMeter } from "../loop/usage.js";
 import { parseHistory } from "../memory/message-schema.js";
 import type { Model } from "../models/model.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
-import type { AgentEvent, EventInit } from "../vocabulary/events.js";
-import type { FilePart, ImagePart, Message } from "../vocabulary/messages.js";
-import { Budget, type Limits } from "./budget.js";
 import { NO_HOOKS } from "./compose-hooks.js";
-import { type RunState, RunTimeout, silent } from "./run-state.js";
-import type { UsageMeter } from "./usage.js";
 
 /** The transcript a fresh run starts from: the instructions, the history's turns, the new input. */
 export function initialMessages(

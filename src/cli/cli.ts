@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { packageRoot } from "../package-root.js";
+import { packageRoot } from "../core/package-root.js";
 import { type CliIO, EXIT, UsageError } from "./command.js";
 import { COMMANDS } from "./commands.js";
 import { exitCodeFor, formatError, redactorFor } from "./failure.js";

@@ -1,4 +1,4 @@
-import { GlassloopError } from "../errors.js";
+import { GlassloopError } from "../core/errors.js";
 
 /** What a command gets from the process: streams, environment and working directory. */
 export interface CliIO {

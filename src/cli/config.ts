@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { formatIssues } from "../environment/feedback.js";
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
+import { formatIssues } from "../loop/environment/feedback.js";
 
 /** The name of the project configuration file, looked up in the working directory. */
 export const CONFIG_FILE = "glassloop.config.json";

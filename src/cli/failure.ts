@@ -1,5 +1,5 @@
-import { GlassloopError, RunError } from "../errors.js";
-import type { Redactor } from "../models/http/redact.js";
+import { GlassloopError, RunError } from "../core/errors.js";
+import type { Redactor } from "../core/redact.js";
 import { scrubberFor } from "../models/http/sink.js";
 import { EXIT } from "./command.js";
 import { visible } from "./visible.js";

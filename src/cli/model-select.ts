@@ -1,8 +1,8 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { GlassloopError } from "../errors.js";
-import { modelCacheDir } from "../models/local/name.js";
-import { ollamaBaseURL } from "../models/presets.js";
+import { GlassloopError } from "../core/errors.js";
+import { modelCacheDir } from "../providers/local/name.js";
+import { ollamaBaseURL } from "../providers/presets.js";
 import type { CliConfig } from "./config.js";
 
 /** Providers picked by themselves when their key is in the environment, in this order, with the model used. */

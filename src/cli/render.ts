@@ -1,6 +1,6 @@
-import type { RunUsage } from "../agent/usage.js";
+import type { AgentEvent } from "../core/vocabulary/events.js";
+import type { RunUsage } from "../loop/usage.js";
 import { withoutImageBytes } from "../trace/images.js";
-import type { AgentEvent } from "../vocabulary/events.js";
 import type { Printer } from "./printer.js";
 import { Spinner } from "./style.js";
 import { visible } from "./visible.js";

@@ -1,12 +1,12 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { Agent } from "../agent/agent.js";
-import type { Limits } from "../agent/budget.js";
+import type { Limits } from "../loop/budget.js";
 import type { Model } from "../models/model.js";
-import { type ProviderOptions, resolveModel } from "../models/resolve.js";
+import { type ProviderOptions, resolveModel } from "../providers/resolve.js";
 import { RunNotResumableError } from "../store/errors.js";
 import { redactingStore } from "../store/redacting-store.js";
-import { SqliteStore } from "../store/sqlite-store.js";
+import { SqliteStore } from "../store/sqlite/sqlite-store.js";
 import type { Store } from "../store/store.js";
 import { DEFAULT_TRACE_DIR, TraceWriter } from "../trace/writer.js";
 import { type CliIO, UsageError } from "./command.js";

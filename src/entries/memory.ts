@@ -3,10 +3,11 @@
  * token counting), long-term recall (notes, embeddings, the memory tools), and the transcript's
  * schema and helpers for history read back from JSON.
  */
+
+export { FILE_MEDIA_TYPES, MAX_FILE_BYTES } from "../core/files.js";
+export { IMAGE_MEDIA_TYPES, MAX_IMAGE_BYTES } from "../core/images.js";
 export type { RecallOptions } from "../features/context-view.js";
 export { type Embedder, OpenAIEmbeddings, type OpenAIEmbeddingsOptions } from "../memory/embeddings.js";
-export { FILE_MEDIA_TYPES, MAX_FILE_BYTES } from "../memory/files.js";
-export { IMAGE_MEDIA_TYPES, MAX_IMAGE_BYTES } from "../memory/images.js";
 export {
   LongTermMemory,
   type LongTermMemoryOptions,

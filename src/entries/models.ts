@@ -4,15 +4,7 @@
  * defaults, the OpenAI-compatible presets, prices, and every provider error class. Model strings
  * (`"openai:gpt-4o-mini"`) need none of this: they resolve from the root.
  */
-export { ANTHROPIC_CACHE_DEFAULT, type AnthropicCachePolicy } from "../models/anthropic/cache.js";
-export {
-  ANTHROPIC_DEFAULT_BASE_URL,
-  ANTHROPIC_DEFAULT_MAX_TOKENS,
-  ANTHROPIC_VERSION,
-  AnthropicModel,
-  type AnthropicOptions,
-  anthropic,
-} from "../models/anthropic/index.js";
+
 export { UnsupportedContentError } from "../models/attachments.js";
 export {
   AuthenticationError,
@@ -43,15 +35,6 @@ export {
   sharedBreakers,
 } from "../models/fallback/index.js";
 export {
-  GEMINI_DEFAULT_BASE_URL,
-  GeminiBlockedError,
-  GeminiModel,
-  type GeminiOptions,
-  GeminiSchemaError,
-  google,
-  toGeminiSchema,
-} from "../models/google/index.js";
-export {
   DEFAULT_DEADLINE_MS,
   DEFAULT_MAX_ERROR_BODY_BYTES,
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -60,6 +43,37 @@ export {
   type HttpOptions,
   type RetryPolicy,
 } from "../models/http/index.js";
+export {
+  costOf,
+  type FallbackInfo,
+  type FallbackReason,
+  type RateLimitWaitInfo,
+  type RetryInfo,
+} from "../models/model.js";
+export { priceOf, setModelPrice } from "../models/prices.js";
+export {
+  ANTHROPIC_TOOL_CALL_IDS,
+  normalizeToolCallIds,
+  type ToolCallIdRules,
+} from "../models/tool-call-ids.js";
+export { ANTHROPIC_CACHE_DEFAULT, type AnthropicCachePolicy } from "../providers/anthropic/cache.js";
+export {
+  ANTHROPIC_DEFAULT_BASE_URL,
+  ANTHROPIC_DEFAULT_MAX_TOKENS,
+  ANTHROPIC_VERSION,
+  AnthropicModel,
+  type AnthropicOptions,
+  anthropic,
+} from "../providers/anthropic/index.js";
+export {
+  GEMINI_DEFAULT_BASE_URL,
+  GeminiBlockedError,
+  GeminiModel,
+  type GeminiOptions,
+  GeminiSchemaError,
+  google,
+  toGeminiSchema,
+} from "../providers/google/index.js";
 export {
   type DownloadProgress,
   LOCAL_ENGINE_INSTALL,
@@ -72,27 +86,20 @@ export {
   type LocalModelSource,
   modelCacheDir,
   probeLocalEngine,
-} from "../models/local/index.js";
-export {
-  costOf,
-  type FallbackInfo,
-  type FallbackReason,
-  type RateLimitWaitInfo,
-  type RetryInfo,
-} from "../models/model.js";
-export { OpenAIChatModel, type OpenAIChatOptions } from "../models/openai/model.js";
+} from "../providers/local/index.js";
+export { OpenAIChatModel, type OpenAIChatOptions } from "../providers/openai/model.js";
 export {
   COMPATIBLE_QUIRKS,
   OPENAI_QUIRKS,
   OPENAI_TOOL_CALL_IDS,
   type OpenAIQuirks,
-} from "../models/openai/quirks.js";
+} from "../providers/openai/quirks.js";
 export {
   OPENAI_RESPONSES_DEFAULT_BASE_URL,
   OpenAIResponsesModel,
   type OpenAIResponsesOptions,
   openaiResponses,
-} from "../models/openai-responses/index.js";
+} from "../providers/openai-responses/index.js";
 export {
   deepseek,
   groq,
@@ -104,10 +111,9 @@ export {
   openrouter,
   type PresetOptions,
   presetModel,
-} from "../models/presets.js";
-export { priceOf, setModelPrice } from "../models/prices.js";
-export { type Extraction, extractToolCalls } from "../models/prompted/extract.js";
-export { INVALID_PROMPTED_CALL, prompted } from "../models/prompted.js";
+} from "../providers/presets.js";
+export { type Extraction, extractToolCalls } from "../providers/prompted/extract.js";
+export { INVALID_PROMPTED_CALL, prompted } from "../providers/prompted.js";
 export {
   type FallbackChainOptions,
   fallback,
@@ -115,9 +121,4 @@ export {
   type ProviderFactory,
   type ProviderOptions,
   registerProvider,
-} from "../models/resolve.js";
-export {
-  ANTHROPIC_TOOL_CALL_IDS,
-  normalizeToolCallIds,
-  type ToolCallIdRules,
-} from "../models/tool-call-ids.js";
+} from "../providers/resolve.js";

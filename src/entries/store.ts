@@ -4,7 +4,7 @@
  * store error class. The `Store` interface itself is at the root; the Postgres store is
  * `glassloop/postgres`.
  */
-export { defaultStore } from "../store/default-store.js";
+
 export {
   DatabaseCorruptError,
   DatabaseLockedError,
@@ -18,8 +18,9 @@ export {
   UnknownSessionError,
 } from "../store/errors.js";
 export { redactingStore, type StoreScrubber } from "../store/redacting-store.js";
-export { defaultDatabasePath, type SqliteOptions } from "../store/sqlite-open.js";
-export { SqliteStore } from "../store/sqlite-store.js";
+export { defaultStore } from "../store/sqlite/default-store.js";
+export { defaultDatabasePath, type SqliteOptions } from "../store/sqlite/sqlite-open.js";
+export { SqliteStore } from "../store/sqlite/sqlite-store.js";
 export type {
   ClaimExpectation,
   NewNote,

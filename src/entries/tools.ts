@@ -4,9 +4,9 @@
  * itself puts into a transcript. `tool` and `ToolRegistry` are at the root.
  */
 
-export { FINAL_RESULT_TOOL } from "../agent/output.js";
-export { ENVIRONMENT_DEFAULTS } from "../environment/environment.js";
 export { NOT_APPROVED } from "../features/approval/approval.js";
+export { ENVIRONMENT_DEFAULTS } from "../loop/environment/environment.js";
+export { FINAL_RESULT_TOOL } from "../loop/output.js";
 export {
   BUILTIN_TOOLS,
   type BuiltinEntry,

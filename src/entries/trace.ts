@@ -3,6 +3,28 @@
  * redacted, shown as text or in the local viewer, diffed, and replayed (the `replay:` model and
  * `replayTrace`, which names the first step where an agent diverges from a recording).
  */
+
+export type {
+  ContextEvent,
+  ErrorEvent,
+  GuardrailEvent,
+  ModelRequestEvent,
+  ModelResponseEvent,
+  ModelRetryEvent,
+  NestedEvent,
+  PlanEvent,
+  ReasoningDeltaEvent,
+  ReasoningDroppedEvent,
+  RecallEvent,
+  ReflectionEvent,
+  RunEndEvent,
+  RunStartEvent,
+  StepEndEvent,
+  StepStartEvent,
+  TextDeltaEvent,
+  ToolCallEvent,
+  ToolResultEvent,
+} from "../core/vocabulary/events.js";
 export {
   exchangesOf,
   type RecordedExchange,
@@ -10,7 +32,7 @@ export {
   ReplayedFailureError,
   ReplayModel,
   type ReplayOptions,
-} from "../models/replay.js";
+} from "../providers/replay.js";
 export { buildRunView } from "../trace/build-run-view.js";
 export { formatRun, formatRunList } from "../trace/format.js";
 export {
@@ -47,24 +69,3 @@ export type {
 export { startViewer, ViewerNotBuiltError, type ViewerOptions, type ViewerServer } from "../trace/server.js";
 export { TRACE_FORMAT, TRACE_VERSION, type TraceHeader, type TraceRecord } from "../trace/trace-format.js";
 export { DEFAULT_TRACE_DIR, TraceWriter, type TraceWriterOptions } from "../trace/writer.js";
-export type {
-  ContextEvent,
-  ErrorEvent,
-  GuardrailEvent,
-  ModelRequestEvent,
-  ModelResponseEvent,
-  ModelRetryEvent,
-  NestedEvent,
-  PlanEvent,
-  ReasoningDeltaEvent,
-  ReasoningDroppedEvent,
-  RecallEvent,
-  ReflectionEvent,
-  RunEndEvent,
-  RunStartEvent,
-  StepEndEvent,
-  StepStartEvent,
-  TextDeltaEvent,
-  ToolCallEvent,
-  ToolResultEvent,
-} from "../vocabulary/events.js";

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
-import { GlassloopError } from "../errors.js";
+import { GlassloopError } from "../core/errors.js";
 import type { EvalResult } from "./types.js";
 
 /** Where `glassloop eval` writes results: one directory per eval, `result.json` plus `traces/`. */

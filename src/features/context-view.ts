@@ -1,13 +1,13 @@
-import type { RunHooks, StepRequest } from "../agent/hooks.js";
-import { callError, callObserver, raceAbort, recordResponse } from "../agent/model-call.js";
-import { abortError, budgetError, type RunState } from "../agent/run-state.js";
-import { RunError } from "../errors.js";
+import { RunError } from "../core/errors.js";
+import type { Message } from "../core/vocabulary/messages.js";
+import type { RunHooks, StepRequest } from "../loop/hooks.js";
+import { callError, callObserver, raceAbort, recordResponse } from "../loop/model-call.js";
+import { abortError, budgetError, type RunState } from "../loop/run-state.js";
 import type { LongTermMemory } from "../memory/long-term.js";
 import type { MemoryStrategy, SummaryRequest } from "../memory/strategy.js";
 import { TokenCounter } from "../memory/tokens.js";
 import { fitWindow } from "../memory/window-memory.js";
 import type { Model, ModelResponse, ToolSpec } from "../models/model.js";
-import type { Message } from "../vocabulary/messages.js";
 
 /** Automatic recall: long-term notes that match the run's input are added to the instructions. */
 export interface RecallOptions {

@@ -1,9 +1,9 @@
-import type { PreparedCall, RunHooks, TurnRecord, TurnStop } from "../agent/hooks.js";
-import { errorState, type RunState } from "../agent/run-state.js";
-import { truncate } from "../environment/feedback.js";
-import { ConfigError, LoopDetectedError } from "../errors.js";
-import type { ToolCall } from "../vocabulary/messages.js";
-import type { ToolOutcome } from "../vocabulary/outcome.js";
+import { ConfigError, LoopDetectedError } from "../core/errors.js";
+import type { ToolCall } from "../core/vocabulary/messages.js";
+import type { ToolOutcome } from "../core/vocabulary/outcome.js";
+import { truncate } from "../loop/environment/feedback.js";
+import type { PreparedCall, RunHooks, TurnRecord, TurnStop } from "../loop/hooks.js";
+import { errorState, type RunState } from "../loop/run-state.js";
 
 /** Settings of the guard against repeated identical calls. */
 export interface LoopGuardOptions {

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { RunHooks } from "../agent/hooks.js";
+import type { ToolCall } from "../core/vocabulary/messages.js";
+import type { RunHooks } from "../loop/hooks.js";
 import { type AgentTool, tool } from "../tools/tool.js";
-import type { ToolCall } from "../vocabulary/messages.js";
 
 /** Name of the built-in tool through which the model writes and revises its plan. */
 export const PLAN_TOOL = "update_plan";

@@ -1,13 +1,13 @@
 import { z } from "zod";
-import type { RemainingBudget } from "../agent/budget.js";
-import type { RunHooks } from "../agent/hooks.js";
-import { limitsWithin } from "../agent/limits-check.js";
-import { abortError, budgetError, errorState, type RunState } from "../agent/run-state.js";
-import type { RunUsage } from "../agent/usage.js";
-import { BudgetExceededError, ConfigError, RunError } from "../errors.js";
+import { BudgetExceededError, ConfigError, RunError } from "../core/errors.js";
+import type { AgentEvent } from "../core/vocabulary/events.js";
+import type { Message } from "../core/vocabulary/messages.js";
+import type { RemainingBudget } from "../loop/budget.js";
+import type { RunHooks } from "../loop/hooks.js";
+import { limitsWithin } from "../loop/limits-check.js";
+import { abortError, budgetError, errorState, type RunState } from "../loop/run-state.js";
+import type { RunUsage } from "../loop/usage.js";
 import type { Model } from "../models/model.js";
-import type { AgentEvent } from "../vocabulary/events.js";
-import type { Message } from "../vocabulary/messages.js";
 
 /** An evaluator's judgement of a candidate final answer. */
 export type Verdict = { accept: true } | { accept: false; feedback: string };

@@ -1,4 +1,4 @@
-import { fitsAsName } from "../memory/files.js";
+import { fitsAsName } from "../core/files.js";
 
 // The non-text blocks of an MCP tool result that glassloop passes on as they are (images, PDFs).
 // The server is untrusted: each block is checked for its shape before it is used.

@@ -8,7 +8,7 @@ import type * as StdioClientModule from "@modelcontextprotocol/sdk/client/stdio.
 import type * as HttpClientModule from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type * as ServerModule from "@modelcontextprotocol/sdk/server/mcp.js";
 import type * as StdioServerModule from "@modelcontextprotocol/sdk/server/stdio.js";
-import { importOptional, MCP_SDK } from "../optional-dependency.js";
+import { importOptional, MCP_SDK } from "../core/optional-dependency.js";
 
 const [client, stdioClient, httpClient, types, server, stdioServer] = await importOptional(MCP_SDK, () =>
   Promise.all([

@@ -1,5 +1,5 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
 import { StdioClientTransport, StreamableHTTPClientTransport } from "./sdk.js";
 
 /** How to reach an MCP server: spawn it (stdio) or call it (streamable HTTP). */

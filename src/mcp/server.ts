@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { RunResult } from "../agent/agent.js";
-import { RunError } from "../errors.js";
+import { RunError } from "../core/errors.js";
 import { McpServer, StdioServerTransport } from "./sdk.js";
 
 /** What an agent exposed over MCP needs: something that runs a task. */

@@ -1,4 +1,4 @@
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
 import { ProviderProtocolError } from "../models/errors.js";
 import { type HttpOptions, postJson } from "../models/http/index.js";
 

@@ -1,4 +1,4 @@
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
 import type { Note, ScoredNote, Store } from "../store/store.js";
 import type { Embedder } from "./embeddings.js";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { ConfigError } from "../errors.js";
-import type { FilePart, Message } from "../vocabulary/messages.js";
-import { fileProblem } from "./files.js";
+import { ConfigError } from "../core/errors.js";
+import { fileProblem } from "../core/files.js";
+import type { FilePart, Message } from "../core/vocabulary/messages.js";
 
 const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
 const image = z

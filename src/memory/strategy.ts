@@ -1,5 +1,5 @@
+import type { Message } from "../core/vocabulary/messages.js";
 import type { Model, ToolSpec } from "../models/model.js";
-import type { Message } from "../vocabulary/messages.js";
 import type { TokenCounter } from "./tokens.js";
 
 /** A summarization request a strategy hands to the loop, which makes it a visible model call. */

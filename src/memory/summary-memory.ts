@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
+import type { Message } from "../core/vocabulary/messages.js";
 import type { Model } from "../models/model.js";
-import type { Message } from "../vocabulary/messages.js";
 import { fixedTokens, type MemoryContext, type MemoryStrategy } from "./strategy.js";
 import { groupUnits, latestUserIndex } from "./units.js";
 import { checkMaxTokens, fitWindow } from "./window-memory.js";

@@ -1,4 +1,4 @@
-import type { Message } from "../vocabulary/messages.js";
+import type { Message } from "../core/vocabulary/messages.js";
 
 /** Which counting method a TokenCounter uses. */
 export type TokenEncoding = "o200k_base" | "cl100k_base" | "estimate";

@@ -2,7 +2,7 @@
  * Questions about a transcript that callers and the session stores ask of history read back:
  * functions over the vocabulary's `Message`, which itself holds only types.
  */
-import type { Message, ToolCall } from "../vocabulary/messages.js";
+import type { Message, ToolCall } from "../core/vocabulary/messages.js";
 
 /** Tool calls of an assistant message, or an empty list. */
 export function toolCallsOf(message: Message): ToolCall[] {

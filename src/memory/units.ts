@@ -1,4 +1,4 @@
-import type { Message } from "../vocabulary/messages.js";
+import type { Message } from "../core/vocabulary/messages.js";
 
 /**
  * Indices of messages that must be kept or dropped together: an assistant message with tool

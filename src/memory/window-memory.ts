@@ -1,5 +1,5 @@
-import { ConfigError } from "../errors.js";
-import type { Message } from "../vocabulary/messages.js";
+import { ConfigError } from "../core/errors.js";
+import type { Message } from "../core/vocabulary/messages.js";
 import { fixedTokens, type MemoryContext, type MemoryStrategy } from "./strategy.js";
 import type { TokenCounter } from "./tokens.js";
 import { groupUnits, latestUserIndex, sanitize } from "./units.js";

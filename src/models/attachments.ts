@@ -1,6 +1,6 @@
-import { ConfigError } from "../errors.js";
-import { checkFile } from "../memory/files.js";
-import type { FilePart, Message, ToolMessage } from "../vocabulary/messages.js";
+import { ConfigError } from "../core/errors.js";
+import { checkFile } from "../core/files.js";
+import type { FilePart, Message, ToolMessage } from "../core/vocabulary/messages.js";
 
 /**
  * A message part the provider's wire format has no place for (a file by URL on Chat Completions):

@@ -1,5 +1,5 @@
-import { GlassloopError } from "../errors.js";
-import type { ModelErrorCode } from "../vocabulary/error-codes.js";
+import { GlassloopError } from "../core/errors.js";
+import type { ModelErrorCode } from "../core/vocabulary/error-codes.js";
 
 /**
  * Errors of model providers. Every message passes through `redact` before it is built, so an API

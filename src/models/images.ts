@@ -1,6 +1,6 @@
-import { ConfigError } from "../errors.js";
-import { imageProblem } from "../memory/images.js";
-import type { ImagePart } from "../vocabulary/messages.js";
+import { ConfigError } from "../core/errors.js";
+import { imageProblem } from "../core/images.js";
+import type { ImagePart } from "../core/vocabulary/messages.js";
 
 /** `images` of a user message, each checked (type, size, url); a bad one is a ConfigError before sending. */
 export function checkedImages(images: readonly ImagePart[]): readonly ImagePart[] {

@@ -1,8 +1,8 @@
-import type { FinishReason, Message, ReasoningPart, ToolCall } from "../vocabulary/messages.js";
-import type { TokenUsage } from "../vocabulary/usage.js";
+import type { FinishReason, Message, ReasoningPart, ToolCall } from "../core/vocabulary/messages.js";
+import type { TokenUsage } from "../core/vocabulary/usage.js";
 
-export type { FinishReason } from "../vocabulary/messages.js";
-export type { TokenUsage } from "../vocabulary/usage.js";
+export type { FinishReason } from "../core/vocabulary/messages.js";
+export type { TokenUsage } from "../core/vocabulary/usage.js";
 
 /** JSON Schema as sent to providers (an object schema for tool parameters). */
 export type JsonSchema = { [key: string]: unknown };

@@ -1,4 +1,4 @@
-import type { Message, ReasoningPart } from "../vocabulary/messages.js";
+import type { Message, ReasoningPart } from "../core/vocabulary/messages.js";
 import type { ModelObserver } from "./model.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { Message, ToolCall } from "../vocabulary/messages.js";
+import type { Message, ToolCall } from "../core/vocabulary/messages.js";
 
 /** What a provider accepts as a tool-call id, and how to make one up. */
 export interface ToolCallIdRules {

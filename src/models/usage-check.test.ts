@@ -1,8 +1,8 @@
 import { Agent, ModelCallError } from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
-import { UsageMeter } from "../agent/usage.js";
-import type { RunUsage } from "../vocabulary/usage.js";
+import type { RunUsage } from "../core/vocabulary/usage.js";
+import { UsageMeter } from "../loop/usage.js";
 import { ProviderProtocolError } from "./errors.js";
 import {
   checkedCost,

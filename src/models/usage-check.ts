@@ -1,4 +1,4 @@
-import type { RunUsage, StepUsage, TokenUsage } from "../vocabulary/usage.js";
+import type { RunUsage, StepUsage, TokenUsage } from "../core/vocabulary/usage.js";
 import { ProviderProtocolError } from "./errors.js";
 
 /**

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { RunOptions, RunResult } from "../agent/agent.js";
-import { limitsWithin } from "../agent/limits-check.js";
-import { RunError, ToolError } from "../errors.js";
+import { RunError, ToolError } from "../core/errors.js";
+import { limitsWithin } from "../loop/limits-check.js";
 import type { Model } from "../models/model.js";
 import { type Tool, type ToolModel, tool } from "../tools/tool.js";
 

@@ -1,17 +1,17 @@
 import { z } from "zod";
 import { Agent, type RunOptions, type RunResult } from "../agent/agent.js";
-import type { Limits } from "../agent/budget.js";
-import { checkLimits, tightenLimits } from "../agent/limits-check.js";
-import type { RunUsage } from "../agent/usage.js";
-import { BudgetExceededError, ConfigError } from "../errors.js";
+import { BudgetExceededError, ConfigError } from "../core/errors.js";
+import type { LimitName } from "../core/vocabulary/limits.js";
+import type { Message } from "../core/vocabulary/messages.js";
+import type { Limits } from "../loop/budget.js";
+import { checkLimits, tightenLimits } from "../loop/limits-check.js";
+import type { RunUsage } from "../loop/usage.js";
 import type { Model } from "../models/model.js";
-import { deferredDefaultStore } from "../store/deferred-default-store.js";
 import { UnknownSessionError } from "../store/errors.js";
+import { deferredDefaultStore } from "../store/sqlite/deferred-default-store.js";
 import type { Store } from "../store/store.js";
 import { tool } from "../tools/tool.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
-import type { LimitName } from "../vocabulary/limits.js";
-import type { Message } from "../vocabulary/messages.js";
 
 /** What a specialist receives of the conversation: all of it, only the latest user input, or your choice. */
 export type HandoffHistory = "full" | "input" | ((conversation: Message[]) => Message[]);

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { ConfigError } from "../errors.js";
-import type { Limits } from "../vocabulary/limits.js";
+import { ConfigError } from "../core/errors.js";
+import type { Limits } from "../core/vocabulary/limits.js";
 import { readEvents, type ScaleEvent } from "./events.js";
 import { openScaleDb, SCALE_SCHEMA, type ScaleDb, whileLocked } from "./scale-db.js";
 import { type DbosModule, loadDbos } from "./sdk.js";

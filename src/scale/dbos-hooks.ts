@@ -1,6 +1,6 @@
-import type { RunHooks } from "../agent/hooks.js";
+import type { ToolOutcome } from "../core/vocabulary/outcome.js";
 import { interruptedContent } from "../features/durability/resume.js";
-import type { ToolOutcome } from "../vocabulary/outcome.js";
+import type { RunHooks } from "../loop/hooks.js";
 import type { RunSteps } from "./run-steps.js";
 
 /** A tool call's outcome as DBOS records it, or the mark of a call a crash cut off. */

@@ -1,4 +1,4 @@
-import { importOptional } from "../optional-dependency.js";
+import { importOptional } from "../core/optional-dependency.js";
 import { DBOS_SDK } from "./sdk.js";
 
 type WfQueueModule = typeof import("@dbos-inc/dbos-sdk/internal/wfqueue");

@@ -1,4 +1,4 @@
-import { GlassloopError } from "../errors.js";
+import { GlassloopError } from "../core/errors.js";
 
 /** A worker was started with the executor id of a worker whose lease is still live: refused, never shared. */
 export class WorkerIdTakenError extends GlassloopError {

@@ -1,6 +1,6 @@
+import type { AgentEvent } from "../core/vocabulary/events.js";
 import { redactingSink, type Scrubber, type Sink } from "../models/http/sink.js";
 import type { PgPool } from "../store/postgres/pg-driver.js";
-import type { AgentEvent } from "../vocabulary/events.js";
 import { NOW_MS } from "./scale-db.js";
 
 /** One event of a distributed run, as a client reads it: which worker emitted it, and where. */

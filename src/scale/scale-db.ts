@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
 import { loadPg, type PgPool, pgTypes } from "../store/postgres/pg-driver.js";
 import { describeUrl, translatePgError } from "../store/postgres/pg-errors.js";
 import { quoteIdent } from "../store/postgres/pg-migrations.js";

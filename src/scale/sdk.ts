@@ -1,4 +1,4 @@
-import { importOptional, type OptionalDependency } from "../optional-dependency.js";
+import { importOptional, type OptionalDependency } from "../core/optional-dependency.js";
 
 /** The version of `@dbos-inc/dbos-sdk` glassloop is tested with. */
 export const DBOS_SDK_VERSION = "5.3.0";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { ConfigError } from "../errors.js";
-import type { RedactionOptions } from "../models/http/redact.js";
+import { ConfigError } from "../core/errors.js";
+import type { RedactionOptions } from "../core/redact.js";
 import { scrubberFor } from "../models/http/sink.js";
 import { PostgresStore } from "../store/postgres/postgres-store.js";
 import { redactingStore } from "../store/redacting-store.js";

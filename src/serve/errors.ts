@@ -1,4 +1,4 @@
-import { GlassloopError } from "../errors.js";
+import { GlassloopError } from "../core/errors.js";
 
 /** The problem codes the server answers with (RFC 9457 problem details, `code` field). */
 export type ProblemCode =

@@ -1,5 +1,5 @@
 import { Hono, type MiddlewareHandler } from "hono";
-import { deferredDefaultStore } from "../store/deferred-default-store.js";
+import { deferredDefaultStore } from "../store/sqlite/deferred-default-store.js";
 import type { Store } from "../store/store.js";
 import { type RedactionOptions, Redactor } from "../trace/redact.js";
 import { AgentTable, type ServeAgentFactory } from "./agents.js";

@@ -4,7 +4,7 @@
  * self-contained, so every protocol encodes any item without replaying the ones before it: that
  * is what lets a client join a run at any sequence number (Last-Event-ID) at no extra cost.
  */
-import type { AgentEvent } from "../vocabulary/events.js";
+import type { AgentEvent } from "../core/vocabulary/events.js";
 
 /** A text or reasoning part of the assistant's message, opened and closed around its deltas. */
 export type PartKind = "text" | "reasoning";

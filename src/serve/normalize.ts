@@ -1,4 +1,4 @@
-import type { AgentEvent } from "../vocabulary/events.js";
+import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { LogItem, PartKind } from "./log-items.js";
 
 /**

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { extname, join, resolve, sep } from "node:path";
 import type { Hono } from "hono";
-import { packageRoot } from "../package-root.js";
+import { packageRoot } from "../core/package-root.js";
 import { ServeRequestError } from "./errors.js";
 import type { ServeEnv } from "./serve-context.js";
 

@@ -3,7 +3,7 @@
  * approvals a run waits for. The runs themselves (transcripts, checkpoints, sessions) live in the
  * glassloop store; this holds what the HTTP side adds to them.
  */
-import type { RunUsage } from "../vocabulary/usage.js";
+import type { RunUsage } from "../core/vocabulary/usage.js";
 import type { ApprovalItem, LogEntry } from "./log-items.js";
 
 /** Where a run stands, as the server reports it. */

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type Database from "better-sqlite3";
-import type { RunUsage } from "../vocabulary/usage.js";
+import type { RunUsage } from "../core/vocabulary/usage.js";
 import type { ApprovalItem, LogEntry } from "./log-items.js";
 import type { ApprovalRecord, ChatRecord, RunRecord, ServeLog, ServeRunStatus } from "./serve-log.js";
 

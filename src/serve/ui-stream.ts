@@ -3,7 +3,7 @@
  * item at a time with no state, so a stream can start at any item. The chunk shapes are those of
  * `uiMessageChunkSchema` in `ai@6`; `docs/serve.md` has the table.
  */
-import type { RunUsage } from "../vocabulary/usage.js";
+import type { RunUsage } from "../core/vocabulary/usage.js";
 import type { LogItem } from "./log-items.js";
 import { parseOutput } from "./tool-output.js";
 

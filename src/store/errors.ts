@@ -1,5 +1,5 @@
-import { GlassloopError } from "../errors.js";
-import type { StoreErrorCode } from "../vocabulary/error-codes.js";
+import { GlassloopError } from "../core/errors.js";
+import type { StoreErrorCode } from "../core/vocabulary/error-codes.js";
 
 /** A problem with the database file itself; `file` names it so the user knows where to look. */
 export class StoreError extends GlassloopError {

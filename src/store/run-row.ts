@@ -1,4 +1,4 @@
-import type { RunUsage } from "../vocabulary/usage.js";
+import type { RunUsage } from "../core/vocabulary/usage.js";
 import type { RunProgress, RunSessionLink } from "./store.js";
 
 // The row shaping both stores share: what of a run's usage and progress lives in the run row, and

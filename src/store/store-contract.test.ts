@@ -7,7 +7,7 @@ import { type Message, RunNotResumableError, SessionBusyError, type Store, Unkno
 import { RunBusyError, UnknownSessionError } from "glassloop/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "../../test/helpers/store-backends.js";
-import { emptyUsage } from "../agent/usage.js";
+import { emptyUsage } from "../loop/usage.js";
 import { currentOwner, markActive } from "./owner.js";
 
 const user = (content: string): Message => ({ role: "user", content });

@@ -4,12 +4,12 @@
  * float32 vectors), so a server database can implement it as well as the embedded SQLite one.
  */
 
-import type { FinishReason, Message, ToolCall } from "../vocabulary/messages.js";
-import type { ToolOutcome } from "../vocabulary/outcome.js";
-import type { StoredRunStatus } from "../vocabulary/status.js";
-import type { RunUsage } from "../vocabulary/usage.js";
+import type { FinishReason, Message, ToolCall } from "../core/vocabulary/messages.js";
+import type { ToolOutcome } from "../core/vocabulary/outcome.js";
+import type { StoredRunStatus } from "../core/vocabulary/status.js";
+import type { RunUsage } from "../core/vocabulary/usage.js";
 
-export type { StoredRunStatus } from "../vocabulary/status.js";
+export type { StoredRunStatus } from "../core/vocabulary/status.js";
 
 /** The process that drives a run, so a crashed one can be told from a live one. */
 export interface RunOwner {

@@ -1,4 +1,5 @@
-import { GlassloopError } from "../errors.js";
+import { GlassloopError } from "../core/errors.js";
+import type { ToolCall } from "../core/vocabulary/messages.js";
 import type {
   FinishReason,
   ModelObserver,
@@ -6,7 +7,6 @@ import type {
   ModelResponse,
   TokenUsage,
 } from "../models/model.js";
-import type { ToolCall } from "../vocabulary/messages.js";
 
 /** A tool call in a script; `args` may be an object or raw text (to script invalid JSON). */
 export interface ScriptedToolCall {

@@ -1,5 +1,5 @@
+import type { Message } from "../core/vocabulary/messages.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../models/model.js";
-import type { Message } from "../vocabulary/messages.js";
 import { playStep, requestBody, ScriptExhaustedError, type ScriptStep } from "./script.js";
 
 /** Options of the test doubles. */

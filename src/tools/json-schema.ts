@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
 import type { JsonSchema } from "../models/model.js";
 
 /**

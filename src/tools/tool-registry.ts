@@ -1,4 +1,4 @@
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
 import type { ToolSpec } from "../models/model.js";
 import { type AgentTool, checkToolName, type ToolContextOf, type ToolResultOf, toolSpec } from "./tool.js";
 

@@ -1,10 +1,10 @@
 import type { z } from "zod";
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "../core/errors.js";
+import type { AgentEvent } from "../core/vocabulary/events.js";
+import type { RemainingBudget } from "../core/vocabulary/limits.js";
+import type { Message } from "../core/vocabulary/messages.js";
+import type { RunUsage } from "../core/vocabulary/usage.js";
 import type { JsonSchema, Model, ToolSpec } from "../models/model.js";
-import type { AgentEvent } from "../vocabulary/events.js";
-import type { RemainingBudget } from "../vocabulary/limits.js";
-import type { Message } from "../vocabulary/messages.js";
-import type { RunUsage } from "../vocabulary/usage.js";
 import { toolParameters } from "./json-schema.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { AgentEvent } from "../vocabulary/events.js";
+import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { ErrorView, RunView, StepView, ToolCallView } from "./run-view.js";
 import type { TraceProblem } from "./trace-format.js";
 import { workerOf } from "./trace-worker.js";

@@ -153,7 +153,7 @@ async function replay(args: string[], io: CliIO): Promise<number> {
   const { replayTrace } = await import("./replay.js");
   // The fork's live model is named like `run --model`: the same providers, the command's env.
   await import("../cli/providers.js");
-  const { resolveModel } = await import("../models/resolve.js");
+  const { resolveModel } = await import("../providers/resolve.js");
   const live = values.model === undefined ? undefined : resolveModel(values.model, io.env);
   const ref = resolveRef(file, io);
   const hash = ref.lastIndexOf("#");

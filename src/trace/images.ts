@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { base64Bytes } from "../memory/images.js";
+import { base64Bytes } from "../core/images.js";
 
 const DATA_URL = /^data:(image\/[a-z0-9.+-]+|application\/pdf);base64,/i;
 const TYPE_KEYS = ["mediaType", "media_type", "mimeType"] as const;

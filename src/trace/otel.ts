@@ -1,6 +1,6 @@
 import type { Attributes, Span, SpanKind, Tracer } from "@opentelemetry/api";
-import { importOptional, OTEL_API } from "../optional-dependency.js";
-import type { AgentEvent } from "../vocabulary/events.js";
+import { importOptional, OTEL_API } from "../core/optional-dependency.js";
+import type { AgentEvent } from "../core/vocabulary/events.js";
 import { withoutImageBytes } from "./images.js";
 import { type RedactionOptions, Redactor } from "./redact.js";
 import { workerOf } from "./trace-worker.js";

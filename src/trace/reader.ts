@@ -9,8 +9,8 @@ import {
   readFileSync,
 } from "node:fs";
 import { join, resolve } from "node:path";
-import { GlassloopError } from "../errors.js";
-import type { AgentEvent } from "../vocabulary/events.js";
+import { GlassloopError } from "../core/errors.js";
+import type { AgentEvent } from "../core/vocabulary/events.js";
 import { buildRunView, groupByRun } from "./build-run-view.js";
 import { type RunSummary, summarize } from "./run-summary.js";
 import type { RunView } from "./run-view.js";

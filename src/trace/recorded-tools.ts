@@ -1,6 +1,6 @@
-import { ToolError } from "../errors.js";
+import { ToolError } from "../core/errors.js";
+import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { Tool } from "../tools/tool.js";
-import type { AgentEvent } from "../vocabulary/events.js";
 
 /**
  * Built-in tools a replay runs for real without being asked: they compute from their arguments

@@ -5,11 +5,11 @@ import type { CliIO } from "../cli/command.js";
 import { UsageError } from "../cli/command.js";
 import { loadConfig } from "../cli/config.js";
 import { importUserModule } from "../cli/user-module.js";
+import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { Model } from "../models/model.js";
-import { canonicalFromBody } from "../models/replay/canonical.js";
+import { canonicalFromBody } from "../providers/replay/canonical.js";
 import { BUILTIN_TOOLS, type BuiltinEntry } from "../tools/builtin/index.js";
 import type { Tool } from "../tools/tool.js";
-import type { AgentEvent } from "../vocabulary/events.js";
 import { answeredFromRecording, PURE_BUILTINS } from "./recorded-tools.js";
 import type { ReplayableAgent } from "./replay.js";
 

@@ -1,9 +1,9 @@
-import { GlassloopError, RunError, runStatusOf } from "../errors.js";
+import { GlassloopError, RunError, runStatusOf } from "../core/errors.js";
+import type { AgentEvent, ToolResultEvent } from "../core/vocabulary/events.js";
+import type { Message } from "../core/vocabulary/messages.js";
 import type { Model, ModelObserver, ModelRequest, ModelResponse } from "../models/model.js";
-import { exchangesOf, ReplayDivergenceError, ReplayModel } from "../models/replay.js";
-import { resolveModel } from "../models/resolve.js";
-import type { AgentEvent, ToolResultEvent } from "../vocabulary/events.js";
-import type { Message } from "../vocabulary/messages.js";
+import { exchangesOf, ReplayDivergenceError, ReplayModel } from "../providers/replay.js";
+import { resolveModel } from "../providers/resolve.js";
 import { buildRunView } from "./build-run-view.js";
 import { readTraceEvents } from "./reader.js";
 import { deepEqual, describeValue } from "./request-diff.js";

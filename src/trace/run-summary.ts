@@ -1,4 +1,4 @@
-import type { TraceRunStatus } from "../vocabulary/status.js";
+import type { TraceRunStatus } from "../core/vocabulary/status.js";
 import type { RunView, StepView } from "./run-view.js";
 
 /** The line a run gets in a list of runs. */

@@ -1,12 +1,12 @@
-import type { Limits } from "../agent/budget.js";
-import type { RunUsage } from "../agent/usage.js";
+import type { ReasoningPart, ToolCall } from "../core/vocabulary/messages.js";
+import type { ToolOutcomeStatus } from "../core/vocabulary/outcome.js";
+import type { TraceRunStatus } from "../core/vocabulary/status.js";
+import type { Limits } from "../loop/budget.js";
+import type { RunUsage } from "../loop/usage.js";
 import type { FinishReason, TokenUsage } from "../models/model.js";
-import type { ReasoningPart, ToolCall } from "../vocabulary/messages.js";
-import type { ToolOutcomeStatus } from "../vocabulary/outcome.js";
-import type { TraceRunStatus } from "../vocabulary/status.js";
 import type { TraceProblem } from "./trace-format.js";
 
-export type { TraceRunStatus } from "../vocabulary/status.js";
+export type { TraceRunStatus } from "../core/vocabulary/status.js";
 
 // The shape of a run as the trace tools show it; `buildRunView` (build-run-view.ts) fills it from events.
 

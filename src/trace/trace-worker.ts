@@ -1,4 +1,4 @@
-import type { AgentEvent } from "../vocabulary/events.js";
+import type { AgentEvent } from "../core/vocabulary/events.js";
 
 /** Longest worker name kept: the name comes from the trace, which anyone could have written. */
 const WORKER_NAME_MAX = 200;

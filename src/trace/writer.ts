@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import type { AgentEvent } from "../core/vocabulary/events.js";
 import { redactingJsonSink, type Sink } from "../models/http/sink.js";
-import type { AgentEvent } from "../vocabulary/events.js";
 import { type DigestKinds, withoutImageBytes } from "./images.js";
 import { type RedactionOptions, Redactor } from "./redact.js";
 import { TRACE_FORMAT, TRACE_VERSION, type TraceHeader } from "./trace-format.js";

@@ -9,7 +9,7 @@
 import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { SCENARIOS } from "../../src/cli/demo/scenarios.js";
-import { presetModel } from "../../src/models/presets.js";
+import { presetModel } from "../../src/providers/presets.js";
 import { TraceWriter } from "../../src/trace/writer.js";
 import { chatJson } from "./openai-replies.js";
 import { startWireServer } from "./wire-server.js";

@@ -6,7 +6,7 @@ import { type RunCheckpoint, SqliteStore } from "glassloop/store";
 import { ScriptedModel } from "glassloop/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { emptyUsage } from "../../src/agent/usage.js";
+import { emptyUsage } from "../../src/loop/usage.js";
 import { expectEveryCallAnswered } from "../helpers/core.js";
 
 // A pid above Linux's pid_max: the process that "crashed" is certainly gone.

@@ -7,7 +7,7 @@ import { ApprovalRequiredError } from "glassloop";
 import { OpenAIChatModel } from "glassloop/models";
 import { SqliteStore } from "glassloop/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emptyUsage } from "../../src/agent/usage.js";
+import { emptyUsage } from "../../src/loop/usage.js";
 import { chatJson, sentBody } from "../helpers/openai-replies.js";
 import { startWireServer, type WireServer } from "../helpers/wire-server.js";
 import { EFFECTS, raceAgent } from "./fixtures/race-agent.js";

@@ -7,7 +7,7 @@ import { Agent, RunNotResumableError, UnknownRunError } from "glassloop";
 import { DatabaseCorruptError, DatabaseLockedError, SchemaTooNewError, SqliteStore } from "glassloop/store";
 import { ScriptedModel } from "glassloop/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { emptyUsage } from "../../src/agent/usage.js";
+import { emptyUsage } from "../../src/loop/usage.js";
 
 const Database = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
 

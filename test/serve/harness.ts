@@ -15,7 +15,7 @@ import { z } from "zod";
 import { tool } from "../../src/index.js";
 import { createHandler, type ServeHandler, type ServeOptions } from "../../src/serve/index.js";
 import { SqliteServeLog } from "../../src/serve/sqlite-serve-log.js";
-import { SqliteStore } from "../../src/store/sqlite-store.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { FunctionModel, type ScriptStep } from "../../src/testing.js";
 
 /** Two callers with their own tokens. */

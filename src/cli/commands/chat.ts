@@ -1,12 +1,12 @@
 import type { Interface } from "node:readline";
 import { parseArgs } from "node:util";
-import { emptyUsage, type RunUsage } from "../../agent/usage.js";
-import { RunError } from "../../errors.js";
+import { RunError } from "../../core/errors.js";
+import type { AgentEvent } from "../../core/vocabulary/events.js";
 import type { ApprovalHandler } from "../../features/approval/approval.js";
+import { emptyUsage, type RunUsage } from "../../loop/usage.js";
 import { UnknownSessionError } from "../../store/errors.js";
 import type { Store } from "../../store/store.js";
 import { BUILTIN_TOOLS, type BuiltinName } from "../../tools/builtin/index.js";
-import type { AgentEvent } from "../../vocabulary/events.js";
 import { refusingApprover, terminalApprover } from "../approval.js";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
 import { formatError } from "../failure.js";

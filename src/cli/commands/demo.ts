@@ -1,11 +1,11 @@
 import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
-import { RunError } from "../../errors.js";
-import { ReplayModel } from "../../models/replay.js";
-import { packageRoot } from "../../package-root.js";
+import { RunError } from "../../core/errors.js";
+import { packageRoot } from "../../core/package-root.js";
+import type { AgentEvent } from "../../core/vocabulary/events.js";
+import { ReplayModel } from "../../providers/replay.js";
 import { calculatorTool } from "../../tools/builtin/calculator.js";
 import { TraceWriter } from "../../trace/writer.js";
-import type { AgentEvent } from "../../vocabulary/events.js";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
 import { type DemoScenario, SCENARIOS } from "../demo/scenarios.js";
 import { formatError } from "../failure.js";

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import type { AgentEvent } from "../../core/vocabulary/events.js";
 import type { ScaleEvent } from "../../scale/events.js";
-import type { AgentEvent } from "../../vocabulary/events.js";
 import { type Command, EXIT, UsageError } from "../command.js";
 import { redactorFor } from "../failure.js";
 import { visible } from "../visible.js";

@@ -1,13 +1,13 @@
 import { parseArgs } from "node:util";
 import type { RunResult } from "../../agent/agent.js";
-import { RunError, runStatusOf } from "../../errors.js";
+import { RunError, runStatusOf } from "../../core/errors.js";
+import type { AgentEvent } from "../../core/vocabulary/events.js";
 import {
   type ApprovalHandler,
   ApprovalRequiredError,
   type PendingApproval,
 } from "../../features/approval/approval.js";
 import type { Store } from "../../store/store.js";
-import type { AgentEvent } from "../../vocabulary/events.js";
 import { lazyTerminal, refusingApprover, terminalApprover } from "../approval.js";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
 import { exitCodeFor, formatError, redactorFor } from "../failure.js";

@@ -39,7 +39,7 @@ const serve: Command = {
     const [{ createHandler }, { startServer }, { SqliteStore }] = await Promise.all([
       import("../../serve/handler.js"),
       import("../../serve/node-server.js"),
-      import("../../store/sqlite-store.js"),
+      import("../../store/sqlite/sqlite-store.js"),
     ]);
     const options = module.options ?? {};
     let token: string | undefined;

@@ -1,10 +1,10 @@
-import type { RunHooks } from "../../agent/hooks.js";
-import { errorState, type RunState } from "../../agent/run-state.js";
-import type { InvalidCall, ReadyCall } from "../../environment/environment.js";
-import { ConfigError, RunError, type RunErrorState } from "../../errors.js";
+import { ConfigError, RunError, type RunErrorState } from "../../core/errors.js";
+import type { ToolCall } from "../../core/vocabulary/messages.js";
+import type { ToolOutcome } from "../../core/vocabulary/outcome.js";
+import type { InvalidCall, ReadyCall } from "../../loop/environment/environment.js";
+import type { RunHooks } from "../../loop/hooks.js";
+import { errorState, type RunState } from "../../loop/run-state.js";
 import type { PendingCall } from "../../store/store.js";
-import type { ToolCall } from "../../vocabulary/messages.js";
-import type { ToolOutcome } from "../../vocabulary/outcome.js";
 import { argumentsText, droppedKeys } from "./approval-args.js";
 
 /** A tool call waiting for a human decision. */

@@ -1,10 +1,10 @@
-import type { RunEnding, RunHooks } from "../../agent/hooks.js";
-import type { RunState } from "../../agent/run-state.js";
-import { runStatusOf } from "../../errors.js";
+import { runStatusOf } from "../../core/errors.js";
+import type { AssistantMessage, Message, ToolCall } from "../../core/vocabulary/messages.js";
+import type { ToolOutcome } from "../../core/vocabulary/outcome.js";
+import type { RunEnding, RunHooks } from "../../loop/hooks.js";
+import type { RunState } from "../../loop/run-state.js";
 import type { FinishReason } from "../../models/model.js";
 import type { PendingCall, ProgressMode, RunEnd, RunProgress, Store, StoredRun } from "../../store/store.js";
-import type { AssistantMessage, Message, ToolCall } from "../../vocabulary/messages.js";
-import type { ToolOutcome } from "../../vocabulary/outcome.js";
 import type { LoopGuard } from "../loop-guard.js";
 import { lastAssistant, startPosition } from "./resume.js";
 

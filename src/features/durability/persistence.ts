@@ -1,12 +1,12 @@
-import type { RunState } from "../../agent/run-state.js";
-import { ConfigError } from "../../errors.js";
+import { ConfigError } from "../../core/errors.js";
+import type { Message } from "../../core/vocabulary/messages.js";
+import type { RunState } from "../../loop/run-state.js";
 import type { MemoryStrategy } from "../../memory/strategy.js";
-import { deferredDefaultStore } from "../../store/deferred-default-store.js";
 import { RunBusyError } from "../../store/errors.js";
 import { currentOwner, markActive, reserveClaim } from "../../store/owner.js";
 import { assertClaimable } from "../../store/run-claim.js";
+import { deferredDefaultStore } from "../../store/sqlite/deferred-default-store.js";
 import type { RunTools, Store, StoredRun } from "../../store/store.js";
-import type { Message } from "../../vocabulary/messages.js";
 import type { RecallOptions } from "../context-view.js";
 import type { LoopGuard } from "../loop-guard.js";
 import { DurableRun } from "./durable.js";

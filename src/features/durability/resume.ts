@@ -1,9 +1,9 @@
-import type { StartPosition } from "../../agent/hooks.js";
-import type { RunState } from "../../agent/run-state.js";
-import { ConfigError } from "../../errors.js";
+import { ConfigError } from "../../core/errors.js";
+import type { AssistantMessage, Message } from "../../core/vocabulary/messages.js";
+import type { ToolOutcome } from "../../core/vocabulary/outcome.js";
+import type { StartPosition } from "../../loop/hooks.js";
+import type { RunState } from "../../loop/run-state.js";
 import type { StoredRun } from "../../store/store.js";
-import type { AssistantMessage, Message } from "../../vocabulary/messages.js";
-import type { ToolOutcome } from "../../vocabulary/outcome.js";
 import type { DurableRun } from "./durable.js";
 
 /** The result a non-idempotent call gets when the process died while it ran. */

@@ -4,12 +4,13 @@
  * instead of deciding again), then its usage added to the run's, its events reported, the budget
  * checked, and a `guardrail` event.
  */
-import { limitsWithin } from "../../agent/limits-check.js";
-import { raceAbort } from "../../agent/model-call.js";
-import { abortError, budgetError, errorState, type RunState } from "../../agent/run-state.js";
-import { BudgetExceededError, RunError } from "../../errors.js";
-import type { AgentEvent } from "../../vocabulary/events.js";
-import type { RunUsage } from "../../vocabulary/usage.js";
+
+import { BudgetExceededError, RunError } from "../../core/errors.js";
+import type { AgentEvent } from "../../core/vocabulary/events.js";
+import type { RunUsage } from "../../core/vocabulary/usage.js";
+import { limitsWithin } from "../../loop/limits-check.js";
+import { raceAbort } from "../../loop/model-call.js";
+import { abortError, budgetError, errorState, type RunState } from "../../loop/run-state.js";
 import { GuardrailFailedError, GuardrailTripwireError } from "./errors.js";
 import type { GuardrailStage, GuardrailTools, GuardrailTripwire, GuardrailVerdict } from "./guardrail.js";
 

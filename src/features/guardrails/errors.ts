@@ -1,4 +1,4 @@
-import { RunError, type RunErrorState } from "../../errors.js";
+import { RunError, type RunErrorState } from "../../core/errors.js";
 import type { GuardrailStage } from "./guardrail.js";
 
 /**

@@ -4,12 +4,13 @@
  * answers with a verdict: allow, reject (the model is told why and goes on), or tripwire (the run
  * stops with a GuardrailTripwireError). The feature that runs them is hooks.ts beside this file.
  */
+
+import type { AgentEvent } from "../../core/vocabulary/events.js";
+import type { Limits, RemainingBudget } from "../../core/vocabulary/limits.js";
+import type { FilePart, ImagePart, Message } from "../../core/vocabulary/messages.js";
+import type { ToolOutcomeStatus } from "../../core/vocabulary/outcome.js";
+import type { RunUsage } from "../../core/vocabulary/usage.js";
 import type { Model } from "../../models/model.js";
-import type { AgentEvent } from "../../vocabulary/events.js";
-import type { Limits, RemainingBudget } from "../../vocabulary/limits.js";
-import type { FilePart, ImagePart, Message } from "../../vocabulary/messages.js";
-import type { ToolOutcomeStatus } from "../../vocabulary/outcome.js";
-import type { RunUsage } from "../../vocabulary/usage.js";
 
 /** The check passed: the run goes on as if the guardrail were not there. */
 export interface GuardrailAllow {

@@ -1,12 +1,12 @@
-import type { ModelNext, RunHooks, StepRequest } from "../../agent/hooks.js";
-import { FINAL_RESULT_TOOL } from "../../agent/output.js";
-import { type RunState, silent } from "../../agent/run-state.js";
-import type { ReadyCall } from "../../environment/environment.js";
-import { ConfigError, type RunError } from "../../errors.js";
+import { ConfigError, type RunError } from "../../core/errors.js";
+import type { EventInit } from "../../core/vocabulary/events.js";
+import type { Message, UserMessage } from "../../core/vocabulary/messages.js";
+import type { ToolOutcome } from "../../core/vocabulary/outcome.js";
+import type { ReadyCall } from "../../loop/environment/environment.js";
+import type { ModelNext, RunHooks, StepRequest } from "../../loop/hooks.js";
+import { FINAL_RESULT_TOOL } from "../../loop/output.js";
+import { type RunState, silent } from "../../loop/run-state.js";
 import type { ModelResponse } from "../../models/model.js";
-import type { EventInit } from "../../vocabulary/events.js";
-import type { Message, UserMessage } from "../../vocabulary/messages.js";
-import type { ToolOutcome } from "../../vocabulary/outcome.js";
 import { type CheckSite, runCheck, tripwireError } from "./check.js";
 import type { Guardrails, InputGuardrail, InputVerdict, ToolGuardrail } from "./guardrail.js";
 

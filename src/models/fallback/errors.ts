@@ -1,4 +1,4 @@
-import { GlassloopError } from "../../errors.js";
+import { GlassloopError } from "../../core/errors.js";
 import type { FallbackReason } from "../model.js";
 
 /** One model of a chain that did not answer, and why. */

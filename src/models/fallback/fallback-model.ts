@@ -1,6 +1,6 @@
-import { ConfigError } from "../../errors.js";
+import { ConfigError } from "../../core/errors.js";
+import { redact } from "../../core/redact.js";
 import { RequestTimeoutError } from "../errors.js";
-import { redact } from "../http/redact.js";
 import { sleep } from "../http/retry.js";
 import type {
   FallbackReason,

@@ -1,4 +1,5 @@
-import { GlassloopError } from "../../errors.js";
+import { GlassloopError } from "../../core/errors.js";
+import { redact } from "../../core/redact.js";
 import {
   CallDeadlineError,
   NetworkError,
@@ -15,7 +16,6 @@ import {
   type HttpCall,
   type HttpOptions,
 } from "./call.js";
-import { redact } from "./redact.js";
 import { backoffMs, isRetryableStatus, type RetryPolicy } from "./retry.js";
 
 /** An error plus what the retry decision needs to know about it. */

@@ -1,4 +1,5 @@
-import type { GlassloopError } from "../../errors.js";
+import type { GlassloopError } from "../../core/errors.js";
+import { redact, urlSecrets } from "../../core/redact.js";
 import {
   CallDeadlineError,
   errorFields,
@@ -20,7 +21,6 @@ import {
 } from "./call.js";
 import { mergeHeaders } from "./headers.js";
 import { defaultPost, type PostFetch } from "./node-post.js";
-import { redact, urlSecrets } from "./redact.js";
 import { DEFAULT_RETRY, isRetryableStatus, type RetryPolicy, retryAfterMs, sleep } from "./retry.js";
 import { readEvents, SseFormatError, type SseHandler } from "./sse.js";
 import { splitUserinfo, type UrlTarget, withBasicAuth } from "./url.js";

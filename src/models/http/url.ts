@@ -1,5 +1,5 @@
-import { ConfigError } from "../../errors.js";
-import { redact } from "./redact.js";
+import { ConfigError } from "../../core/errors.js";
+import { redact } from "../../core/redact.js";
 
 /**
  * `path` appended to the path of `baseURL`, its query kept after it: a base URL with

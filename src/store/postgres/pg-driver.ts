@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { MissingDependencyError, type OptionalDependency } from "../../optional-dependency.js";
+import { MissingDependencyError, type OptionalDependency } from "../../core/optional-dependency.js";
 
 /** The version of `pg` glassloop is tested with (the one `@dbos-inc/dbos-sdk` resolves to). */
 export const PG_VERSION = "8.23.1";

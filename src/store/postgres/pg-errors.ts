@@ -1,4 +1,4 @@
-import { GlassloopError } from "../../errors.js";
+import { GlassloopError } from "../../core/errors.js";
 import { DatabaseLockedError, DatabaseOpenError, StoreError } from "../errors.js";
 
 /** What each failure to reach a server means, for the one line the user reads. */

@@ -1,4 +1,4 @@
-import { ConfigError } from "../../errors.js";
+import { ConfigError } from "../../core/errors.js";
 import { searchTerms } from "../search-terms.js";
 import type { NewNote, Note, ScoredNote } from "../store.js";
 import { normalize } from "../vector.js";

@@ -1,4 +1,4 @@
-import type { RunUsage } from "../../vocabulary/usage.js";
+import type { RunUsage } from "../../core/vocabulary/usage.js";
 import type { RunSessionColumns } from "../run-row.js";
 import type { RunTools, StoredRunStatus, StoredRunSummary } from "../store.js";
 

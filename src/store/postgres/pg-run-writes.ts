@@ -1,5 +1,5 @@
-import type { Message } from "../../vocabulary/messages.js";
-import type { StepUsage } from "../../vocabulary/usage.js";
+import type { Message } from "../../core/vocabulary/messages.js";
+import type { StepUsage } from "../../core/vocabulary/usage.js";
 import type { PendingCall } from "../store.js";
 import type { PgClient } from "./pg-driver.js";
 

@@ -1,5 +1,5 @@
-import type { Message } from "../../vocabulary/messages.js";
-import type { RunUsage } from "../../vocabulary/usage.js";
+import type { Message } from "../../core/vocabulary/messages.js";
+import type { RunUsage } from "../../core/vocabulary/usage.js";
 import { StoreError, UnknownRunError } from "../errors.js";
 import { ownerAlive } from "../owner.js";
 import { assertClaimable, assertDiscardable, OPEN_STATUSES } from "../run-claim.js";

@@ -1,6 +1,6 @@
-import { ConfigError } from "../../errors.js";
+import { ConfigError } from "../../core/errors.js";
+import type { Message } from "../../core/vocabulary/messages.js";
 import { openToolCalls } from "../../memory/transcript.js";
-import type { Message } from "../../vocabulary/messages.js";
 import { SessionBusyError, StoreError, UnknownSessionError } from "../errors.js";
 import type { RunSessionLink, SessionInfo, SessionSnapshot } from "../store.js";
 import type { PgClient } from "./pg-driver.js";

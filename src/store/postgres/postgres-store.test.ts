@@ -4,7 +4,7 @@ import { PG_SCHEMA_VERSION, PostgresStore } from "glassloop/postgres";
 import { DatabaseLockedError, DatabaseOpenError, RunBusyError, SchemaTooNewError } from "glassloop/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshSchema, POSTGRES_SKIP, postgresUrl } from "../../../test/helpers/postgres.js";
-import { emptyUsage } from "../../agent/usage.js";
+import { emptyUsage } from "../../loop/usage.js";
 import { loadPg, PG, type PgPool } from "./pg-driver.js";
 
 // A pid above Linux's pid_max: the process that "crashed" is certainly gone.

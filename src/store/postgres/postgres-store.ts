@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
-import { ConfigError } from "../../errors.js";
-import type { Message } from "../../vocabulary/messages.js";
+import { ConfigError } from "../../core/errors.js";
+import type { Message } from "../../core/vocabulary/messages.js";
 import { sessionLinkOf } from "../run-row.js";
 import type {
   ClaimExpectation,

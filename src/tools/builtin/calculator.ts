@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ToolError } from "../../errors.js";
+import { ToolError } from "../../core/errors.js";
 import { type Tool, tool } from "../tool.js";
 import {
   type BinaryOp,

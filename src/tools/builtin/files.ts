@@ -2,7 +2,7 @@ import { constants } from "node:fs";
 import { type FileHandle, open, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { ToolError } from "../../errors.js";
+import { ToolError } from "../../core/errors.js";
 import { type Tool, tool } from "../tool.js";
 import { resolveInside } from "./safe-path.js";
 

@@ -2,7 +2,7 @@ import http from "node:http";
 import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { z } from "zod";
-import { ToolError } from "../../errors.js";
+import { ToolError } from "../../core/errors.js";
 import { type Tool, tool } from "../tool.js";
 import { BlockedAddressError, guardedLookup, isPrivateAddress, type Resolver } from "./net-guard.js";
 

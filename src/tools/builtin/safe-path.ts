@@ -1,6 +1,6 @@
 import { lstat, mkdir, realpath, stat } from "node:fs/promises";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
-import { ToolError } from "../../errors.js";
+import { ToolError } from "../../core/errors.js";
 
 /**
  * Resolves `path` (relative, from the model) inside `root`, refusing anything that could leave it:

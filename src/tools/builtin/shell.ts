@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { z } from "zod";
-import { ToolError } from "../../errors.js";
-import { isSecretEnvName } from "../../models/http/redact.js";
+import { ToolError } from "../../core/errors.js";
+import { isSecretEnvName } from "../../core/redact.js";
 import { type Tool, tool } from "../tool.js";
 
 export { isSecretEnvName };

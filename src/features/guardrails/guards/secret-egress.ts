@@ -1,4 +1,4 @@
-import { envSecrets, MIN_SECRET_LENGTH } from "../../../models/http/redact.js";
+import { envSecrets, MIN_SECRET_LENGTH } from "../../../core/redact.js";
 import type { GuardrailVerdict, ToolGuardrail } from "../guardrail.js";
 import { stringsIn } from "./strings.js";
 

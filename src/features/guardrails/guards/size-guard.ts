@@ -1,4 +1,4 @@
-import type { FilePart, ImagePart } from "../../../vocabulary/messages.js";
+import type { FilePart, ImagePart } from "../../../core/vocabulary/messages.js";
 import type { GuardrailVerdict, InputGuardrail, OutputGuardrail, ToolGuardrail } from "../guardrail.js";
 
 /** Options of `sizeGuard`: each limit is off when absent. */

@@ -1,5 +1,5 @@
-import { ConfigError } from "../../../errors.js";
-import type { FilePart, ImagePart } from "../../../vocabulary/messages.js";
+import { ConfigError } from "../../../core/errors.js";
+import type { FilePart, ImagePart } from "../../../core/vocabulary/messages.js";
 import type { GuardrailVerdict, InputGuardrail, OutputGuardrail, ToolGuardrail } from "../guardrail.js";
 import { stringsIn } from "./strings.js";
 

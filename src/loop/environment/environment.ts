@@ -1,0 +1,262 @@
+import { ToolError } from "../../core/errors.js";
+import type { AgentEvent } from "../../core/vocabulary/events.js";
+import type { RemainingBudget } from "../../core/vocabulary/limits.js";
+import type { Message, ToolCall } from "../../core/vocabulary/messages.js";
+import type { ToolOutcome } from "../../core/vocabulary/outcome.js";
+import type { RunUsage } from "../../core/vocabulary/usage.js";
+import type { AgentTool } from "../../tools/tool.js";
+import type { ToolRegistry } from "../../tools/tool-registry.js";
+import { abortedOutcome, formatIssues, okOutcome, truncate } from "./feedback.js";
+import { omitArguments, omittedFeedback } from "./omitted-arguments.js";
+import { startTimer } from "./timer.js";
+
+/** Limits the environment enforces on every tool call. */
+export interface EnvironmentOptions {
+  /** Per-call timeout unless the tool sets its own (default 30,000 ms). */
+  toolTimeoutMs?: number;
+  /** Longest raw argument text accepted from the model (default 10,000 characters). */
+  maxArgumentChars?: number;
+  /** Longest result sent back to the model; longer results are truncated (default 20,000). */
+  maxResultChars?: number;
+  /** Tool calls of one turn that run at the same time (default 4). */
+  concurrency?: number;
+  /**
+   * Tool calls one model answer may make (default 128); the calls past it are refused with
+   * feedback, and their arguments are not kept. `limits.maxToolCalls` is the run's whole budget.
+   */
+  maxToolCallsPerTurn?: number;
+}
+
+/** The defaults of `EnvironmentOptions`. */
+export const ENVIRONMENT_DEFAULTS: Required<EnvironmentOptions> = {
+  toolTimeoutMs: 30_000,
+  maxArgumentChars: 10_000,
+  maxResultChars: 20_000,
+  concurrency: 4,
+  maxToolCallsPerTurn: 128,
+};
+
+/** A call that passed validation and may run. */
+export interface ReadyCall<TContext> {
+  kind: "ready";
+  call: ToolCall;
+  tool: AgentTool<TContext>;
+  args: unknown;
+}
+
+/** A call refused before running; `content` tells the model what to fix. */
+export interface InvalidCall {
+  kind: "invalid";
+  call: ToolCall;
+  content: string;
+  /** Details for events and traces only; never sent to the model. */
+  errorDetail?: string;
+}
+
+/** What a tool run needs from the loop. */
+export interface ExecuteOptions {
+  signal: AbortSignal;
+  messages: readonly Message[];
+  usage: () => RunUsage;
+  remaining: () => RemainingBudget;
+  addUsage: (usage: RunUsage) => void;
+  forward: (event: AgentEvent) => void;
+}
+
+class ToolTimeout extends Error {}
+
+/**
+ * The boundary between the model and the world: validates the model's arguments, injects the
+ * hidden context, enforces timeouts and size limits, and turns every failure into feedback.
+ */
+export class Environment<TContext> {
+  readonly options: Required<EnvironmentOptions>;
+
+  constructor(
+    readonly registry: ToolRegistry<TContext, unknown, boolean>,
+    readonly context: TContext,
+    options: EnvironmentOptions = {},
+  ) {
+    this.options = { ...ENVIRONMENT_DEFAULTS, ...stripUndefined(options) };
+  }
+
+  /**
+   * The calls of one model answer as memory keeps them: a call whose arguments are over the size
+   * limit, or past the per-turn limit, has its arguments replaced by a marker carrying the
+   * refusal, so neither the transcript, the store nor the next request holds the refused bytes.
+   * Returns `calls` itself when nothing was refused (the common case allocates nothing).
+   */
+  admit(calls: ToolCall[]): ToolCall[] {
+    const { maxArgumentChars, maxToolCallsPerTurn } = this.options;
+    let admitted: ToolCall[] | undefined;
+    for (const [i, call] of calls.entries()) {
+      let feedback: string | undefined;
+      if (i >= maxToolCallsPerTurn) {
+        feedback = `Not run: this answer made ${calls.length} tool calls and at most ${maxToolCallsPerTurn} run per answer. Make the rest in your next answer.`;
+      } else if (call.arguments.length > maxArgumentChars) {
+        feedback = tooLong(call, maxArgumentChars);
+      }
+      if (feedback === undefined) continue;
+      admitted ??= calls.slice();
+      admitted[i] = omitArguments(call, feedback);
+    }
+    return admitted ?? calls;
+  }
+
+  /** Validates one call without running anything. */
+  prepare(call: ToolCall): ReadyCall<TContext> | InvalidCall {
+    const omitted = omittedFeedback(call.arguments);
+    if (omitted !== undefined) return invalid(call, omitted);
+    const tool = this.registry.get(call.name);
+    if (!tool) {
+      const names = this.registry.list().map((t) => t.name);
+      return invalid(
+        call,
+        `Unknown tool "${call.name}". Available tools: ${names.length ? names.join(", ") : "none"}.`,
+      );
+    }
+    const { maxArgumentChars } = this.options;
+    if (call.arguments.length > maxArgumentChars) return invalid(call, tooLong(call, maxArgumentChars));
+    let json: unknown;
+    try {
+      // Several providers send "" for a call without arguments.
+      json = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return invalid(
+        call,
+        `Arguments for ${call.name} are not valid JSON (${reason}). Send one JSON object.`,
+      );
+    }
+    let parsed: ReturnType<typeof tool.input.safeParse>;
+    try {
+      parsed = tool.input.safeParse(json);
+    } catch (error) {
+      // A refinement or transform of the tool's own schema threw: the tool's bug, not the model's.
+      return {
+        ...invalid(call, `Tool ${call.name} failed with an internal error while checking its arguments.`),
+        errorDetail: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      };
+    }
+    if (!parsed.success) {
+      return invalid(call, `Invalid arguments for ${call.name}: ${formatIssues(parsed.error.issues)}`);
+    }
+    return { kind: "ready", call, tool, args: parsed.data };
+  }
+
+  /** Runs a validated call under its timeout and the run's signal; never throws. */
+  async execute(ready: ReadyCall<TContext>, options: ExecuteOptions): Promise<ToolOutcome> {
+    const { tool, call } = ready;
+    const started = performance.now();
+    const timeoutMs = tool.timeoutMs ?? this.options.toolTimeoutMs;
+    const maxResultChars = tool.maxResultChars ?? this.options.maxResultChars;
+    // A call whose run is already stopped must not start at all.
+    if (options.signal.aborted) return timed(abortedOutcome(tool.name), started);
+    const stop = new CallStop(options.signal);
+    options.signal.addEventListener("abort", stop, { once: true });
+    const cancelTimer = startTimer(timeoutMs, () => stop.abort(new ToolTimeout()));
+    try {
+      const runOptions = {
+        context: this.context,
+        // Getters: the call's own signal is made only when the tool reads it (most tools never
+        // do, and an AbortController per call is a large share of a step's cost, see `npm run
+        // bench`), and a usage snapshot per call would cost O(steps).
+        get signal() {
+          return stop.signal;
+        },
+        toolCallId: call.id,
+        messages: options.messages,
+        get usage() {
+          return options.usage();
+        },
+        get remaining() {
+          return options.remaining();
+        },
+        addUsage: options.addUsage,
+        forward: options.forward,
+      };
+      // The tool runs a microtask later (a synchronous throw becomes a rejection), raced with the
+      // call's stop; one promise for both instead of a stop promise, a race and a then.
+      const value = await new Promise<unknown>((resolve, reject) => {
+        stop.reject = reject;
+        Promise.resolve()
+          .then(() => tool.run(ready.args as never, runOptions))
+          .then(resolve, reject);
+      });
+      return timed(okOutcome(value, maxResultChars, tool.content !== false), started);
+    } catch (error) {
+      if (error instanceof ToolTimeout) {
+        return timed(
+          { status: "timeout", content: `Tool ${tool.name} timed out after ${timeoutMs} ms.` },
+          started,
+        );
+      }
+      if (stop.stopped && !(error instanceof ToolError)) return timed(abortedOutcome(tool.name), started);
+      // The model's words come back verbatim, but no larger than any other result may be.
+      if (error instanceof ToolError)
+        return timed({ status: "error", content: truncate(error.message, maxResultChars) }, started);
+      return timed(
+        {
+          status: "error",
+          content: `Tool ${tool.name} failed with an internal error.`,
+          errorDetail: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        },
+        started,
+      );
+    } finally {
+      cancelTimer();
+      options.signal.removeEventListener("abort", stop);
+    }
+  }
+}
+
+/**
+ * What stops one call: the run's signal (it is the listener) or the call's timeout. It rejects
+ * the call's race and aborts the call's own signal, which exists only once the tool asked for it.
+ */
+class CallStop {
+  stopped: { reason: unknown } | undefined;
+  reject: ((reason: unknown) => void) | undefined;
+  #controller: AbortController | undefined;
+
+  constructor(private readonly parent: AbortSignal) {}
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.stopped) this.#controller.abort(this.stopped.reason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** The run's signal fired. */
+  handleEvent(): void {
+    this.abort(this.parent.reason);
+  }
+
+  abort(reason: unknown): void {
+    if (this.stopped) return;
+    this.stopped = { reason };
+    this.#controller?.abort(reason);
+    this.reject?.(reason);
+  }
+}
+
+/** `outcome` (a fresh literal, completed in place) with the time since `started`. */
+function timed(outcome: Omit<ToolOutcome, "durationMs">, started: number): ToolOutcome {
+  const done = outcome as ToolOutcome;
+  done.durationMs = performance.now() - started;
+  return done;
+}
+
+function tooLong(call: ToolCall, maxArgumentChars: number): string {
+  return `Arguments for ${call.name} are ${call.arguments.length} characters; the limit is ${maxArgumentChars}. Send shorter arguments.`;
+}
+
+function invalid(call: ToolCall, content: string): InvalidCall {
+  return { kind: "invalid", call, content };
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,152 @@
+/**
+ * The one interface through which everything optional attaches to the loop: durability, approval,
+ * the loop guard, the context view and recall, planning, reflection (and a distributed engine's
+ * steps). A feature implements the methods it needs; `composeHooks` (compose-hooks.ts) joins a
+ * run's features into one object once per run, and the loop calls only the methods that object has, so a step pays
+ * for no feature it does not use.
+ */
+
+import type { RunError } from "../core/errors.js";
+import type { AssistantMessage, FinishReason, Message, ToolCall } from "../core/vocabulary/messages.js";
+import type { ToolOutcome } from "../core/vocabulary/outcome.js";
+import type { ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
+import type { InvalidCall, ReadyCall } from "./environment/environment.js";
+import type { RunState } from "./run-state.js";
+
+/** How a successful run ended. */
+export interface LoopOutcome {
+  output: unknown;
+  /** `text` for a plain answer, otherwise the name of the tool that ended the run. */
+  finishedBy: string;
+}
+
+/**
+ * What one step came to: the run is done, or it goes on. `unusable` says why the model's answer
+ * could not be used (it counts against `maxRetries`); `failed`, that a call of the turn failed;
+ * `reviewed`, that a reviewer sent a final answer back (neither usable nor unusable: the retry
+ * count stands).
+ */
+export type StepResult =
+  | { kind: "done"; outcome: LoopOutcome }
+  | { kind: "next"; unusable?: string; failed?: boolean; reviewed?: true };
+
+/** A turn a resumed run must finish first: its answer was stored, some of its calls have no result. */
+export interface PendingTurn {
+  assistant: AssistantMessage;
+  finishReason: FinishReason | undefined;
+  /** The answer's calls still without a result in the transcript. */
+  calls: ToolCall[];
+  /** Outcomes already known by call id (finished before the crash, or interrupted by it): not run again. */
+  known: ReadonlyMap<string, ToolOutcome>;
+}
+
+/** Where a run starts: a fresh run at step 1; a resumed one at its stored step, maybe mid-turn. */
+export interface StartPosition {
+  step: number;
+  pendingTurn?: PendingTurn;
+}
+
+/** What one model call of a step sends, before the loop adds the settings and the signal. */
+export interface StepRequest {
+  instructions?: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  toolChoice?: ToolChoice;
+}
+
+/** A call of the turn as the environment prepared it: ready to run, or refused with feedback. */
+export type PreparedCall = ReadyCall<unknown> | InvalidCall;
+
+/** A stop a hook asks for before a turn's concurrent calls run: they are not run, and the turn ends with `error`. */
+export interface TurnStop {
+  /** For the calls not run: "Not executed: the run stopped (reason)." */
+  reason: string;
+  error(state: RunState<unknown>): RunError;
+}
+
+/** A turn whose results are in the transcript. Empty `prepared` for an answer decided without running calls. */
+export interface TurnRecord {
+  prepared: readonly PreparedCall[];
+  outcomes: readonly ToolOutcome[];
+  /** The interrupted turn a resumed run finished (not a step of its own). */
+  resumed: boolean;
+}
+
+/** How a run ended, for `end`. A pause for approval is no end: `end` is not called for it. */
+export type RunEnding = { ok: true; outcome: LoopOutcome } | { ok: false; error: RunError };
+
+/** The rest of a model call, for an around hook: the next hook, or the call itself. */
+export type ModelNext = (request: StepRequest) => Promise<ModelResponse>;
+
+/** The rest of a tool call, for an around hook: the next hook, or the run of the tool itself. */
+export type ToolNext = () => Promise<ToolOutcome>;
+
+/**
+ * A computation a feature makes besides the model and tool calls (a guardrail's check), named for
+ * traces and engines; its result is plain JSON.
+ */
+export type SideNext<T> = () => Promise<T>;
+
+/**
+ * The places a feature can act in a run, in the order the loop reaches them. Every method is
+ * optional; the ones named `…Call` are around hooks that must call `next` (or answer instead).
+ */
+export interface RunHooks {
+  /** Before step 1: where the run starts (a resumed run's stored step and interrupted turn). */
+  start?(state: RunState<unknown>): Promise<StartPosition | undefined>;
+  /** Before each model call, after the budget check: what the last step added is durable. */
+  beforeModelCall?(state: RunState<unknown>, step: number): Promise<void>;
+  /** Around each model call of a step: what the model sees, the tool choice, an engine's step. */
+  modelCall?(
+    state: RunState<unknown>,
+    step: number,
+    request: StepRequest,
+    next: ModelNext,
+  ): Promise<ModelResponse>;
+  /** The answer is in the transcript (before the budget looks at its usage). */
+  afterResponse?(
+    state: RunState<unknown>,
+    step: number,
+    assistant: AssistantMessage,
+    finishReason: FinishReason,
+  ): Promise<void>;
+  /**
+   * Before any call of the turn runs: fill `decided[i]` to answer call i instead of running it
+   * (never over an earlier hook's answer), or throw to stop the run before anything ran.
+   */
+  beforeTools?(
+    state: RunState<unknown>,
+    step: number,
+    prepared: readonly PreparedCall[],
+    decided: ToolOutcome[],
+  ): Promise<void>;
+  /**
+   * Before the turn's non-terminal calls run together (its terminal calls had their go, none
+   * ended the run): answer calls through `decided`, or return a stop.
+   */
+  beforeConcurrentCalls?(
+    state: RunState<unknown>,
+    step: number,
+    prepared: readonly PreparedCall[],
+    decided: ToolOutcome[],
+  ): TurnStop | undefined;
+  /** Around each tool call that runs (budget checked and counted already). */
+  toolCall?(
+    state: RunState<unknown>,
+    step: number,
+    ready: ReadyCall<unknown>,
+    next: ToolNext,
+  ): Promise<ToolOutcome>;
+  /**
+   * Around a feature's side computation (a guardrail's check, named `guardrail:<name>`): a
+   * distributed engine runs it as one step, so a replay gets the recorded result (JSON) instead of
+   * deciding again. Features call it through `state.hooks.sideStep`, never directly.
+   */
+  sideStep?<T>(state: RunState<unknown>, name: string, next: SideNext<T>): Promise<T>;
+  /** The turn's results are in the transcript and no stop came of them. */
+  afterTurn?(state: RunState<unknown>, step: number, turn: TurnRecord): void;
+  /** What the step comes to, seen last: may turn a final answer into feedback. */
+  decide?(state: RunState<unknown>, step: number, result: StepResult): Promise<StepResult>;
+  /** After `run_end`: the run is over, successfully or not (not called for a pause). */
+  end?(state: RunState<unknown>, ending: RunEnding): Promise<void>;
+}

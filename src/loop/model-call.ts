@@ -1,0 +1,276 @@
+import { ModelCallError, RunError } from "../core/errors.js";
+import type { ModelResponseEvent } from "../core/vocabulary/events.js";
+import type { AssistantMessage, Message, ToolCall } from "../core/vocabulary/messages.js";
+import type { ModelObserver, ModelRequest, ModelResponse } from "../models/model.js";
+import type { StepRequest } from "./hooks.js";
+import { abortError, errorState, type RunState, silent } from "./run-state.js";
+
+/** Marks a model call the loop makes besides the agent's own, e.g. `summary` for SummaryMemory. */
+export type CallPurpose = NonNullable<ModelResponseEvent["purpose"]>;
+
+/** The generation settings every request of the agent's own calls carries. */
+export interface CallSettings {
+  stream: boolean;
+  maxOutputTokens?: number;
+  temperature?: number;
+}
+
+/** The agent's own model call on one step's request: events out, a failure as a RunError, usage counted. */
+export async function callModel(
+  state: RunState<unknown>,
+  settings: CallSettings,
+  step: number,
+  parts: StepRequest,
+): Promise<ModelResponse> {
+  const { model, signal } = state;
+  const started = performance.now();
+  // Built by assignment, in the key order of the literal it replaces (a replayed or recorded
+  // request shows its keys in this order): a literal with conditional spreads is several times
+  // slower, and this runs every step.
+  const request: Omit<ModelRequest, "signal"> & { signal?: AbortSignal } =
+    parts.instructions !== undefined
+      ? { instructions: parts.instructions, messages: parts.messages, tools: parts.tools }
+      : { messages: parts.messages, tools: parts.tools };
+  if (parts.toolChoice !== undefined) request.toolChoice = parts.toolChoice;
+  request.stream = settings.stream;
+  if (settings.maxOutputTokens !== undefined) request.maxOutputTokens = settings.maxOutputTokens;
+  if (settings.temperature !== undefined) request.temperature = settings.temperature;
+  request.signal = signal;
+  const sent = { count: 0 };
+  const generation = model.generate(
+    request as ModelRequest,
+    countingRequests(callObserver(state, step, model.id), sent),
+  );
+  let response: ModelResponse;
+  try {
+    // Raced with the signal so a model that ignores it still cannot hold the run.
+    response = await raceAbort(generation, signal);
+  } catch (error) {
+    generation.catch(() => {});
+    // Attempts that failed were requests all the same: `3 requests` after three refused
+    // connections, not 0. A model that reports no attempt made one.
+    state.meter.addRequests(Math.max(1, sent.count));
+    throw callError(state, error);
+  }
+  // The answer counts one request; the attempts retried before it count too.
+  if (sent.count > 1) state.meter.addRequests(sent.count - 1);
+  recordResponse(state, step, response, started, undefined, model.id);
+  return response;
+}
+
+/** `observer`, counting in `sent` each request the model reports sending (one per attempt). */
+function countingRequests(observer: ModelObserver, sent: { count: number }): ModelObserver {
+  return {
+    ...observer,
+    onRequest(wire) {
+      sent.count++;
+      observer.onRequest(wire);
+    },
+  };
+}
+
+/**
+ * Turns what a model reports during a call into the run's events: each request sent, each retry,
+ * and text deltas (only of the agent's own answer: a summary's text is not the answer).
+ */
+export function callObserver(
+  state: RunState<unknown>,
+  step: number,
+  modelId: string,
+  purpose?: CallPurpose,
+): ModelObserver {
+  const { emit } = state;
+  // Nobody listens: the observer would only build events to drop, so one shared do-nothing one.
+  if (emit === silent) return purpose === undefined ? SILENT_OBSERVER : SILENT_SIDE_OBSERVER;
+  // Methods rather than arrow properties: the same closures, without a per-call name definition
+  // when the code runs through a loader that keeps function names (tsx, the bench).
+  const observer: ModelObserver = {
+    onRequest({ body, url, attempt, model }) {
+      emit({
+        type: "model_request",
+        step,
+        model: model ?? modelId,
+        attempt,
+        body,
+        ...(url !== undefined && { url }),
+        ...(purpose !== undefined && { purpose }),
+      });
+    },
+    onRetry({ attempt, maxAttempts, delayMs, error }) {
+      emit({
+        type: "model_retry",
+        step,
+        attempt,
+        ...(maxAttempts !== undefined && { maxAttempts }),
+        delayMs,
+        error,
+      });
+    },
+    onReasoningDropped({ count, from }) {
+      emit({ type: "reasoning_dropped", step, count, from });
+    },
+    onFallback({ from, to, reason, error, status, elapsedMs }) {
+      emit({
+        type: "model_fallback",
+        step,
+        from,
+        ...(to !== undefined && { to }),
+        reason,
+        error,
+        ...(status !== undefined && { status }),
+        elapsedMs,
+        ...(purpose !== undefined && { purpose }),
+      });
+    },
+    onRateLimitWait({ model, key, limit, waitMs }) {
+      emit({
+        type: "rate_limit_wait",
+        step,
+        model,
+        key,
+        limit,
+        waitMs,
+        ...(purpose !== undefined && { purpose }),
+      });
+    },
+  };
+  if (purpose !== undefined) return observer;
+  return {
+    onRequest: observer.onRequest,
+    onDelta(delta) {
+      if (delta.type === "text") {
+        if (delta.text) emit({ type: "text_delta", step, text: delta.text });
+      } else if (delta.type === "reasoning" && delta.text) {
+        emit({ type: "reasoning_delta", step, text: delta.text });
+      }
+    },
+    onRetry: observer.onRetry,
+    onReasoningDropped: observer.onReasoningDropped,
+    onFallback: observer.onFallback,
+    onRateLimitWait: observer.onRateLimitWait,
+  };
+}
+
+const SILENT_OBSERVER: ModelObserver = { onRequest() {}, onDelta() {}, onRetry() {} };
+const SILENT_SIDE_OBSERVER: ModelObserver = { onRequest() {}, onRetry() {} };
+
+/** The error that ends the run for a failed model call: the abort or timeout if the signal fired. */
+export function callError(state: RunState<unknown>, error: unknown): RunError {
+  if (state.signal.aborted) return abortError(state);
+  return error instanceof RunError ? error : new ModelCallError(error, errorState(state));
+}
+
+/**
+ * Counts a model call's usage and reports its answer in a `model_response` event. Usage that breaks
+ * the one rule of models/usage-check.ts (any `Model`, a user's own included) ends the run with a
+ * `ModelCallError` whose cause is a `ProviderProtocolError`: a budget never shrinks.
+ */
+export function recordResponse(
+  state: RunState<unknown>,
+  step: number,
+  response: ModelResponse,
+  startedMs: number,
+  purpose?: CallPurpose,
+  modelId: string = state.model.id,
+): void {
+  try {
+    state.meter.addModelCall(response.usage, response.answeredBy ?? modelId, response.price);
+  } catch (error) {
+    // The request was made all the same; only its impossible numbers are left out.
+    state.meter.addRequests(1);
+    throw callError(state, error);
+  }
+  if (state.emit === silent) return;
+  state.emit({
+    type: "model_response",
+    step,
+    ...(response.answeredBy !== undefined && { model: response.answeredBy }),
+    text: response.text,
+    toolCalls: response.toolCalls,
+    finishReason: response.finishReason,
+    usage: response.usage,
+    latencyMs: performance.now() - startedMs,
+    ...(response.reasoning !== undefined &&
+      response.reasoning.length > 0 && { reasoning: response.reasoning }),
+    ...(response.raw !== undefined && { raw: response.raw }),
+    ...(purpose !== undefined && { purpose }),
+  });
+}
+
+/** `promise`, or a rejection as soon as `signal` fires; the listener never outlives the call. */
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  // One promise and one listener object per call (not race + finally + a second promise): this
+  // runs every step.
+  return new Promise<T>((resolve, reject) => {
+    const listener = {
+      handleEvent() {
+        reject(signal.reason);
+      },
+    };
+    signal.addEventListener("abort", listener, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", listener);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", listener);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** The assistant message for a response; empty or duplicate call ids are replaced so pairing holds. */
+export function toAssistantMessage(
+  response: ModelResponse,
+  step: number,
+  transcript: readonly Message[],
+): AssistantMessage {
+  const message = callsMessage(response, step, transcript);
+  // Kept in the transcript so the next request can give it back to the provider that made it.
+  if (response.reasoning !== undefined && response.reasoning.length > 0)
+    message.reasoning = response.reasoning;
+  return message;
+}
+
+function callsMessage(
+  response: ModelResponse,
+  step: number,
+  transcript: readonly Message[],
+): AssistantMessage {
+  if (response.toolCalls.length === 0) return { role: "assistant", content: response.text };
+  const only = response.toolCalls.length === 1 ? response.toolCalls[0] : undefined;
+  // The common turn, one call with an id: nothing it could collide with in its own message.
+  if (only?.id) {
+    const call: ToolCall = { id: only.id, name: only.name, arguments: only.arguments };
+    return { role: "assistant", content: response.text, toolCalls: [call] };
+  }
+  const seen = new Set<string>();
+  let earlier: Set<string> | undefined;
+  // Only a missing or repeated id needs the transcript's ids (a generated one must be new to it).
+  const taken = (id: string) => {
+    earlier ??= idsIn(transcript);
+    return seen.has(id) || earlier.has(id);
+  };
+  const toolCalls: ToolCall[] = response.toolCalls.map((call, i) => {
+    let id = call.id;
+    if (!id || seen.has(id)) {
+      // A generated id must not collide with one the model sent, nor with one already in the
+      // transcript (an earlier run this one continues generated ids too).
+      id = "";
+      for (let n = i; !id || taken(id); n++) id = `call_${step}_${n}`;
+    }
+    seen.add(id);
+    return { id, name: call.name, arguments: call.arguments };
+  });
+  return { role: "assistant", content: response.text, toolCalls };
+}
+
+/** Ids of every tool call already in the transcript. */
+function idsIn(messages: readonly Message[]): Set<string> {
+  const ids = new Set<string>();
+  for (const m of messages) if (m.role === "assistant") for (const c of m.toolCalls ?? []) ids.add(c.id);
+  return ids;
+}

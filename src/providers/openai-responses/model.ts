@@ -1,0 +1,169 @@
+import { ConfigError } from "../../core/errors.js";
+import { urlSecrets } from "../../core/redact.js";
+import type { Message } from "../../core/vocabulary/messages.js";
+import { mergeHeaders } from "../../models/http/headers.js";
+import { type HttpCall, type HttpOptions, postEvents, postJson, redact } from "../../models/http/index.js";
+import { endpointUrl } from "../../models/http/url.js";
+import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
+import { priceOf } from "../../models/prices.js";
+import { reportForeignReasoning } from "../../models/reasoning.js";
+import { RESPONSES_PROVIDER, toResponsesBody } from "./request.js";
+import { fromResponsesBody } from "./response.js";
+import { ResponsesStreamAssembler } from "./stream.js";
+
+/** Where the Responses API lives unless `baseURL` or `OPENAI_BASE_URL` says otherwise. */
+export const OPENAI_RESPONSES_DEFAULT_BASE_URL = "https://api.openai.com/v1";
+
+/** Options of a model behind the OpenAI Responses API. */
+export interface OpenAIResponsesOptions {
+  /** Sent as `Authorization: Bearer …`; `OPENAI_API_KEY` when unset (required for OpenAI's own API). */
+  apiKey?: string;
+  /** Everything before `/responses`; `OPENAI_BASE_URL` when unset, else `https://api.openai.com/v1`. */
+  baseURL?: string;
+  /** Extra headers; they replace ours of the same name in any letter case. */
+  headers?: Record<string, string>;
+  /** Price per million tokens; the price table's `openai:<model>` entry by default. */
+  price?: ModelPrice;
+  /** Reasoning models: `effort` and `summary` as the API takes them, e.g. `{ effort: "low", summary: "auto" }`. */
+  reasoning?: { effort?: "minimal" | "low" | "medium" | "high"; summary?: "auto" | "concise" | "detailed" };
+  /** Sent as `parallel_tool_calls` when tools are offered. */
+  parallelToolCalls?: boolean;
+  /**
+   * `"stateless"` (default): `store: false`, the whole history every call, reasoning carried back
+   * as encrypted content. `"previous_response_id"`: `store: true`, and a call that continues this
+   * model's last answer sends only the new items with `previous_response_id` (see docs/providers.md).
+   */
+  state?: "stateless" | "previous_response_id";
+  /** Retries, timeouts, and the fetch to use. */
+  http?: HttpOptions;
+  /** Where the key and base URL come from when unset (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * A model behind OpenAI's Responses API (`POST /v1/responses`), streamed (typed `event:` SSE) or
+ * not. Reasoning items come back as reasoning parts and go back, encrypted, on the next turn.
+ */
+export class OpenAIResponsesModel implements Model {
+  readonly id: string;
+  readonly price?: ModelPrice;
+  /** The URL requests go to, exactly (userinfo and query included); kept private so no log or JSON.stringify of the model shows its credentials. */
+  readonly #url: string;
+  readonly #options: OpenAIResponsesOptions;
+  readonly #headers: Record<string, string>;
+  readonly #secrets: string[];
+  // previous_response_id mode: the response id of each answer this model gave, by the answer's key.
+  readonly #responseIds = new Map<string, string>();
+
+  /** The URL requests go to, with credentials in it (userinfo, `?key=`) redacted. */
+  get url(): string {
+    return redact(this.#url, urlSecrets(this.#url));
+  }
+
+  constructor(
+    readonly modelName: string,
+    options: OpenAIResponsesOptions = {},
+  ) {
+    const env = options.env ?? process.env;
+    if (!modelName)
+      throw new ConfigError('OpenAI Responses model name is empty; use e.g. "openai-responses:gpt-5"');
+    const apiKey = options.apiKey || env.OPENAI_API_KEY?.trim() || undefined;
+    const baseURL = options.baseURL ?? (env.OPENAI_BASE_URL?.trim() || OPENAI_RESPONSES_DEFAULT_BASE_URL);
+    this.id = `openai-responses:${modelName}`;
+    const secrets = apiKey ? [apiKey] : [];
+    // The one endpoint rule of every provider: path appended, the base URL's query kept after it.
+    this.#url = endpointUrl(baseURL, "/responses");
+    if (!URL.canParse(this.#url) || !/^https?:$/.test(new URL(this.#url).protocol))
+      throw new ConfigError(
+        `Model "${this.id}": baseURL "${redact(baseURL, [...secrets, ...urlSecrets(baseURL)])}" is not an http(s) URL`,
+      );
+    if (!apiKey && this.#url === endpointUrl(OPENAI_RESPONSES_DEFAULT_BASE_URL, "/responses"))
+      throw new ConfigError(
+        `Model "${this.id}" needs an API key: set OPENAI_API_KEY in the environment, or pass apiKey`,
+      );
+    this.#options = options;
+    this.#secrets = secrets;
+    this.#headers = mergeHeaders(
+      apiKey !== undefined && { authorization: `Bearer ${apiKey}` },
+      options.headers,
+    );
+    const price = options.price ?? priceOf("openai", modelName);
+    if (price) this.price = price;
+  }
+
+  /** Sends one Responses request and normalizes the answer. */
+  async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
+    reportForeignReasoning(request.messages, RESPONSES_PROVIDER, observer);
+    const chained = this.#options.state === "previous_response_id";
+    const previous = chained ? this.#previousOf(request.messages) : undefined;
+    const body = toResponsesBody(request, {
+      model: this.modelName,
+      store: chained,
+      ...(this.#options.reasoning && { reasoning: this.#options.reasoning }),
+      ...(this.#options.parallelToolCalls !== undefined && {
+        parallelToolCalls: this.#options.parallelToolCalls,
+      }),
+      ...(previous && { previous }),
+    });
+    const call: HttpCall = {
+      provider: "openai-responses",
+      url: this.#url,
+      headers: this.#headers,
+      body,
+      signal: request.signal,
+      observer,
+      secrets: this.#secrets,
+    };
+    const http = this.#options.http ?? {};
+    let response: ModelResponse;
+    if (!request.stream) response = fromResponsesBody((await postJson(call, http)).body, call.provider);
+    else {
+      // The transport may retry until a delta reached the caller; each attempt assembles afresh.
+      let assembler!: ResponsesStreamAssembler;
+      await postEvents(
+        call,
+        (deliver) => {
+          const current = new ResponsesStreamAssembler(call.provider, deliver);
+          assembler = current;
+          return (event) => current.push(event.data, event.event);
+        },
+        http,
+      );
+      response = assembler.finish();
+    }
+    if (chained) this.#remember(response);
+    return response;
+  }
+
+  #remember(response: ModelResponse): void {
+    const id = (response.raw as { id?: unknown } | undefined)?.id;
+    if (typeof id !== "string") return;
+    this.#responseIds.set(
+      answerKey(
+        response.text,
+        response.toolCalls.map((c) => c.id),
+      ),
+      id,
+    );
+  }
+
+  /** The stored response the last assistant message of `messages` is, and where it sits. */
+  #previousOf(messages: readonly Message[]): { responseId: string; afterIndex: number } | undefined {
+    for (let i = messages.length - 1; i >= 0; i--) {
+      const m = messages[i] as Message;
+      if (m.role !== "assistant") continue;
+      const id = this.#responseIds.get(
+        answerKey(
+          m.content,
+          (m.toolCalls ?? []).map((c) => c.id),
+        ),
+      );
+      return id === undefined ? undefined : { responseId: id, afterIndex: i };
+    }
+    return undefined;
+  }
+}
+
+function answerKey(text: string, callIds: string[]): string {
+  return JSON.stringify([text, callIds]);
+}

@@ -1,0 +1,173 @@
+import type { ReasoningPart, ToolCall } from "../../core/vocabulary/messages.js";
+import { errorFields, errorForStatus, ProviderProtocolError } from "../../models/errors.js";
+import type { FinishReason, ModelResponse, TokenUsage } from "../../models/model.js";
+import { checkedTokenUsage, reportedCount } from "../../models/usage-check.js";
+import type { OpenAIQuirks } from "./quirks.js";
+import type { ChatCompletion, ChatUsage } from "./wire.js";
+
+/** Normalizes a non-streaming Chat Completions body into a `ModelResponse`. */
+export function parseChatCompletion(body: unknown, provider: string, quirks: OpenAIQuirks): ModelResponse {
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new ProviderProtocolError(`${provider} response is not a JSON object`, { provider, body });
+  const completion = body as ChatCompletion & { error?: unknown };
+  if (completion.error !== undefined && completion.choices === undefined)
+    throw errorForStatus({ provider, status: 200, body, excerpt: JSON.stringify(body).slice(0, 500) });
+  const choice = Array.isArray(completion.choices) ? completion.choices[0] : undefined;
+  if (!choice || typeof choice.message !== "object" || choice.message === null)
+    throw new ProviderProtocolError(`${provider} response has no choices[0].message`, { provider, body });
+  const message = choice.message;
+  const toolCalls = toolCallEntries(message.tool_calls, provider).map(
+    (call): ToolCall => ({
+      id: typeof call.id === "string" ? call.id : "",
+      name: call.function?.name ?? "",
+      arguments: argumentsText(call.function?.arguments),
+    }),
+  );
+  const thinking = reasoningTextOf(message);
+  return {
+    text: textOf(message.content, message.refusal),
+    toolCalls: quirks.fillToolCallIds ? fillToolCallIds(toolCalls) : toolCalls,
+    usage: usageOf(completion.usage, provider),
+    finishReason: finishReasonOf(choice.finish_reason, toolCalls.length > 0),
+    ...(typeof completion.model === "string" && { modelName: completion.model }),
+    ...(thinking !== "" && { reasoning: [reasoningPart(provider, thinking)] }),
+    raw: body,
+  };
+}
+
+/** The reasoning text of a message or delta: `reasoning_content` (DeepSeek, vLLM, Ollama) or OpenRouter's `reasoning`. */
+export function reasoningTextOf(message: { reasoning_content?: unknown; reasoning?: unknown }): string {
+  if (typeof message.reasoning_content === "string") return message.reasoning_content;
+  return typeof message.reasoning === "string" ? message.reasoning : "";
+}
+
+/** A compatible server's reasoning as a transcript part (text only: nothing is signed). */
+export function reasoningPart(provider: string, text: string): ReasoningPart {
+  return { type: "reasoning", provider, text };
+}
+
+/**
+ * The entries of a `tool_calls` array, each checked to be an object: a `null` or a string there is
+ * the server breaking the protocol, reported once as such (a crash on it would be retried as if
+ * the network had failed).
+ */
+export function toolCallEntries<T extends object>(
+  value: readonly T[] | null | undefined,
+  provider: string,
+): T[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.some((c) => typeof c !== "object" || c === null || Array.isArray(c)))
+    throw new ProviderProtocolError(`${provider} sent tool_calls that are not a list of objects`, {
+      provider,
+      excerpt: JSON.stringify(value).slice(0, 500),
+    });
+  return [...value];
+}
+
+/** The answer's text; a refusal (the model declined) is text the user must see too. */
+export function textOf(content: unknown, refusal: unknown): string {
+  if (typeof content === "string" && content !== "") return content;
+  return typeof refusal === "string" ? refusal : "";
+}
+
+/** Token usage, cached prompt tokens included (OpenAI's field, or DeepSeek's). */
+export function usageOf(usage: ChatUsage | null | undefined, provider: string): TokenUsage {
+  // Every number through the one rule (models/usage-check.ts): a lying server is a protocol error.
+  const inputTokens = reportedCount(usage?.prompt_tokens, "prompt_tokens", provider);
+  const cached = usage?.prompt_tokens_details?.cached_tokens ?? usage?.prompt_cache_hit_tokens;
+  const cachedTokens = reportedCount(cached, "cached_tokens", provider);
+  const completion = reportedCount(usage?.completion_tokens, "completion_tokens", provider);
+  const reasoning = reportedCount(
+    usage?.completion_tokens_details?.reasoning_tokens,
+    "reasoning_tokens",
+    provider,
+  );
+  // OpenAI and DeepSeek count reasoning inside completion_tokens; xAI counts it beside them, which
+  // its total shows (prompt + completion + reasoning). Either way, output includes the reasoning.
+  const beside = reasoning > 0 && usage?.total_tokens === inputTokens + completion + reasoning;
+  const outputTokens = beside ? completion + reasoning : completion;
+  return checkedTokenUsage(
+    {
+      inputTokens,
+      outputTokens,
+      ...(cachedTokens > 0 && { cachedInputTokens: cachedTokens }),
+      ...(reasoning > 0 && { reasoningTokens: reasoning }),
+    },
+    provider,
+  );
+}
+
+/** The normalized finish reason; a missing one with tool calls present means the calls. */
+export function finishReasonOf(reason: string | null | undefined, hasToolCalls: boolean): FinishReason {
+  switch (reason) {
+    case "stop":
+    case "length":
+    case "content_filter":
+    case "tool_calls":
+      return reason;
+    case "function_call":
+      return "tool_calls";
+    case null:
+    case undefined:
+      return hasToolCalls ? "tool_calls" : "other";
+    default:
+      return "other";
+  }
+}
+
+/** Arguments as the raw JSON text the loop expects; some servers send an object instead. */
+export function argumentsText(args: unknown): string {
+  if (typeof args === "string") return args;
+  if (args === undefined || args === null) return "";
+  return JSON.stringify(args);
+}
+
+/** A tool-call id that cannot collide with any other. */
+export function freshToolCallId(): string {
+  return `call_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
+}
+
+/** `calls` with every missing, empty or repeated id replaced by a fresh one. */
+export function fillToolCallIds(calls: ToolCall[]): ToolCall[] {
+  const seen = new Set<string>();
+  return calls.map((call) => {
+    const id = call.id && !seen.has(call.id) ? call.id : freshToolCallId();
+    seen.add(id);
+    return id === call.id ? call : { ...call, id };
+  });
+}
+
+/**
+ * The tool call inside a `tool_use_failed` error body (Groq rejects a call that does not match its
+ * schema and returns the model's attempt as `failed_generation`), or `undefined` when the body is
+ * not one or the attempt cannot be read as a call.
+ */
+export function failedToolCall(body: unknown): ToolCall | undefined {
+  if (errorFields(body).code !== "tool_use_failed") return undefined;
+  const error = (body as { error?: { failed_generation?: unknown } }).error;
+  const generation = error?.failed_generation;
+  if (typeof generation !== "string") return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(generation);
+  } catch {
+    return undefined;
+  }
+  const attempt = (Array.isArray(parsed) ? parsed[0] : parsed) as {
+    name?: unknown;
+    arguments?: unknown;
+  } | null;
+  if (typeof attempt?.name !== "string" || attempt.name === "") return undefined;
+  return { id: freshToolCallId(), name: attempt.name, arguments: argumentsText(attempt.arguments ?? {}) };
+}
+
+/** The response that stands for a recovered `tool_use_failed` error: just the model's call. */
+export function recoveredResponse(call: ToolCall, raw: unknown, text = ""): ModelResponse {
+  return {
+    text,
+    toolCalls: [call],
+    usage: { inputTokens: 0, outputTokens: 0 },
+    finishReason: "tool_calls",
+    raw,
+  };
+}

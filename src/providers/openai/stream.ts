@@ -1,0 +1,204 @@
+import type { ToolCall } from "../../core/vocabulary/messages.js";
+import {
+  errorFields,
+  errorForStatus,
+  ProviderProtocolError,
+  StreamIncompleteError,
+} from "../../models/errors.js";
+import type { ModelObserver, ModelResponse } from "../../models/model.js";
+import type { OpenAIQuirks } from "./quirks.js";
+import {
+  argumentsText,
+  failedToolCall,
+  fillToolCallIds,
+  finishReasonOf,
+  reasoningPart,
+  reasoningTextOf,
+  recoveredResponse,
+  textOf,
+  toolCallEntries,
+  usageOf,
+} from "./response.js";
+import type { ChatCompletionChunk, ChatUsage } from "./wire.js";
+
+interface PartialCall {
+  index: number;
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * Assembles a streamed Chat Completion from its `data:` payloads: text deltas in order, tool calls
+ * by their `index` across chunks, usage from whichever chunk carries it (the last one, with
+ * `stream_options.include_usage`). Deltas go to the observer as they arrive.
+ */
+export class ChatStreamAssembler {
+  readonly #provider: string;
+  readonly #quirks: OpenAIQuirks;
+  readonly #observer: ModelObserver;
+  #text = "";
+  #refusal = "";
+  #reasoning = "";
+  readonly #calls = new Map<number, PartialCall>();
+  #lastIndex = -1;
+  #finish: string | null | undefined;
+  #usage: ChatUsage | undefined;
+  #model: string | undefined;
+  #id: string | undefined;
+  #done = false;
+  #recovered: ModelResponse | undefined;
+
+  constructor(provider: string, quirks: OpenAIQuirks, observer: ModelObserver) {
+    this.#provider = provider;
+    this.#quirks = quirks;
+    this.#observer = observer;
+  }
+
+  /** Feeds one event's data; returns true once the stream is complete (`[DONE]`, or a recovered error). */
+  push(data: string, event?: string): boolean {
+    if (data === "[DONE]") {
+      this.#done = true;
+      return true;
+    }
+    let chunk: ChatCompletionChunk;
+    try {
+      chunk = JSON.parse(data) as ChatCompletionChunk;
+    } catch (cause) {
+      throw new ProviderProtocolError(
+        `${this.#provider} sent a stream chunk that is not JSON`,
+        { provider: this.#provider, excerpt: data.slice(0, 500) },
+        { cause },
+      );
+    }
+    if (typeof chunk !== "object" || chunk === null)
+      throw new ProviderProtocolError(`${this.#provider} sent a stream chunk that is not an object`, {
+        provider: this.#provider,
+        excerpt: data.slice(0, 500),
+      });
+    if (chunk.error !== undefined || event === "error") return this.#fail(chunk, data);
+    if (typeof chunk.model === "string") this.#model = chunk.model;
+    if (typeof chunk.id === "string") this.#id ??= chunk.id;
+    if (chunk.usage) this.#usage = chunk.usage;
+    const choice = chunk.choices?.[0];
+    if (!choice) return false;
+    const delta = choice.delta;
+    if (delta) {
+      if (typeof delta.content === "string" && delta.content !== "") {
+        this.#text += delta.content;
+        this.#observer.onDelta?.({ type: "text", text: delta.content });
+      }
+      if (typeof delta.refusal === "string") this.#refusal += delta.refusal;
+      const thinking = reasoningTextOf(delta);
+      if (thinking !== "") {
+        this.#reasoning += thinking;
+        this.#observer.onDelta?.({ type: "reasoning", text: thinking });
+      }
+      for (const call of toolCallEntries(delta.tool_calls, this.#provider)) this.#addCallDelta(call);
+    }
+    if (choice.finish_reason) this.#finish = choice.finish_reason;
+    return false;
+  }
+
+  /** The assembled response; throws when the stream ended before it was complete. */
+  finish(): ModelResponse {
+    if (this.#recovered) return this.#recovered;
+    if (!this.#done)
+      throw new StreamIncompleteError(
+        `${this.#provider}: the stream ended before [DONE]${this.#finish ? "" : " (no finish_reason either)"}; the answer may be cut short`,
+        { provider: this.#provider },
+      );
+    const calls = [...this.#calls.values()]
+      .sort((a, b) => a.index - b.index)
+      .map((c): ToolCall => ({ id: c.id, name: c.name, arguments: c.arguments }));
+    const toolCalls = this.#quirks.fillToolCallIds ? fillToolCallIds(calls) : calls;
+    const text = textOf(this.#text, this.#refusal);
+    return {
+      text,
+      toolCalls,
+      usage: usageOf(this.#usage, this.#provider),
+      finishReason: finishReasonOf(this.#finish, toolCalls.length > 0),
+      ...(this.#model !== undefined && { modelName: this.#model }),
+      ...(this.#reasoning !== "" && { reasoning: [reasoningPart(this.#provider, this.#reasoning)] }),
+      raw: this.#assembled(text, toolCalls),
+    };
+  }
+
+  #addCallDelta(delta: {
+    index?: number;
+    id?: string | null;
+    function?: { name?: string | null; arguments?: unknown };
+  }): void {
+    // Servers that omit `index` send one call per id; a new id starts a new call.
+    let index = delta.index;
+    if (typeof index !== "number") {
+      const last = this.#calls.get(this.#lastIndex);
+      index = !last || (delta.id && last.id && delta.id !== last.id) ? this.#lastIndex + 1 : this.#lastIndex;
+    }
+    this.#lastIndex = Math.max(this.#lastIndex, index);
+    let call = this.#calls.get(index);
+    if (!call) {
+      call = { index, id: "", name: "", arguments: "" };
+      this.#calls.set(index, call);
+    }
+    const id = typeof delta.id === "string" && delta.id !== "" && call.id === "" ? delta.id : undefined;
+    if (id !== undefined) call.id = id;
+    const name = delta.function?.name;
+    const named = typeof name === "string" && name !== "" && call.name === "" ? name : undefined;
+    if (named !== undefined) call.name = named;
+    const argumentsDelta = argumentsText(delta.function?.arguments);
+    call.arguments += argumentsDelta;
+    if (id !== undefined || named !== undefined || argumentsDelta !== "") {
+      this.#observer.onDelta?.({
+        type: "tool_call",
+        index,
+        ...(id !== undefined && { id }),
+        ...(named !== undefined && { name: named }),
+        argumentsDelta,
+      });
+    }
+  }
+
+  #fail(chunk: ChatCompletionChunk, data: string): boolean {
+    const call = this.#quirks.recoverToolUseFailed ? failedToolCall(chunk) : undefined;
+    if (call) {
+      this.#recovered = recoveredResponse(call, chunk, this.#text);
+      return true;
+    }
+    const status = (chunk.error as { status_code?: unknown } | undefined)?.status_code;
+    const fields = errorFields(chunk);
+    throw errorForStatus({
+      provider: this.#provider,
+      status: typeof status === "number" ? status : 200,
+      body: chunk,
+      excerpt: (fields.message ?? data).slice(0, 500),
+    });
+  }
+
+  #assembled(text: string, toolCalls: ToolCall[]): unknown {
+    return {
+      ...(this.#id !== undefined && { id: this.#id }),
+      object: "chat.completion",
+      ...(this.#model !== undefined && { model: this.#model }),
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: "assistant",
+            content: text || null,
+            ...(this.#reasoning !== "" && { reasoning_content: this.#reasoning }),
+            ...(toolCalls.length > 0 && {
+              tool_calls: toolCalls.map((c) => ({
+                id: c.id,
+                type: "function",
+                function: { name: c.name, arguments: c.arguments },
+              })),
+            }),
+          },
+          finish_reason: this.#finish ?? null,
+        },
+      ],
+      ...(this.#usage !== undefined && { usage: this.#usage }),
+    };
+  }
+}

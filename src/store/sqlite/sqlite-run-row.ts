@@ -1,0 +1,21 @@
+import type { RunSessionColumns } from "../run-row.js";
+import type { StoredRunStatus } from "../store.js";
+
+/** A row of the runs table as the driver returns it. */
+export interface RunRow extends RunSessionColumns {
+  id: string;
+  agent: string;
+  model: string;
+  input: string;
+  status: StoredRunStatus;
+  owner_pid: number;
+  owner_host: string;
+  usage: string;
+  progress: string;
+  output: string | null;
+  error: string | null;
+  /** JSON of RunTools; null for runs stored before schema version 2. */
+  tools: string | null;
+  created_at: number;
+  updated_at: number;
+}

@@ -1,0 +1,291 @@
+import type Database from "better-sqlite3";
+import type { Message } from "../../core/vocabulary/messages.js";
+import type { RunUsage, StepUsage } from "../../core/vocabulary/usage.js";
+import { RunBusyError, StoreError, UnknownRunError } from "../errors.js";
+import { ownerAlive } from "../owner.js";
+import { assertClaimable, assertDiscardable, OPEN_STATUSES } from "../run-claim.js";
+import { rowProgress, sessionColumnsOf, sessionLinkOf, withoutSteps } from "../run-row.js";
+import type {
+  ClaimExpectation,
+  NewRun,
+  RunCheckpoint,
+  RunEnd,
+  RunOwner,
+  RunProgress,
+  StoredRun,
+  StoredRunStatus,
+  StoredRunSummary,
+} from "../store.js";
+import { parseStored } from "./sqlite-open.js";
+import { SqliteRunCalls } from "./sqlite-run-calls.js";
+import type { RunRow } from "./sqlite-run-row.js";
+
+/** The runs tables: a row per run, its transcript and step usage appended row by row. */
+export class SqliteRuns {
+  readonly #db: Database.Database;
+  readonly #file: string;
+  readonly #insertMessage: Database.Statement;
+  readonly #upsertStep: Database.Statement;
+  readonly #lastSeq: Database.Statement;
+  readonly #row: Database.Statement;
+  readonly #update: Database.Statement;
+  readonly #status: Database.Statement;
+  readonly #calls: SqliteRunCalls;
+  readonly #progress: Database.Statement;
+  readonly #updateStatus: Database.Statement;
+
+  constructor(db: Database.Database, file: string) {
+    this.#db = db;
+    this.#file = file;
+    this.#insertMessage = db.prepare("INSERT INTO run_messages (run_id, seq, message) VALUES (?, ?, ?)");
+    this.#upsertStep = db.prepare(
+      "INSERT OR REPLACE INTO run_steps (run_id, step_index, usage) VALUES (?, ?, ?)",
+    );
+    this.#lastSeq = db.prepare("SELECT max(seq) FROM run_messages WHERE run_id = ?").pluck();
+    this.#row = db.prepare("SELECT * FROM runs WHERE id = ?");
+    this.#status = db.prepare("SELECT status FROM runs WHERE id = ?").pluck();
+    this.#update = db.prepare(
+      "UPDATE runs SET status = ?, usage = ?, progress = ?, updated_at = ? WHERE id = ?",
+    );
+    this.#updateStatus = db.prepare("UPDATE runs SET status = ?, usage = ?, updated_at = ? WHERE id = ?");
+    this.#calls = new SqliteRunCalls(db, file);
+    this.#progress = db.prepare("UPDATE runs SET progress = ? WHERE id = ?");
+  }
+
+  create(run: NewRun): void {
+    const now = Date.now();
+    const { steps, ...totals } = run.usage;
+    this.#db
+      .prepare(
+        `INSERT INTO runs (id, agent, model, input, status, owner_pid, owner_host, session_id, session_offset,
+           session_base, session_version, usage, progress, tools, created_at, updated_at)
+         VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        run.runId,
+        run.agent,
+        run.model,
+        run.input,
+        run.owner.pid,
+        run.owner.host,
+        ...sessionColumnsOf(run.session),
+        JSON.stringify(totals),
+        JSON.stringify(rowProgress(run.progress)),
+        run.tools === undefined ? null : JSON.stringify(run.tools),
+        now,
+        now,
+      );
+    this.#calls.replace(run.runId, run.progress.pending);
+    this.#appendMessages(run.runId, run.messages, 0);
+    this.#writeSteps(run.runId, steps);
+  }
+
+  checkpoint(runId: string, checkpoint: RunCheckpoint): void {
+    this.#checkOpen(runId);
+    this.#appendTranscript(runId, checkpoint.messages, checkpoint.persisted, checkpoint.usage);
+    const { progress } = checkpoint;
+    const usage = JSON.stringify(withoutSteps(checkpoint.usage));
+    const mode = checkpoint.progressMode ?? "replace";
+    if (mode !== "replace") {
+      this.#calls.upsert(runId, progress.pending);
+      this.#updateStatus.run(checkpoint.status, usage, Date.now(), runId);
+      if (mode === "calls-and-rest") this.#progress.run(JSON.stringify(rowProgress(progress)), runId);
+      return;
+    }
+    this.#calls.replace(runId, progress.pending);
+    this.#update.run(checkpoint.status, usage, JSON.stringify(rowProgress(progress)), Date.now(), runId);
+  }
+
+  /** Writes the end of a run; returns the row so the caller can save its session. */
+  finish(runId: string, end: RunEnd): RunRow {
+    this.#checkOpen(runId);
+    const row = this.#get(runId);
+    this.#appendTranscript(row.id, end.messages, end.persisted, end.usage);
+    this.#db
+      .prepare(
+        `UPDATE runs SET status = ?, usage = ?, progress = ?, output = ?, error = ?, updated_at = ? WHERE id = ?`,
+      )
+      .run(
+        end.status,
+        JSON.stringify(withoutSteps(end.usage)),
+        JSON.stringify({ pending: [] }),
+        end.output === undefined ? null : JSON.stringify(end.output),
+        end.error === undefined ? null : JSON.stringify(end.error),
+        Date.now(),
+        runId,
+      );
+    this.#calls.replace(runId, []);
+    return row;
+  }
+
+  load(runId: string): StoredRun {
+    return this.#toStored(this.#get(runId));
+  }
+
+  /**
+   * Takes over a crashed or paused run for `owner`: a compare-and-set that moves it to `running`
+   * under `owner` only if it is still as `expect` says (and as read here), so of two claims at
+   * once exactly one wins. Refuses a run that ended, is driven by a live owner, or moved on.
+   * Called inside the store's write transaction.
+   */
+  claim(runId: string, owner: RunOwner, expect?: ClaimExpectation): RunRow {
+    const row = this.#get(runId);
+    assertClaimable(this.#file, runId, row, expect);
+    const claimed = this.#db
+      .prepare(
+        `UPDATE runs SET status = 'running', owner_pid = ?, owner_host = ?, updated_at = ?
+         WHERE id = ? AND status = ? AND owner_pid = ? AND owner_host = ? AND updated_at = ?`,
+      )
+      .run(
+        owner.pid,
+        owner.host,
+        // Later than the stamp read, even within one millisecond: a claim that read it is stale now.
+        Math.max(Date.now(), row.updated_at + 1),
+        runId,
+        row.status,
+        row.owner_pid,
+        row.owner_host,
+        row.updated_at,
+      );
+    // The write transaction already excludes other writers; the guarded update says so in the data too.
+    if (claimed.changes !== 1) {
+      throw new RunBusyError(this.#file, runId, row.status, "another process claimed it at the same moment.");
+    }
+    return row;
+  }
+
+  /** Marks an interrupted run as discarded; returns its row so the caller can free its session. */
+  discard(runId: string): RunRow {
+    const row = this.#get(runId);
+    assertDiscardable(this.#file, runId, row);
+    this.#db
+      .prepare("UPDATE runs SET status = 'discarded', updated_at = ? WHERE id = ?")
+      .run(Date.now(), runId);
+    return row;
+  }
+
+  /** Whether the run holding a session still counts as holding it, and how. */
+  holderState(runId: string): "gone" | "live" | "interrupted" | "awaiting_approval" {
+    const row = this.#row.get(runId) as RunRow | undefined;
+    if (!row || !OPEN_STATUSES.includes(row.status)) return "gone";
+    if (row.status === "awaiting_approval") return "awaiting_approval";
+    return ownerAlive(runId, { pid: row.owner_pid, host: row.owner_host }, row.updated_at)
+      ? "live"
+      : "interrupted";
+  }
+
+  ownerPid(runId: string): number {
+    return (this.#row.get(runId) as RunRow | undefined)?.owner_pid ?? 0;
+  }
+
+  list(filter: { status?: StoredRunStatus; sessionId?: string; limit?: number }): StoredRunSummary[] {
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    if (filter.status !== undefined) {
+      where.push("status = ?");
+      args.push(filter.status);
+    }
+    if (filter.sessionId !== undefined) {
+      where.push("session_id = ?");
+      args.push(filter.sessionId);
+    }
+    const sql = `SELECT id, agent, status, session_id, input, created_at, updated_at FROM runs
+      ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, id LIMIT ?`;
+    const rows = this.#db.prepare(sql).all(...args, filter.limit ?? 100) as RunRow[];
+    return rows.map((r) => ({
+      runId: r.id,
+      agent: r.agent,
+      status: r.status,
+      ...(r.session_id !== null && { sessionId: r.session_id }),
+      input: r.input,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+    }));
+  }
+
+  /** The transcript of a run, in order. */
+  messages(runId: string): Message[] {
+    const rows = this.#db
+      .prepare("SELECT message FROM run_messages WHERE run_id = ? ORDER BY seq")
+      .pluck()
+      .all(runId) as string[];
+    return rows.map((text) => parseStored<Message>(text, this.#file, `a message of run ${runId}`));
+  }
+
+  #get(runId: string): RunRow {
+    const row = this.#row.get(runId) as RunRow | undefined;
+    if (!row) throw new UnknownRunError(this.#file, runId);
+    return row;
+  }
+
+  #checkOpen(runId: string): void {
+    const status = this.#status.get(runId) as StoredRunStatus | undefined;
+    if (status === undefined) throw new UnknownRunError(this.#file, runId);
+    if (!OPEN_STATUSES.includes(status)) {
+      throw new StoreError(
+        "run_ended",
+        this.#file,
+        `Run ${runId} in ${this.#file} already ended (${status}); it cannot be written again`,
+      );
+    }
+  }
+
+  #appendTranscript(runId: string, messages: readonly Message[], persisted: number, usage: RunUsage): void {
+    const stored = ((this.#lastSeq.get(runId) as number | null) ?? -1) + 1;
+    if (stored !== persisted) {
+      throw new StoreError(
+        "checkpoint_mismatch",
+        this.#file,
+        `Run ${runId} in ${this.#file} has ${stored} stored messages but the checkpoint assumed ${persisted}; ` +
+          "another process may be driving the same run",
+      );
+    }
+    this.#appendMessages(runId, messages, persisted);
+    this.#writeSteps(runId, usage.steps);
+  }
+
+  #appendMessages(runId: string, messages: readonly Message[], from: number): void {
+    for (let i = from; i < messages.length; i++)
+      this.#insertMessage.run(runId, i, JSON.stringify(messages[i]));
+  }
+
+  /** The stored progress: the guard from the run row, the calls from their rows (older databases kept them in the row). */
+  #progressOf(row: RunRow): RunProgress {
+    const file = this.#file;
+    const stored = parseStored<Partial<RunProgress>>(row.progress, file, `the progress of run ${row.id}`);
+    return { ...stored, pending: [...(stored.pending ?? []), ...this.#calls.list(row.id)] };
+  }
+
+  /** Steps are keyed by their number, so a checkpoint may carry only the steps that changed. */
+  #writeSteps(runId: string, steps: readonly StepUsage[]): void {
+    for (const step of steps) this.#upsertStep.run(runId, step.step, JSON.stringify(step));
+  }
+
+  #toStored(row: RunRow): StoredRun {
+    const file = this.#file;
+    const totals = parseStored<Omit<RunUsage, "steps">>(row.usage, file, `the usage of run ${row.id}`);
+    const steps = (
+      this.#db
+        .prepare("SELECT usage FROM run_steps WHERE run_id = ? ORDER BY step_index")
+        .pluck()
+        .all(row.id) as string[]
+    ).map((text) => parseStored<StepUsage>(text, file, `a step of run ${row.id}`));
+    return {
+      runId: row.id,
+      agent: row.agent,
+      model: row.model,
+      input: row.input,
+      status: row.status,
+      owner: { pid: row.owner_pid, host: row.owner_host },
+      messages: this.messages(row.id),
+      usage: { ...totals, steps },
+      progress: this.#progressOf(row),
+      ...(row.session_id !== null && { session: sessionLinkOf(row) }),
+      ...(row.tools !== null && { tools: parseStored(row.tools, file, `the tools of run ${row.id}`) }),
+      ...(row.output !== null && { output: parseStored(row.output, file, `the output of run ${row.id}`) }),
+      ...(row.error !== null && { error: parseStored(row.error, file, `the error of run ${row.id}`) }),
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    };
+  }
+}
