@@ -9,13 +9,12 @@ import type { Guardrails } from "../features/guardrails/guardrail.js";
 import { checkGuardrails } from "../features/guardrails/hooks.js";
 import { checkLoopGuard } from "../features/loop-guard.js";
 import { checkReflect } from "../features/reflect.js";
+import type { RunState } from "../loop/hooks.js";
 import { checkCostLimit, checkLimits, tightenLimits } from "../loop/limits-check.js";
 import { type LoopSettings, runLoop } from "../loop/loop.js";
 import { textNotAllowed } from "../loop/output.js";
-import type { RunState } from "../loop/run-state.js";
 import { UsageMeter } from "../loop/usage.js";
 import type { Model } from "../models/model.js";
-import { type AgentToolOptions, agentAsTool, type SubAgent } from "../multi/as-tool.js";
 import { resolveModel } from "../providers/resolve.js";
 import type { Store, StoredRun } from "../store/store.js";
 import type { Tool } from "../tools/tool.js";
@@ -36,6 +35,7 @@ import {
   followToolSource,
   otherModels,
 } from "./agent-tools.js";
+import { type AgentToolOptions, agentAsTool, type SubAgent } from "./as-tool.js";
 import { EventChannel } from "./event-channel.js";
 import { attachFeatures } from "./run-features.js";
 import { initialMessages, startRun } from "./run-start.js";

@@ -6,7 +6,8 @@ import type { FilePart, ImagePart, Message } from "../core/vocabulary/messages.j
 import { Budget, type Limits } from "../loop/budget.js";
 import { Environment, type EnvironmentOptions } from "../loop/environment/environment.js";
 import { startTimer } from "../loop/environment/timer.js";
-import { type RunState, RunTimeout, silent } from "../loop/run-state.js";
+import type { RunState } from "../loop/hooks.js";
+import { RunTimeout, silent } from "../loop/run-state.js";
 import type { UsageMeter } from "../loop/usage.js";
 import { parseHistory } from "../memory/message-schema.js";
 import type { Model } from "../models/model.js";

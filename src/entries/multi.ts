@@ -3,16 +3,17 @@
  * hands a conversation to specialists, a written plan, and reflection by an evaluator (a judge
  * model or your function).
  */
+
+export { type AgentToolOptions, agentAsTool, type SubAgent } from "../agent/as-tool.js";
 export { PLAN_TOOL, type PlanOptions } from "../features/plan.js";
-export {
-  type Candidate,
-  type Evaluator,
-  type EvaluatorTools,
-  modelEvaluator,
-  type ReflectOptions,
-  type Verdict,
+export type {
+  Candidate,
+  Evaluator,
+  EvaluatorTools,
+  ReflectOptions,
+  Verdict,
 } from "../features/reflect.js";
-export { type AgentToolOptions, agentAsTool, type SubAgent } from "../multi/as-tool.js";
+export { modelEvaluator } from "../multi/model-evaluator.js";
 export {
   type HandoffHistory,
   type RoutedResult,

@@ -4,6 +4,8 @@
  * `replayTrace`, which names the first step where an agent diverges from a recording).
  */
 
+export { type DiffEntry, describeEntry, diffRequests, type RequestDiff } from "../core/request-diff.js";
+export { TRACE_FORMAT, TRACE_VERSION, type TraceHeader, type TraceRecord } from "../core/trace-format.js";
 export type {
   ContextEvent,
   ErrorEvent,
@@ -55,7 +57,6 @@ export {
   type ReplayTraceOptions,
   replayTrace,
 } from "../trace/replay.js";
-export { type DiffEntry, describeEntry, diffRequests, type RequestDiff } from "../trace/request-diff.js";
 export { type RunSummary, summarize } from "../trace/run-summary.js";
 export type {
   ErrorView,
@@ -67,5 +68,4 @@ export type {
   TraceRunStatus,
 } from "../trace/run-view.js";
 export { startViewer, ViewerNotBuiltError, type ViewerOptions, type ViewerServer } from "../trace/server.js";
-export { TRACE_FORMAT, TRACE_VERSION, type TraceHeader, type TraceRecord } from "../trace/trace-format.js";
 export { DEFAULT_TRACE_DIR, TraceWriter, type TraceWriterOptions } from "../trace/writer.js";

@@ -1,8 +1,8 @@
 import { RunError } from "../core/errors.js";
 import type { Message } from "../core/vocabulary/messages.js";
-import type { RunHooks, StepRequest } from "../loop/hooks.js";
+import type { RunHooks, RunState, StepRequest } from "../loop/hooks.js";
 import { callError, callObserver, raceAbort, recordResponse } from "../loop/model-call.js";
-import { abortError, budgetError, type RunState } from "../loop/run-state.js";
+import { abortError, budgetError } from "../loop/run-state.js";
 import type { LongTermMemory } from "../memory/long-term.js";
 import type { MemoryStrategy, SummaryRequest } from "../memory/strategy.js";
 import { TokenCounter } from "../memory/tokens.js";

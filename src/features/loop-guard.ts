@@ -2,8 +2,8 @@ import { ConfigError, LoopDetectedError } from "../core/errors.js";
 import type { ToolCall } from "../core/vocabulary/messages.js";
 import type { ToolOutcome } from "../core/vocabulary/outcome.js";
 import { truncate } from "../loop/environment/feedback.js";
-import type { PreparedCall, RunHooks, TurnRecord, TurnStop } from "../loop/hooks.js";
-import { errorState, type RunState } from "../loop/run-state.js";
+import type { PreparedCall, RunHooks, RunState, TurnRecord, TurnStop } from "../loop/hooks.js";
+import { errorState } from "../loop/run-state.js";
 
 /** Settings of the guard against repeated identical calls. */
 export interface LoopGuardOptions {

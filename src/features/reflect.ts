@@ -1,11 +1,9 @@
-import { z } from "zod";
 import { BudgetExceededError, ConfigError, RunError } from "../core/errors.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { Message } from "../core/vocabulary/messages.js";
 import type { RemainingBudget } from "../loop/budget.js";
-import type { RunHooks } from "../loop/hooks.js";
-import { limitsWithin } from "../loop/limits-check.js";
-import { abortError, budgetError, errorState, type RunState } from "../loop/run-state.js";
+import type { RunHooks, RunState } from "../loop/hooks.js";
+import { abortError, budgetError, errorState } from "../loop/run-state.js";
 import type { RunUsage } from "../loop/usage.js";
 import type { Model } from "../models/model.js";
 
@@ -56,48 +54,6 @@ export function checkReflect(reflect: ReflectOptions): void {
 /** The message that sends the agent back after a rejection. */
 export function rejectionFeedback(feedback: string): string {
   return `A reviewer rejected your answer: ${feedback}\nRevise your work and answer again.`;
-}
-
-const verdictSchema = z.object({
-  accept: z.boolean().describe("true when the answer fully and correctly does the task"),
-  feedback: z.string().describe("When rejecting: what is wrong and what to change. Empty when accepting."),
-});
-
-/**
- * An evaluator backed by a model call with its own instructions; its request and usage are part
- * of the run (nested events, rolled-up usage) like any other model call.
- */
-export function modelEvaluator(model: Model, instructions?: string): Evaluator {
-  const evaluate = async (candidate: Candidate, tools: EvaluatorTools): Promise<Verdict> => {
-    // Imported lazily: the Agent imports this room, and this room needs an Agent only here.
-    const { Agent } = await import("../agent/agent.js");
-    const judge = new Agent({
-      name: "evaluator",
-      model,
-      instructions:
-        instructions ??
-        "You review an assistant's answer to a task. Accept it only if it fully and correctly does the task; otherwise say precisely what to fix.",
-      output: verdictSchema,
-    });
-    const task = `Task:\n${candidate.input}\n\nCandidate answer:\n${
-      typeof candidate.output === "string" ? candidate.output : JSON.stringify(candidate.output)
-    }`;
-    let result: Awaited<ReturnType<typeof judge.run>>;
-    try {
-      // The judge spends from the run's budget: what is left of it is the judge's ceiling.
-      result = await judge.run(task, {
-        signal: tools.signal,
-        onEvent: tools.forward,
-        limits: limitsWithin(tools.remaining),
-      });
-    } catch (error) {
-      if (error instanceof RunError) tools.addUsage(error.usage);
-      throw error;
-    }
-    tools.addUsage(result.usage);
-    return result.output.accept ? { accept: true } : { accept: false, feedback: result.output.feedback };
-  };
-  return Object.assign(evaluate, { models: [model] });
 }
 
 /**

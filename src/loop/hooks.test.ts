@@ -7,9 +7,8 @@ import { startRun } from "../agent/run-start.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { Message } from "../core/vocabulary/messages.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
-import type { RunHooks, StartPosition } from "./hooks.js";
+import type { RunHooks, RunState, StartPosition } from "./hooks.js";
 import { type LoopSettings, runLoop } from "./loop.js";
-import type { RunState } from "./run-state.js";
 import { emptyUsage, UsageMeter } from "./usage.js";
 
 const ran: string[] = [];

@@ -7,11 +7,28 @@
  */
 
 import type { RunError } from "../core/errors.js";
+import type { EventInit } from "../core/vocabulary/events.js";
 import type { AssistantMessage, FinishReason, Message, ToolCall } from "../core/vocabulary/messages.js";
 import type { ToolOutcome } from "../core/vocabulary/outcome.js";
-import type { ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
-import type { InvalidCall, ReadyCall } from "./environment/environment.js";
-import type { RunState } from "./run-state.js";
+import type { Model, ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
+import type { Budget } from "./budget.js";
+import type { Environment, InvalidCall, ReadyCall } from "./environment/environment.js";
+import type { UsageMeter } from "./usage.js";
+
+/** Everything one run shares between the loop and the turn handler. */
+export interface RunState<TContext> {
+  runId: string;
+  model: Model;
+  environment: Environment<TContext>;
+  budget: Budget;
+  meter: UsageMeter;
+  messages: Message[];
+  /** Fires on the caller's abort and on `limits.timeoutMs`. */
+  signal: AbortSignal;
+  emit: (event: EventInit) => void;
+  /** The run's features, composed once (agent/compose-hooks.ts): the loop calls only the methods present. */
+  hooks: RunHooks;
+}
 
 /** How a successful run ended. */
 export interface LoopOutcome {

@@ -2,9 +2,9 @@ import { GlassloopError, ModelBehaviorError, RunError, runStatusOf } from "../co
 import type { AssistantMessage, FinishReason, ToolCall, ToolMessage } from "../core/vocabulary/messages.js";
 import type { ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
 import { LIMIT_DEFAULTS } from "./budget.js";
-import type { LoopOutcome, PendingTurn, StepRequest, StepResult } from "./hooks.js";
+import type { LoopOutcome, PendingTurn, RunState, StepRequest, StepResult } from "./hooks.js";
 import { type CallSettings, callModel, toAssistantMessage } from "./model-call.js";
-import { abortError, budgetError, errorState, type RunState, silent } from "./run-state.js";
+import { abortError, budgetError, errorState, silent } from "./run-state.js";
 import { announceCall, recordResult, runTurn } from "./turn.js";
 
 /** Settings of one loop run that are not part of the shared state. */

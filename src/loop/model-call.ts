@@ -2,8 +2,8 @@ import { ModelCallError, RunError } from "../core/errors.js";
 import type { ModelResponseEvent } from "../core/vocabulary/events.js";
 import type { AssistantMessage, Message, ToolCall } from "../core/vocabulary/messages.js";
 import type { ModelObserver, ModelRequest, ModelResponse } from "../models/model.js";
-import type { StepRequest } from "./hooks.js";
-import { abortError, errorState, type RunState, silent } from "./run-state.js";
+import type { RunState, StepRequest } from "./hooks.js";
+import { abortError, errorState, silent } from "./run-state.js";
 
 /** Marks a model call the loop makes besides the agent's own, e.g. `summary` for SummaryMemory. */
 export type CallPurpose = NonNullable<ModelResponseEvent["purpose"]>;

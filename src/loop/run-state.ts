@@ -1,29 +1,10 @@
 import { BudgetExceededError, RunAbortedError, type RunErrorState } from "../core/errors.js";
 import type { EventInit } from "../core/vocabulary/events.js";
-import type { Message } from "../core/vocabulary/messages.js";
-import type { Model } from "../models/model.js";
-import type { Breach, Budget } from "./budget.js";
-import type { Environment } from "./environment/environment.js";
-import type { RunHooks } from "./hooks.js";
-import type { UsageMeter } from "./usage.js";
+import type { Breach } from "./budget.js";
+import type { RunState } from "./hooks.js";
 
 /** Why the run's abort signal fired because of a limit rather than the caller. */
 export class RunTimeout extends Error {}
-
-/** Everything one run shares between the loop and the turn handler. */
-export interface RunState<TContext> {
-  runId: string;
-  model: Model;
-  environment: Environment<TContext>;
-  budget: Budget;
-  meter: UsageMeter;
-  messages: Message[];
-  /** Fires on the caller's abort and on `limits.timeoutMs`. */
-  signal: AbortSignal;
-  emit: (event: EventInit) => void;
-  /** The run's features, composed once (hooks.ts): the loop calls only the methods present. */
-  hooks: RunHooks;
-}
 
 /** The emitter of a run nobody listens to: hot paths compare with it to skip building events. */
 export function silent(_event: EventInit): void {}

@@ -4,9 +4,9 @@ import type { Breach } from "./budget.js";
 import { mapConcurrent } from "./environment/concurrency.js";
 import type { ReadyCall } from "./environment/environment.js";
 import { abortedOutcome } from "./environment/feedback.js";
-import type { PreparedCall, StepResult, TurnStop } from "./hooks.js";
+import type { PreparedCall, RunState, StepResult, TurnStop } from "./hooks.js";
 import { FINAL_RESULT_TOOL } from "./output.js";
-import { abortError, budgetError, type RunState, silent } from "./run-state.js";
+import { abortError, budgetError, silent } from "./run-state.js";
 
 /**
  * Handles the tool calls of one assistant message. Results are appended in the order the model

@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
 import { ConfigError, type ErrorCode, GlassloopError } from "../core/errors.js";
+import { describeValue, firstDifference } from "../core/request-diff.js";
+import { parseTraceText } from "../core/trace-format.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { ToolCall } from "../core/vocabulary/messages.js";
 import type {
@@ -11,8 +13,6 @@ import type {
   ModelResponse,
   TokenUsage,
 } from "../models/model.js";
-import { describeValue, firstDifference } from "../trace/request-diff.js";
-import { parseTraceText } from "../trace/trace-format.js";
 import { canonicalFromBody, canonicalFromRequest } from "./replay/canonical.js";
 import { registerProvider } from "./resolve.js";
 

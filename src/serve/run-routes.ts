@@ -1,9 +1,9 @@
 /** Routes on one run: its summary, stream, cancel, approvals, the glass (a step's exact request), its trace view. */
 import type { Hono } from "hono";
 import { z } from "zod";
+import { diffRequests } from "../core/request-diff.js";
 import type { AgentEvent, ModelRequestEvent, ModelResponseEvent } from "../core/vocabulary/events.js";
 import { buildRunView } from "../trace/build-run-view.js";
-import { diffRequests } from "../trace/request-diff.js";
 import { summarize } from "../trace/run-summary.js";
 import { fieldErrors } from "./chat-request.js";
 import { uiEncoder } from "./chat-routes.js";

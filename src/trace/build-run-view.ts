@@ -1,6 +1,6 @@
+import type { TraceProblem } from "../core/trace-format.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { ErrorView, RunView, StepView, ToolCallView } from "./run-view.js";
-import type { TraceProblem } from "./trace-format.js";
 import { workerOf } from "./trace-worker.js";
 
 /** Reconstructs one run from its events (in trace order). */

@@ -1,4 +1,4 @@
-import { describeEntry, diffRequests } from "./request-diff.js";
+import { describeEntry, diffRequests } from "../core/request-diff.js";
 import type { RunSummary } from "./run-summary.js";
 import type { RunView, StepView, ToolCallView } from "./run-view.js";
 

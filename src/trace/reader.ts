@@ -10,11 +10,11 @@ import {
 } from "node:fs";
 import { join, resolve } from "node:path";
 import { GlassloopError } from "../core/errors.js";
+import { parseTraceText, type TraceProblem } from "../core/trace-format.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import { buildRunView, groupByRun } from "./build-run-view.js";
 import { type RunSummary, summarize } from "./run-summary.js";
 import type { RunView } from "./run-view.js";
-import { parseTraceText, type TraceProblem } from "./trace-format.js";
 import { DEFAULT_TRACE_DIR } from "./writer.js";
 
 /** A trace file or run that was asked for does not exist. */

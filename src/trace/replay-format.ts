@@ -1,6 +1,6 @@
 import type { Style } from "../cli/style.js";
+import { describeValue } from "../core/request-diff.js";
 import type { ReplayReport } from "./replay.js";
-import { describeValue } from "./request-diff.js";
 
 /** The terminal report of `trace replay`: reproduced, forked, or where it first diverged. */
 export function formatReplayReport(

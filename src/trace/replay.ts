@@ -1,4 +1,5 @@
 import { GlassloopError, RunError, runStatusOf } from "../core/errors.js";
+import { deepEqual, describeValue } from "../core/request-diff.js";
 import type { AgentEvent, ToolResultEvent } from "../core/vocabulary/events.js";
 import type { Message } from "../core/vocabulary/messages.js";
 import type { Model, ModelObserver, ModelRequest, ModelResponse } from "../models/model.js";
@@ -6,7 +7,6 @@ import { exchangesOf, ReplayDivergenceError, ReplayModel } from "../providers/re
 import { resolveModel } from "../providers/resolve.js";
 import { buildRunView } from "./build-run-view.js";
 import { readTraceEvents } from "./reader.js";
-import { deepEqual, describeValue } from "./request-diff.js";
 import type { RunView } from "./run-view.js";
 
 /** What a replay needs of an agent: glassloop's `Agent` fits. */

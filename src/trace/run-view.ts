@@ -1,10 +1,10 @@
+import type { TraceProblem } from "../core/trace-format.js";
 import type { ReasoningPart, ToolCall } from "../core/vocabulary/messages.js";
 import type { ToolOutcomeStatus } from "../core/vocabulary/outcome.js";
 import type { TraceRunStatus } from "../core/vocabulary/status.js";
 import type { Limits } from "../loop/budget.js";
 import type { RunUsage } from "../loop/usage.js";
 import type { FinishReason, TokenUsage } from "../models/model.js";
-import type { TraceProblem } from "./trace-format.js";
 
 export type { TraceRunStatus } from "../core/vocabulary/status.js";
 

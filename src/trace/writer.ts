@@ -1,10 +1,10 @@
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { TRACE_FORMAT, TRACE_VERSION, type TraceHeader } from "../core/trace-format.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import { redactingJsonSink, type Sink } from "../models/http/sink.js";
 import { type DigestKinds, withoutImageBytes } from "./images.js";
 import { type RedactionOptions, Redactor } from "./redact.js";
-import { TRACE_FORMAT, TRACE_VERSION, type TraceHeader } from "./trace-format.js";
 
 /** Where traces go when no directory or file is given. */
 export const DEFAULT_TRACE_DIR = ".glassloop/traces";

@@ -1,6 +1,6 @@
 import { type ChangeObject, diffLines } from "diff";
 import { useState } from "preact/hooks";
-import { type DiffEntry, describeValue, diffRequests } from "../../src/trace/request-diff.js";
+import { type DiffEntry, describeValue, diffRequests } from "../../src/core/request-diff.js";
 
 const CONTEXT = 3;
 

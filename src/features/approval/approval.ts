@@ -2,8 +2,8 @@ import { ConfigError, RunError, type RunErrorState } from "../../core/errors.js"
 import type { ToolCall } from "../../core/vocabulary/messages.js";
 import type { ToolOutcome } from "../../core/vocabulary/outcome.js";
 import type { InvalidCall, ReadyCall } from "../../loop/environment/environment.js";
-import type { RunHooks } from "../../loop/hooks.js";
-import { errorState, type RunState } from "../../loop/run-state.js";
+import type { RunHooks, RunState } from "../../loop/hooks.js";
+import { errorState } from "../../loop/run-state.js";
 import type { PendingCall } from "../../store/store.js";
 import { argumentsText, droppedKeys } from "./approval-args.js";
 

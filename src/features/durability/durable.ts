@@ -1,8 +1,7 @@
 import { runStatusOf } from "../../core/errors.js";
 import type { AssistantMessage, Message, ToolCall } from "../../core/vocabulary/messages.js";
 import type { ToolOutcome } from "../../core/vocabulary/outcome.js";
-import type { RunEnding, RunHooks } from "../../loop/hooks.js";
-import type { RunState } from "../../loop/run-state.js";
+import type { RunEnding, RunHooks, RunState } from "../../loop/hooks.js";
 import type { FinishReason } from "../../models/model.js";
 import type { PendingCall, ProgressMode, RunEnd, RunProgress, Store, StoredRun } from "../../store/store.js";
 import type { LoopGuard } from "../loop-guard.js";
@@ -26,7 +25,12 @@ export function durabilityHooks(durable: DurableRun, resumed?: StoredRun): RunHo
     },
     end: (state, ending) => durable.end(state, ending),
   };
-  if (resumed) hooks.start = async (state) => startPosition(resumed, state, durable);
+  if (resumed)
+    hooks.start = async (state) => {
+      const { position, recover } = startPosition(resumed, state);
+      if (recover) durable.recover(recover.turn, recover.calls);
+      return position;
+    };
   return hooks;
 }
 

@@ -1,6 +1,6 @@
 import { ConfigError } from "../../core/errors.js";
 import type { Message } from "../../core/vocabulary/messages.js";
-import type { RunState } from "../../loop/run-state.js";
+import type { RunState } from "../../loop/hooks.js";
 import type { MemoryStrategy } from "../../memory/strategy.js";
 import { RunBusyError } from "../../store/errors.js";
 import { currentOwner, markActive, reserveClaim } from "../../store/owner.js";

@@ -1,10 +1,8 @@
 import { ConfigError } from "../../core/errors.js";
 import type { AssistantMessage, Message } from "../../core/vocabulary/messages.js";
 import type { ToolOutcome } from "../../core/vocabulary/outcome.js";
-import type { StartPosition } from "../../loop/hooks.js";
-import type { RunState } from "../../loop/run-state.js";
-import type { StoredRun } from "../../store/store.js";
-import type { DurableRun } from "./durable.js";
+import type { RunState, StartPosition } from "../../loop/hooks.js";
+import type { PendingCall, StoredRun } from "../../store/store.js";
 
 /** The result a non-idempotent call gets when the process died while it ran. */
 export function interruptedContent(toolName: string): string {
@@ -14,6 +12,13 @@ export function interruptedContent(toolName: string): string {
   );
 }
 
+/** Where a stored run resumes, and the interrupted turn's calls the checkpoints must pick up again. */
+export interface Resumption {
+  position: StartPosition;
+  /** The interrupted turn with tool calls and its calls as the store holds them; absent otherwise. */
+  recover?: { turn: AssistantMessage; calls: PendingCall[] };
+}
+
 /**
  * Where a stored run resumes: after its last step, or, when the crash interrupted a turn, at that
  * step with the turn to finish (the loop decides its answer and runs its calls by the live
@@ -21,11 +26,7 @@ export function interruptedContent(toolName: string): string {
  * re-run only if its tool is idempotent, otherwise it gets an explicit "interrupted" result;
  * calls that never started run now.
  */
-export function startPosition(
-  stored: StoredRun,
-  state: RunState<unknown>,
-  durable: DurableRun,
-): StartPosition {
+export function startPosition(stored: StoredRun, state: RunState<unknown>): Resumption {
   const lastStep = stored.usage.steps.at(-1)?.step ?? 0;
   const turn = lastAssistant(state.messages);
   const pending = stored.progress.pending;
@@ -33,7 +34,7 @@ export function startPosition(
   // text answer, before it was marked done).
   const unanswered =
     turn !== undefined && (turn.toolCalls?.length ? pending.length > 0 : state.messages.at(-1) === turn);
-  if (!turn || !unanswered) return { step: lastStep + 1 };
+  if (!turn || !unanswered) return { position: { step: lastStep + 1 } };
   const ids = new Set(pending.map((p) => p.call.id));
   const known = new Map<string, ToolOutcome>();
   for (const p of pending) {
@@ -47,15 +48,17 @@ export function startPosition(
       });
     }
   }
-  if (turn.toolCalls?.length) durable.recover(turn, pending);
   return {
-    step: lastStep,
-    pendingTurn: {
-      assistant: turn,
-      finishReason: stored.progress.finishReason,
-      calls: (turn.toolCalls ?? []).filter((c) => ids.has(c.id)),
-      known,
+    position: {
+      step: lastStep,
+      pendingTurn: {
+        assistant: turn,
+        finishReason: stored.progress.finishReason,
+        calls: (turn.toolCalls ?? []).filter((c) => ids.has(c.id)),
+        known,
+      },
     },
+    ...(turn.toolCalls?.length ? { recover: { turn, calls: pending } } : {}),
   };
 }
 

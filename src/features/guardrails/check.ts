@@ -8,9 +8,10 @@
 import { BudgetExceededError, RunError } from "../../core/errors.js";
 import type { AgentEvent } from "../../core/vocabulary/events.js";
 import type { RunUsage } from "../../core/vocabulary/usage.js";
+import type { RunState } from "../../loop/hooks.js";
 import { limitsWithin } from "../../loop/limits-check.js";
 import { raceAbort } from "../../loop/model-call.js";
-import { abortError, budgetError, errorState, type RunState } from "../../loop/run-state.js";
+import { abortError, budgetError, errorState } from "../../loop/run-state.js";
 import { GuardrailFailedError, GuardrailTripwireError } from "./errors.js";
 import type { GuardrailStage, GuardrailTools, GuardrailTripwire, GuardrailVerdict } from "./guardrail.js";
 

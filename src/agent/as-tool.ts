@@ -1,9 +1,9 @@
 import { z } from "zod";
-import type { RunOptions, RunResult } from "../agent/agent.js";
 import { RunError, ToolError } from "../core/errors.js";
 import { limitsWithin } from "../loop/limits-check.js";
 import type { Model } from "../models/model.js";
 import { type Tool, type ToolModel, tool } from "../tools/tool.js";
+import type { RunOptions, RunResult } from "./agent-config.js";
 
 /** What `agentAsTool` needs of an agent (any `Agent` fits). */
 export interface SubAgent<TOutput> {

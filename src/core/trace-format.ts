@@ -1,4 +1,4 @@
-import type { AgentEvent } from "../core/vocabulary/events.js";
+import type { AgentEvent } from "./vocabulary/events.js";
 
 /** The `format` field of a trace's first line. */
 export const TRACE_FORMAT = "glassloop-trace";
