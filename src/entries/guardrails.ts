@@ -28,7 +28,11 @@ export {
   type SizeGuardOptions,
   sizeGuard,
 } from "../features/guardrails/guards/size-guard.js";
-export { toolGuardrail } from "../features/guardrails/guards/tool-guardrail.js";
+export {
+  inputGuardrail,
+  outputGuardrail,
+  toolGuardrail,
+} from "../features/guardrails/guards/tool-guardrail.js";
 export {
   type UrlAllowList,
   type UrlAllowListOptions,

@@ -103,7 +103,7 @@ export function spawnWorker(
 
 /** One line of the effects log the worker module writes. */
 export interface EffectLine {
-  kind: "effect" | "returned" | "refund" | "hold";
+  kind: "effect" | "returned" | "refund" | "hold" | "guard";
   run: string;
   call?: string;
   /** On a `hold` line: the runs the worker held at once, this one included. */
