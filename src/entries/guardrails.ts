@@ -20,7 +20,10 @@ export type {
   InputGuardrail,
   InputVerdict,
   OutputGuardrail,
+  ToolAfterCheck,
+  ToolBeforeCheck,
   ToolGuardrail,
+  ToolGuardrailBase,
 } from "../features/guardrails/guardrail.js";
 export { type SecretEgressOptions, secretEgressGuard } from "../features/guardrails/guards/secret-egress.js";
 export {

@@ -142,25 +142,57 @@ export interface GuardrailToolResult<TArgs = unknown> extends GuardrailToolCall<
   files: readonly FilePart[];
 }
 
-/**
- * Judges tool calls: `before` with the validated arguments (reject: the call does not run and the
- * model reads `message`), `after` with the result (reject: the model reads `message` instead of
- * it). A tripwire stops the run once the turn's running calls have finished; calls of the turn
- * not yet started do not run. Calls of `final_result` are the run's answer: output guardrails
- * judge them.
- */
-export interface ToolGuardrail<TContext = unknown, TArgs = unknown> extends GuardrailBase {
-  /** The tools it watches, by name; every tool when absent. */
-  tools?: readonly string[];
+/** A tool guardrail's `before` check: the call with its validated arguments, before it runs. */
+export interface ToolBeforeCheck<TContext = unknown, TArgs = unknown> {
+  // Method syntax on purpose: a check typed for one tool's arguments fits a list of any tool's.
+  before(
+    call: GuardrailToolCall<TArgs>,
+    tools: GuardrailTools<TContext>,
+  ): GuardrailVerdict | Promise<GuardrailVerdict>;
+}
+
+/** A tool guardrail's `after` check: the call's result, before the model reads it. */
+export interface ToolAfterCheck<TContext = unknown, TArgs = unknown> {
+  after(
+    result: GuardrailToolResult<TArgs>,
+    tools: GuardrailTools<TContext>,
+  ): GuardrailVerdict | Promise<GuardrailVerdict>;
+}
+
+/** The `before` check, optional. */
+interface MaybeBefore<TContext, TArgs> {
   before?(
     call: GuardrailToolCall<TArgs>,
     tools: GuardrailTools<TContext>,
   ): GuardrailVerdict | Promise<GuardrailVerdict>;
+}
+
+/** The `after` check, optional. */
+interface MaybeAfter<TContext, TArgs> {
   after?(
     result: GuardrailToolResult<TArgs>,
     tools: GuardrailTools<TContext>,
   ): GuardrailVerdict | Promise<GuardrailVerdict>;
 }
+
+/** What every tool guardrail has besides its checks. */
+export interface ToolGuardrailBase extends GuardrailBase {
+  /** The tools it watches, by name; every tool when absent. */
+  tools?: readonly string[];
+}
+
+/**
+ * Judges tool calls: `before` with the validated arguments (reject: the call does not run and the
+ * model reads `message`), `after` with the result (reject: the model reads `message` instead of
+ * it); at least one of them. A tripwire stops the run once the turn's running calls have
+ * finished; calls of the turn not yet started do not run. Calls of `final_result` are the run's
+ * answer: output guardrails judge them.
+ */
+export type ToolGuardrail<TContext = unknown, TArgs = unknown> = ToolGuardrailBase &
+  (
+    | (ToolBeforeCheck<TContext, TArgs> & MaybeAfter<TContext, TArgs>)
+    | (MaybeBefore<TContext, TArgs> & ToolAfterCheck<TContext, TArgs>)
+  );
 
 /** An agent's guardrails (the `guardrails` option), run in the order listed; the first that does not allow decides. */
 export interface Guardrails<TContext = unknown, TOutput = unknown> {

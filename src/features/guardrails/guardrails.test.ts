@@ -359,7 +359,9 @@ describe("a failing guardrail", () => {
     const model = new ScriptedModel([]);
     const g: InputGuardrail = { name: "a", check: () => ({ action: "allow" }) };
     expect(() => new Agent({ model, guardrails: { input: [g, g] } })).toThrowError(ConfigError);
-    expect(() => new Agent({ model, guardrails: { tools: [{ name: "empty" }] } })).toThrowError(
+    // The types require a check; a caller from JavaScript gets the same refusal at run time.
+    const empty = { name: "empty" } as unknown as ToolGuardrail;
+    expect(() => new Agent({ model, guardrails: { tools: [empty] } })).toThrowError(
       'guardrails.tools: "empty" has neither before nor after',
     );
   });

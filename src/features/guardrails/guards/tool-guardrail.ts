@@ -4,6 +4,9 @@ import type { InputGuardrail, OutputGuardrail, ToolGuardrail } from "../guardrai
 /** The arguments type of a tool, as its schema parses them. */
 type ArgsOf<T> = T extends { run(args: infer A, ...rest: never[]): unknown } ? A : unknown;
 
+/** `T` without `K`, member by member of a union (TypeScript's `Omit` would merge the members). */
+type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
 /** A tool as `toolGuardrail` needs it: its name and its typed `run`. */
 type NamedTool = Pick<Tool, "name"> & { run(args: never, ...rest: never[]): unknown };
 
@@ -16,14 +19,14 @@ export function toolGuardrail<TContext = unknown>(
 ): ToolGuardrail<TContext>;
 export function toolGuardrail<T extends NamedTool, TContext = unknown>(
   tool: T,
-  guardrail: Omit<ToolGuardrail<TContext, ArgsOf<T>>, "tools">,
+  guardrail: OmitEach<ToolGuardrail<TContext, ArgsOf<T>>, "tools">,
 ): ToolGuardrail<TContext, ArgsOf<T>>;
 export function toolGuardrail(
   first: NamedTool | ToolGuardrail,
-  guardrail?: Omit<ToolGuardrail, "tools">,
+  guardrail?: OmitEach<ToolGuardrail, "tools">,
 ): ToolGuardrail {
   if (guardrail === undefined) return first as ToolGuardrail;
-  return { ...guardrail, tools: [first.name] };
+  return { ...guardrail, tools: [(first as NamedTool).name] };
 }
 
 /**
