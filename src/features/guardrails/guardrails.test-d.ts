@@ -80,8 +80,8 @@ describe("the guardrail API's types", () => {
     new Agent({
       model,
       output: z.object({ n: z.number() }),
-      // @ts-expect-error an output guardrail for another output type does not fit
       guardrails: {
+        // @ts-expect-error an output guardrail for another output type does not fit
         output: [outputGuardrail<{ s: string }>({ name: "s", check: () => ({ action: "allow" }) })],
       },
     });
