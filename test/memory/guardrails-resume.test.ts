@@ -13,7 +13,7 @@ import { SqliteStore } from "glassloop/store";
 import { ScriptedModel } from "glassloop/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { emptyUsage } from "../../src/agent/usage.js";
+import { emptyUsage } from "../../src/loop/usage.js";
 import { expectEveryCallAnswered } from "../helpers/core.js";
 
 // A pid above Linux's pid_max: the process that "crashed" is certainly gone.
