@@ -2,8 +2,10 @@ import { ConfigError } from "../../core/errors.js";
 import type { Message } from "../../core/vocabulary/messages.js";
 import type { RunState } from "../../loop/hooks.js";
 import type { MemoryStrategy } from "../../memory/strategy.js";
+import { scrubberFor } from "../../models/http/sink.js";
 import { RunBusyError } from "../../store/errors.js";
 import { currentOwner, markActive, reserveClaim } from "../../store/owner.js";
+import { redactingStore } from "../../store/redacting-store.js";
 import { assertClaimable } from "../../store/run-claim.js";
 import { deferredDefaultStore } from "../../store/sqlite/deferred-default-store.js";
 import type { RunTools, Store, StoredRun } from "../../store/store.js";
@@ -32,6 +34,18 @@ export interface AttachedRun {
 // Runs on one session in this process wait for each other instead of failing.
 const sessionQueues = new Map<string, Promise<void>>();
 
+const wrappers = new WeakMap<Store, Store>();
+
+/** `store` behind the store sink, scrubbing with this process's environment (one wrapper per store). */
+function scrubbed(store: Store): Store {
+  let wrapped = wrappers.get(store);
+  if (!wrapped) {
+    wrapped = redactingStore(store, scrubberFor(process.env));
+    wrappers.set(store, wrapped);
+  }
+  return wrapped;
+}
+
 /** Wires a run to its store: checkpoints, sessions, claims for resume. */
 export class Persistence {
   readonly #config: PersistenceConfig;
@@ -42,9 +56,13 @@ export class Persistence {
     this.#agent = agent;
   }
 
-  /** The configured store, or the default SQLite file, loaded and opened on its first call. */
+  /**
+   * The configured store, or the default SQLite file, loaded and opened on its first call; as
+   * the store sink: every write scrubbed of the process's secrets (`redactingStore`), whoever
+   * made the store. The same store gets the same wrapper, so `agent.store` keeps its identity.
+   */
   get store(): Store {
-    return this.#config.store ?? deferredDefaultStore();
+    return scrubbed(this.#config.store ?? deferredDefaultStore());
   }
 
   /**
