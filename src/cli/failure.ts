@@ -1,6 +1,6 @@
 import { GlassloopError, RunError } from "../core/errors.js";
 import type { Redactor } from "../core/redact.js";
-import { scrubberFor } from "../models/http/sink.js";
+import { scrubberFor } from "../core/sink.js";
 import { EXIT } from "./command.js";
 import { visible } from "./visible.js";
 
@@ -44,7 +44,7 @@ export function formatError(error: unknown, env: NodeJS.ProcessEnv): string {
   return visible(scrubSecrets(text, env), "text");
 }
 
-/** The redactor of everything the CLI prints: the sinks' one scrubber for `env` (models/http/sink.ts). */
+/** The redactor of everything the CLI prints: the sinks' one scrubber for `env` (core/sink.ts). */
 export function redactorFor(env: NodeJS.ProcessEnv): Redactor {
   return scrubberFor(env);
 }

@@ -12,7 +12,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { createInterface, type Interface, type ReadLineOptions } from "node:readline";
-import { redactingSink, type Sink, scrubberFor } from "../models/http/sink.js";
+import { redactingSink, type Sink, scrubberFor } from "../core/sink.js";
 import { visible } from "./visible.js";
 
 /** The escape sequences the CLI itself may send: its colors and the erase of a redrawn line. */

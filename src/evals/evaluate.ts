@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { redactingSink, scrubberFor } from "../core/sink.js";
 import { ConfigError, type Limits, type Model, resolveModel } from "../index.js";
-import { redactingSink, scrubberFor } from "../models/http/sink.js";
 import { BudgetPool } from "./budget-pool.js";
 import { ALL_PASS, checkRule } from "./combine.js";
 import type { EvalEvent } from "./events.js";

@@ -1,5 +1,5 @@
+import { redactingSink, type Scrubber, type Sink } from "../core/sink.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
-import { redactingSink, type Scrubber, type Sink } from "../models/http/sink.js";
 import type { PgPool } from "../store/postgres/pg-driver.js";
 import { NOW_MS } from "./scale-db.js";
 

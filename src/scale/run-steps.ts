@@ -1,5 +1,5 @@
-import type { Scrubber } from "../models/http/sink.js";
-import { redactingSink, type Sink } from "../models/http/sink.js";
+import type { Scrubber } from "../core/sink.js";
+import { redactingSink, type Sink } from "../core/sink.js";
 import type { DbosModule } from "./sdk.js";
 
 /** Whether this worker may still take steps; a worker whose runs were adopted never does (see lease.ts). */

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { ConfigError } from "../core/errors.js";
 import type { RedactionOptions } from "../core/redact.js";
-import { scrubberFor } from "../models/http/sink.js";
+import { scrubberFor } from "../core/sink.js";
 import { PostgresStore } from "../store/postgres/postgres-store.js";
 import { redactingStore } from "../store/redacting-store.js";
 import type { WorkerModule } from "./agents.js";

@@ -1,14 +1,14 @@
 import { Agent } from "../agent/agent.js";
 import type { AgentConfigWithoutOutput } from "../agent/agent-config.js";
 import { ConfigError, RunError, runStatusOf } from "../core/errors.js";
+import type { Scrubber } from "../core/sink.js";
+import { redactingSink } from "../core/sink.js";
 import type { Limits } from "../core/vocabulary/limits.js";
 import type { Message } from "../core/vocabulary/messages.js";
 import type { RunStatus } from "../core/vocabulary/status.js";
 import type { RunUsage } from "../core/vocabulary/usage.js";
 import type { PendingApproval } from "../features/approval/approval.js";
 import { ENVIRONMENT_DEFAULTS } from "../loop/environment/environment.js";
-import type { Scrubber } from "../models/http/sink.js";
-import { redactingSink } from "../models/http/sink.js";
 import { resolveModel } from "../providers/resolve.js";
 import { currentOwner } from "../store/owner.js";
 import type { PostgresStore } from "../store/postgres/postgres-store.js";

@@ -1,4 +1,4 @@
-import type { Scrubber } from "../models/http/sink.js";
+import type { Scrubber } from "../core/sink.js";
 import type { NewNote, NewRun, Note, RunCheckpoint, RunEnd, Store } from "./store.js";
 
 /** What scrubs values before they are stored: the sinks' `Scrubber` (the library's `Redactor` is one). */

@@ -1,8 +1,8 @@
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { redactingJsonSink, type Sink } from "../core/sink.js";
 import { TRACE_FORMAT, TRACE_VERSION, type TraceHeader } from "../core/trace-format.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
-import { redactingJsonSink, type Sink } from "../models/http/sink.js";
 import { type DigestKinds, withoutImageBytes } from "./images.js";
 import { type RedactionOptions, Redactor } from "./redact.js";
 

@@ -1,6 +1,6 @@
 /**
  * The redaction chokepoint (docs/security.md): every place values leave the process is a sink
- * made with `redactingSink` (src/models/http/sink.ts). The scan finds every source file that
+ * made with `redactingSink` (src/core/sink.ts). The scan finds every source file that
  * writes out of the process (files, descriptors, DBOS steps) and requires it to write through a
  * sink, or to be listed below with what it writes and why that is no leak; a new output channel
  * fails here until it is one or the other.
@@ -16,7 +16,7 @@ const OUTPUT =
   /\b(writeFileSync|writeFile|appendFileSync|appendFile|writeSync|createWriteStream)\(|\.runStep\(/;
 
 /** A file that writes through a sink imports the sink module. */
-const THROUGH_SINK = /from "[./]*(models\/http\/)?sink\.js"/;
+const THROUGH_SINK = /from "[./]*(core\/)?sink\.js"/;
 
 /** Writers that are no sink of events or results, each with why. */
 const NOT_A_SINK: Record<string, string> = {

@@ -11,7 +11,7 @@ import { z } from "zod";
 import { Agent, tool } from "../../src/index.js";
 import { loadPg, type PgPoolConfig } from "../../src/store/postgres/pg-driver.js";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
-import { SqliteStore } from "../../src/store/sqlite-store.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import type { Store } from "../../src/store/store.js";
 import { ScriptedModel } from "../../src/testing.js";
 import { POSTGRES_SKIP, postgresUrl } from "../helpers/postgres.js";

@@ -1,8 +1,8 @@
 import { ConfigError } from "../../core/errors.js";
+import { scrubberFor } from "../../core/sink.js";
 import type { Message } from "../../core/vocabulary/messages.js";
 import type { RunState } from "../../loop/hooks.js";
 import type { MemoryStrategy } from "../../memory/strategy.js";
-import { scrubberFor } from "../../models/http/sink.js";
 import { RunBusyError } from "../../store/errors.js";
 import { currentOwner, markActive, reserveClaim } from "../../store/owner.js";
 import { redactingStore } from "../../store/redacting-store.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { REDACTED } from "../../core/redact.js";
+import { REDACTED } from "./redact.js";
 import { redactingJsonSink, redactingSink, scrubberFor } from "./sink.js";
 
 const KEY = "sk-proj-sink-test-0123456789abcdef";

@@ -5,7 +5,7 @@
  * only ever receives values the `Redactor` has scrubbed (the environment's secrets, the caller's,
  * every credential shape): a new sink gets redaction from the way it is made, with no code of its own.
  */
-import { type RedactionOptions, Redactor } from "../../core/redact.js";
+import { type RedactionOptions, Redactor } from "./redact.js";
 
 /** What scrubs a value on its way out: the library's `Redactor` has this shape. */
 export interface Scrubber {
