@@ -221,6 +221,7 @@ describe("the root entry", () => {
         "ServeOptions",
         "ServeRequestError",
         "ServeRunStatus",
+        "ServeStats",
         "SqliteServeLog",
         "createHandler",
         "defineServe",

@@ -38,12 +38,24 @@ export interface ServeOptions {
   recover?: boolean;
 }
 
+/** Counters for monitoring (and the bench's memory figures). */
+export interface ServeStats {
+  /** Runs this process drives now. */
+  runs: number;
+  /** SSE responses open now. */
+  streams: number;
+  /** Bytes of SSE handed to the runtime since start (what a client's connection has taken). */
+  bytesSent: number;
+}
+
 /** A Web-standard handler: mount `fetch` in any runtime; `close` when done. */
 export interface ServeHandler {
   /** `Request → Response`: Next.js route handlers, Hono, Bun/Deno `serve`, Node through an adapter. */
   fetch: (request: Request) => Promise<Response>;
   /** Settles when runs left by a previous process have been resumed (or reported). */
   ready: Promise<void>;
+  /** What the server holds now: runs driven here, open streams, and bytes handed to the runtime so far. */
+  stats: () => ServeStats;
   /** Stops runs in progress (they stay resumable) and closes the log. */
   close: () => Promise<void>;
 }
@@ -65,7 +77,22 @@ export function createHandler(options: ServeOptions): ServeHandler {
   const agents = new AgentTable({ ...options.agents }, store);
   const hub = new RunHub(log);
   const runs = new RunManager({ log, hub, agents, store, redactor, maxActiveRuns: limits.maxActiveRuns });
-  const ctx: ServeContext = { log, hub, runs, agents, auth, limits, redactor };
+  const counters = { streams: 0, bytesSent: 0 };
+  const ctx: ServeContext = {
+    log,
+    hub,
+    runs,
+    agents,
+    auth,
+    limits,
+    redactor,
+    onBytes: (bytes) => {
+      counters.bytesSent += bytes;
+    },
+    onStream: (delta) => {
+      counters.streams += delta;
+    },
+  };
   const rate = new RateLimiter(limits.requestsPerMinute);
 
   const app = new Hono<ServeEnv>();
@@ -125,6 +152,7 @@ export function createHandler(options: ServeOptions): ServeHandler {
   return {
     fetch: async (request) => app.fetch(request),
     ready,
+    stats: () => ({ runs: hub.size, streams: counters.streams, bytesSent: counters.bytesSent }),
     close: async () => {
       await ready.catch(() => {});
       runs.abortAll();

@@ -18,8 +18,10 @@ export interface ServeContext {
   auth: Authenticator;
   limits: ResolvedLimits;
   redactor: Redactor;
-  /** Bytes handed out per response, for the bench's per-client memory figure. */
+  /** Bytes handed to the runtime, for the server's stats. */
   onBytes?: (bytes: number) => void;
+  /** A stream opened (+1) or ended (-1). */
+  onStream?: (delta: 1 | -1) => void;
 }
 
 /** Hono's environment for the routes: the principal set by the auth middleware. */
@@ -66,6 +68,7 @@ export function sseResponse(
     keepAliveMs: ctx.limits.keepAliveMs,
     idleMs: ctx.limits.streamIdleMs,
     ...(ctx.onBytes && { onBytes: ctx.onBytes }),
+    ...(ctx.onStream && { onStream: ctx.onStream }),
   });
   return new Response(body, { status: 200, headers: streamHeaders(run.runId, run.chatId, protocol) });
 }

@@ -25,6 +25,8 @@ export interface RunStreamOptions {
   idleMs: number;
   /** Counts bytes handed to the runtime for this response (bench and tests: per-client memory). */
   onBytes?: (bytes: number) => void;
+  /** Told when the stream opens (+1) and when it ends or is cancelled (-1). */
+  onStream?: (delta: 1 | -1) => void;
 }
 
 const encoder = new TextEncoder();
@@ -39,14 +41,25 @@ export function runEventStream(options: RunStreamOptions): ReadableStream<Uint8A
   const { hub, runId, encoder: protocol } = options;
   let after = options.after;
   let ended = false;
-  const cancelled = new AbortController();
+  let cancelled = false;
+  // Idle is time since the last item sent (keep-alive comments do not count).
+  let idleSince = Date.now();
+  // The wait in progress, so a cancel wakes it (one controller per wait: no listener piles up).
+  let waiting: AbortController | undefined;
+  let open = true;
+  options.onStream?.(1);
+  const finish = () => {
+    if (!open) return;
+    open = false;
+    options.onStream?.(-1);
+  };
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        const idleSince = Date.now();
-        while (!cancelled.signal.aborted) {
+        while (!cancelled) {
           const { entries, live } = await hub.read(runId, after, BATCH);
           if (entries.length > 0) {
+            idleSince = Date.now();
             let text = "";
             for (const entry of entries) {
               text += frame(runId, entry, protocol.encode(entry));
@@ -61,35 +74,48 @@ export function runEventStream(options: RunStreamOptions): ReadableStream<Uint8A
             }
             if (ended && protocol.done) text += `data: ${protocol.done}\n\n`;
             send(controller, text);
-            if (ended) controller.close();
+            if (ended) {
+              controller.close();
+              finish();
+            }
             return;
           }
           if (!live) {
             // Nothing more will come from here (the run ended, paused, or is driven nowhere).
             if (protocol.done) send(controller, `data: ${protocol.done}\n\n`);
             controller.close();
+            finish();
             return;
           }
           const waited = Date.now() - idleSince;
           if (waited >= options.idleMs) {
             controller.close();
+            finish();
             return;
           }
-          const timeout = new AbortController();
+          const wait = new AbortController();
+          waiting = wait;
+          let timedOut = false;
           const timer = setTimeout(
-            () => timeout.abort(),
+            () => {
+              timedOut = true;
+              wait.abort();
+            },
             Math.min(options.keepAliveMs, options.idleMs - waited),
           );
-          await hub.wait(runId, after, AbortSignal.any([timeout.signal, cancelled.signal]));
+          await hub.wait(runId, after, wait.signal);
           clearTimeout(timer);
-          if (timeout.signal.aborted && Date.now() - idleSince < options.idleMs) {
+          waiting = undefined;
+          if (timedOut && !cancelled && Date.now() - idleSince < options.idleMs) {
             send(controller, ": keep-alive\n\n");
             return;
           }
         }
       },
       cancel() {
-        cancelled.abort();
+        cancelled = true;
+        waiting?.abort();
+        finish();
       },
     },
     { highWaterMark: 1 },
