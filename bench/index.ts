@@ -11,6 +11,7 @@ import { newProvidersBench } from "./new-providers.js";
 import { postgresBench } from "./postgres.js";
 import { providersBench } from "./providers.js";
 import { scaleBench } from "./scale.js";
+import { serveBench } from "./serve.js";
 import { type BenchSection, formatTable } from "./table.js";
 import { traceBench } from "./trace.js";
 
@@ -22,6 +23,7 @@ const sections: BenchSection[] = [
   { name: "memory", run: memoryBench },
   { name: "postgres", run: postgresBench },
   { name: "scale", run: scaleBench },
+  { name: "serve", run: serveBench },
   { name: "cli", run: cliBench },
   { name: "local", run: localModelBench },
   { name: "evals", run: evalsBench },

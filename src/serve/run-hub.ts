@@ -4,6 +4,18 @@ import type { ServeLog } from "./serve-log.js";
 /** Entries kept in memory after they are written, for readers that keep up (the rest read the log). */
 const TAIL = 512;
 
+/** How long deltas alone wait to be written together. */
+const DELTA_BATCH_MS = 20;
+
+/** Lets a reader end its own wait (it stopped reading). */
+export interface Waker {
+  wake?: () => void;
+}
+
+function isDelta(item: LogItem): boolean {
+  return item.kind === "event" && (item.event.type === "text_delta" || item.event.type === "reasoning_delta");
+}
+
 /**
  * One run being driven in this process: its items get their sequence numbers here, wait a tick
  * in memory, then go to the log in one transaction per batch. Readers that keep up read the
@@ -19,6 +31,7 @@ export class RunChannel {
   #waiters = new Set<() => void>();
   #flushing: Promise<void> = Promise.resolve();
   #scheduled = false;
+  #timer: NodeJS.Timeout | undefined;
   #failure: unknown;
   #live = true;
 
@@ -43,14 +56,28 @@ export class RunChannel {
     return this.#failure;
   }
 
-  /** Appends items with the next sequence numbers; written to the log on the next tick. */
+  /**
+   * Appends items with the next sequence numbers. They are written to the log on the next tick,
+   * except text and reasoning deltas alone, which wait up to DELTA_BATCH_MS so a fast stream
+   * costs one transaction per batch, not per token (a crash loses at most that much of a step the
+   * resumed run streams again anyway).
+   */
   append(items: readonly LogItem[]): void {
     if (items.length === 0) return;
     for (const item of items) this.#tail.push({ seq: ++this.#lastSeq, item });
     this.#unflushed += items.length;
-    if (!this.#scheduled) {
-      this.#scheduled = true;
-      setImmediate(() => this.#flush());
+    if (items.some((item) => !isDelta(item))) {
+      if (this.#timer) clearTimeout(this.#timer);
+      this.#timer = undefined;
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    } else if (!this.#scheduled && !this.#timer) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        this.#flush();
+      }, DELTA_BATCH_MS);
     }
     this.#wake();
   }
@@ -64,23 +91,33 @@ export class RunChannel {
     return this.#tail.slice(start, start + limit);
   }
 
-  /** Resolves once there is an item after `after`, on the end, or when `signal` aborts. */
-  wait(after: number, signal?: AbortSignal): Promise<void> {
-    if (!this.#live || signal?.aborted || this.#lastSeq > after) return Promise.resolve();
+  /**
+   * Resolves once there is an item after `after` or the run ends (false), or after `timeoutMs`
+   * (true). `waker.wake` is set while waiting, so a cancelled reader can end its wait at once.
+   */
+  wait(after: number, timeoutMs: number, waker: Waker = {}): Promise<boolean> {
+    if (!this.#live || this.#lastSeq > after) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const done = () => {
-        this.#waiters.delete(done);
-        signal?.removeEventListener("abort", done);
-        resolve();
+      const done = (timedOut: boolean) => {
+        clearTimeout(timer);
+        this.#waiters.delete(wake);
+        waker.wake = undefined;
+        resolve(timedOut);
       };
-      this.#waiters.add(done);
-      signal?.addEventListener("abort", done, { once: true });
+      const wake = () => done(false);
+      const timer = setTimeout(() => done(true), timeoutMs);
+      this.#waiters.add(wake);
+      waker.wake = wake;
     });
   }
 
   /** Waits until everything appended so far is in the log. */
   async flushed(): Promise<void> {
-    if (this.#unflushed > 0) this.#flush();
+    if (this.#unflushed > 0) {
+      if (this.#timer) clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#flush();
+    }
     await this.#flushing;
   }
 
@@ -109,6 +146,7 @@ export class RunChannel {
   }
 
   #wake(): void {
+    if (this.#waiters.size === 0) return;
     for (const waiter of [...this.#waiters]) waiter();
   }
 }
@@ -159,8 +197,8 @@ export class RunHub {
     return { entries, live: channel?.live === true && this.#channels.get(runId) === channel };
   }
 
-  /** Resolves when `runId` has an item after `after` (or ends); at once when it is not driven here. */
-  wait(runId: string, after: number, signal?: AbortSignal): Promise<void> {
-    return this.#channels.get(runId)?.wait(after, signal) ?? Promise.resolve();
+  /** Waits for an item of `runId` after `after` (false) or `timeoutMs` (true); at once when it is not driven here. */
+  wait(runId: string, after: number, timeoutMs: number, waker?: Waker): Promise<boolean> {
+    return this.#channels.get(runId)?.wait(after, timeoutMs, waker) ?? Promise.resolve(false);
   }
 }

@@ -71,6 +71,18 @@ interface ApprovalRow {
 export class SqliteServeLog implements ServeLog {
   readonly location: string;
   readonly #db: Database.Database;
+  // Prepared once per SQL text: preparing costs more than most of these statements take to run.
+  readonly #statements = new Map<string, Database.Statement>();
+  #appendTx: ((runId: string, entries: readonly LogEntry[]) => void) | undefined;
+
+  #sql(text: string): Database.Statement {
+    let statement = this.#statements.get(text);
+    if (!statement) {
+      statement = this.#db.prepare(text);
+      this.#statements.set(text, statement);
+    }
+    return statement;
+  }
 
   constructor(path: string = DEFAULT_SERVE_DB) {
     this.location = path;
@@ -83,112 +95,105 @@ export class SqliteServeLog implements ServeLog {
   }
 
   async getChat(principal: string, chatId: string): Promise<ChatRecord | undefined> {
-    const row = this.#db
-      .prepare("select * from serve_chats where principal = ? and chat_id = ?")
-      .get(principal, chatId) as ChatRow | undefined;
+    const row = this.#sql("select * from serve_chats where principal = ? and chat_id = ?").get(
+      principal,
+      chatId,
+    ) as ChatRow | undefined;
     return row && chatOf(row);
   }
 
   async ensureChat(chat: Omit<ChatRecord, "createdAt" | "updatedAt" | "activeRun">): Promise<ChatRecord> {
     const now = Date.now();
-    this.#db
-      .prepare(
-        `insert into serve_chats (principal, chat_id, agent, title, created_at, updated_at)
+    this.#sql(
+      `insert into serve_chats (principal, chat_id, agent, title, created_at, updated_at)
          values (?, ?, ?, ?, ?, ?) on conflict do nothing`,
-      )
-      .run(chat.principal, chat.chatId, chat.agent, chat.title, now, now);
+    ).run(chat.principal, chat.chatId, chat.agent, chat.title, now, now);
     return (await this.getChat(chat.principal, chat.chatId)) as ChatRecord;
   }
 
   async listChats(principal: string, limit: number): Promise<ChatRecord[]> {
-    const rows = this.#db
-      .prepare("select * from serve_chats where principal = ? order by updated_at desc limit ?")
-      .all(principal, limit) as ChatRow[];
+    const rows = this.#sql(
+      "select * from serve_chats where principal = ? order by updated_at desc limit ?",
+    ).all(principal, limit) as ChatRow[];
     return rows.map(chatOf);
   }
 
   async deleteChat(principal: string, chatId: string): Promise<void> {
-    this.#db.prepare("delete from serve_chats where principal = ? and chat_id = ?").run(principal, chatId);
+    this.#sql("delete from serve_chats where principal = ? and chat_id = ?").run(principal, chatId);
   }
 
   async claimChat(principal: string, chatId: string, runId: string, expect?: string): Promise<boolean> {
-    const result = this.#db
-      .prepare(
-        `update serve_chats set active_run = ?, updated_at = ?
+    const result = this.#sql(
+      `update serve_chats set active_run = ?, updated_at = ?
          where principal = ? and chat_id = ? and (active_run is null or active_run = ?)`,
-      )
-      .run(runId, Date.now(), principal, chatId, expect ?? null);
+    ).run(runId, Date.now(), principal, chatId, expect ?? null);
     return result.changes === 1;
   }
 
   async releaseChat(principal: string, chatId: string, runId: string): Promise<void> {
-    this.#db
-      .prepare(
-        "update serve_chats set active_run = null, updated_at = ? where principal = ? and chat_id = ? and active_run = ?",
-      )
-      .run(Date.now(), principal, chatId, runId);
+    this.#sql(
+      "update serve_chats set active_run = null, updated_at = ? where principal = ? and chat_id = ? and active_run = ?",
+    ).run(Date.now(), principal, chatId, runId);
   }
 
   async createRun(run: Omit<RunRecord, "lastSeq" | "createdAt" | "updatedAt" | "status">): Promise<void> {
     const now = Date.now();
-    this.#db
-      .prepare(
-        `insert into serve_runs (run_id, principal, chat_id, agent, model, input, status, created_at, updated_at)
+    this.#sql(
+      `insert into serve_runs (run_id, principal, chat_id, agent, model, input, status, created_at, updated_at)
          values (?, ?, ?, ?, ?, ?, 'running', ?, ?)`,
-      )
-      .run(run.runId, run.principal, run.chatId, run.agent, run.model, run.input, now, now);
+    ).run(run.runId, run.principal, run.chatId, run.agent, run.model, run.input, now, now);
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
-    const row = this.#db.prepare("select * from serve_runs where run_id = ?").get(runId) as
-      | RunRow
-      | undefined;
+    const row = this.#sql("select * from serve_runs where run_id = ?").get(runId) as RunRow | undefined;
     return row && runOf(row);
   }
 
   async listChatRuns(principal: string, chatId: string): Promise<RunRecord[]> {
-    const rows = this.#db
-      .prepare("select * from serve_runs where principal = ? and chat_id = ? order by created_at, rowid")
-      .all(principal, chatId) as RunRow[];
+    const rows = this.#sql(
+      "select * from serve_runs where principal = ? and chat_id = ? order by created_at, rowid",
+    ).all(principal, chatId) as RunRow[];
     return rows.map(runOf);
   }
 
   async listRunning(): Promise<RunRecord[]> {
-    const rows = this.#db
-      .prepare("select * from serve_runs where status = 'running' order by created_at")
-      .all() as RunRow[];
+    const rows = this.#sql(
+      "select * from serve_runs where status = 'running' order by created_at",
+    ).all() as RunRow[];
     return rows.map(runOf);
   }
 
   async setRunStatus(runId: string, status: ServeRunStatus, usage?: RunUsage): Promise<void> {
-    this.#db
-      .prepare(
-        "update serve_runs set status = ?, usage = coalesce(?, usage), updated_at = ? where run_id = ?",
-      )
-      .run(status, usage === undefined ? null : JSON.stringify(usage), Date.now(), runId);
+    this.#sql(
+      "update serve_runs set status = ?, usage = coalesce(?, usage), updated_at = ? where run_id = ?",
+    ).run(status, usage === undefined ? null : JSON.stringify(usage), Date.now(), runId);
   }
 
   async countActiveRuns(principal: string): Promise<number> {
-    const row = this.#db
-      .prepare("select count(*) as n from serve_runs where principal = ? and status = 'running'")
-      .get(principal) as { n: number };
+    const row = this.#sql(
+      "select count(*) as n from serve_runs where principal = ? and status = 'running'",
+    ).get(principal) as { n: number };
     return row.n;
   }
 
   async append(runId: string, entries: readonly LogEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    const insert = this.#db.prepare("insert into serve_items (run_id, seq, item) values (?, ?, ?)");
-    const last = this.#db.prepare("update serve_runs set last_seq = ?, updated_at = ? where run_id = ?");
-    this.#db.transaction(() => {
-      for (const e of entries) insert.run(runId, e.seq, JSON.stringify(e.item));
-      last.run((entries.at(-1) as LogEntry).seq, Date.now(), runId);
-    })();
+    this.#appendTx ??= this.#db.transaction((id: string, batch: readonly LogEntry[]) => {
+      const insert = this.#sql("insert into serve_items (run_id, seq, item) values (?, ?, ?)");
+      for (const e of batch) insert.run(id, e.seq, JSON.stringify(e.item));
+      this.#sql("update serve_runs set last_seq = ?, updated_at = ? where run_id = ?").run(
+        (batch.at(-1) as LogEntry).seq,
+        Date.now(),
+        id,
+      );
+    });
+    this.#appendTx(runId, entries);
   }
 
   async read(runId: string, afterSeq: number, limit: number): Promise<LogEntry[]> {
-    const rows = this.#db
-      .prepare("select seq, item from serve_items where run_id = ? and seq > ? order by seq limit ?")
-      .all(runId, afterSeq, limit) as { seq: number; item: string }[];
+    const rows = this.#sql(
+      "select seq, item from serve_items where run_id = ? and seq > ? order by seq limit ?",
+    ).all(runId, afterSeq, limit) as { seq: number; item: string }[];
     return rows.map((r) => ({ seq: r.seq, item: JSON.parse(r.item) }));
   }
 
@@ -196,7 +201,7 @@ export class SqliteServeLog implements ServeLog {
     runId: string,
     approvals: readonly (ApprovalItem & { validated: string })[],
   ): Promise<void> {
-    const insert = this.#db.prepare(
+    const insert = this.#sql(
       `insert into serve_approvals (approval_id, run_id, tool_call_id, tool_name, input, validated)
        values (?, ?, ?, ?, ?, ?)`,
     );
@@ -207,23 +212,23 @@ export class SqliteServeLog implements ServeLog {
   }
 
   async getApproval(approvalId: string): Promise<ApprovalRecord | undefined> {
-    const row = this.#db.prepare("select * from serve_approvals where approval_id = ?").get(approvalId) as
+    const row = this.#sql("select * from serve_approvals where approval_id = ?").get(approvalId) as
       | ApprovalRow
       | undefined;
     return row && approvalOf(row);
   }
 
   async openApprovals(runId: string): Promise<ApprovalRecord[]> {
-    const rows = this.#db
-      .prepare("select * from serve_approvals where run_id = ? and decided is null")
-      .all(runId) as ApprovalRow[];
+    const rows = this.#sql("select * from serve_approvals where run_id = ? and decided is null").all(
+      runId,
+    ) as ApprovalRow[];
     return rows.map(approvalOf);
   }
 
   async decide(
     decisions: readonly { approvalId: string; approved: boolean; reason?: string }[],
   ): Promise<boolean> {
-    const update = this.#db.prepare(
+    const update = this.#sql(
       "update serve_approvals set decided = ? where approval_id = ? and decided is null",
     );
     const run = this.#db.transaction(() => {

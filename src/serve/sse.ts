@@ -1,5 +1,5 @@
 import { endsSegment, isFinal, type LogEntry } from "./log-items.js";
-import type { RunHub } from "./run-hub.js";
+import type { RunHub, Waker } from "./run-hub.js";
 
 /** Entries read per pull: one pull makes one chunk of bytes, so a client holds at most about this many. */
 const BATCH = 64;
@@ -44,8 +44,8 @@ export function runEventStream(options: RunStreamOptions): ReadableStream<Uint8A
   let cancelled = false;
   // Idle is time since the last item sent (keep-alive comments do not count).
   let idleSince = Date.now();
-  // The wait in progress, so a cancel wakes it (one controller per wait: no listener piles up).
-  let waiting: AbortController | undefined;
+  // Ends the wait in progress when the client goes away.
+  const waker: Waker = {};
   let open = true;
   options.onStream?.(1);
   const finish = () => {
@@ -93,19 +93,12 @@ export function runEventStream(options: RunStreamOptions): ReadableStream<Uint8A
             finish();
             return;
           }
-          const wait = new AbortController();
-          waiting = wait;
-          let timedOut = false;
-          const timer = setTimeout(
-            () => {
-              timedOut = true;
-              wait.abort();
-            },
+          const timedOut = await hub.wait(
+            runId,
+            after,
             Math.min(options.keepAliveMs, options.idleMs - waited),
+            waker,
           );
-          await hub.wait(runId, after, wait.signal);
-          clearTimeout(timer);
-          waiting = undefined;
           if (timedOut && !cancelled && Date.now() - idleSince < options.idleMs) {
             send(controller, ": keep-alive\n\n");
             return;
@@ -114,7 +107,7 @@ export function runEventStream(options: RunStreamOptions): ReadableStream<Uint8A
       },
       cancel() {
         cancelled = true;
-        waiting?.abort();
+        waker.wake?.();
         finish();
       },
     },

@@ -19,8 +19,24 @@ afterEach(() => {
 async function start(dir: string): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "src/cli/main.ts", "serve", "test/serve/fixtures/slow-module.ts", "--port", "0", "--db", join(dir, "store.db"), "--log", join(dir, "serve.db")],
-    { cwd: ROOT, env: { ...process.env, GLASSLOOP_SERVE_TOKENS: `alice=${ALICE}` }, stdio: ["ignore", "pipe", "pipe"] },
+    [
+      "--import",
+      "tsx",
+      "src/cli/main.ts",
+      "serve",
+      "test/serve/fixtures/slow-module.ts",
+      "--port",
+      "0",
+      "--db",
+      join(dir, "store.db"),
+      "--log",
+      join(dir, "serve.db"),
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, GLASSLOOP_SERVE_TOKENS: `alice=${ALICE}` },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
   );
   children.push(child);
   let err = "";
@@ -43,7 +59,10 @@ describe("a server restart mid-run", () => {
     const res = await fetch(`${first.url}api/chat`, {
       method: "POST",
       headers: { authorization: `Bearer ${ALICE}`, "content-type": "application/json" },
-      body: JSON.stringify({ id: "crash", messages: [{ role: "user", parts: [{ type: "text", text: "go" }] }] }),
+      body: JSON.stringify({
+        id: "crash",
+        messages: [{ role: "user", parts: [{ type: "text", text: "go" }] }],
+      }),
     });
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     let head = "";
@@ -53,18 +72,27 @@ describe("a server restart mid-run", () => {
     await new Promise((r) => first.child.once("exit", r));
 
     const second = await start(dir);
-    const resumed = await fetch(`${second.url}api/chat/crash/stream`, { headers: { authorization: `Bearer ${ALICE}` } });
+    const resumed = await fetch(`${second.url}api/chat/crash/stream`, {
+      headers: { authorization: `Bearer ${ALICE}` },
+    });
     expect(resumed.status).toBe(200);
     const events = parseSse(await resumed.text()).map((e) => e.data);
     expect(events.at(-1)).toBe("[DONE]");
-    const chunks = events.slice(0, -1).map((d) => JSON.parse(d) as { type: string; delta?: string; messageMetadata?: { status?: string } });
+    const chunks = events
+      .slice(0, -1)
+      .map((d) => JSON.parse(d) as { type: string; delta?: string; messageMetadata?: { status?: string } });
     const finish = chunks.at(-1);
     expect(finish?.type).toBe("finish");
     expect(finish?.messageMetadata?.status).toBe("ok");
     // The step in flight at the crash ran again: the answer's last text part is whole.
-    const text = chunks.filter((c) => c.type === "text-delta").map((c) => c.delta).join("");
+    const text = chunks
+      .filter((c) => c.type === "text-delta")
+      .map((c) => c.delta)
+      .join("");
     expect(text.endsWith(words(80))).toBe(true);
-    const chat = (await (await fetch(`${second.url}api/chats/crash`, { headers: { authorization: `Bearer ${ALICE}` } })).json()) as {
+    const chat = (await (
+      await fetch(`${second.url}api/chats/crash`, { headers: { authorization: `Bearer ${ALICE}` } })
+    ).json()) as {
       activeRun: unknown;
       messages: unknown[];
     };
