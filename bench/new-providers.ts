@@ -10,9 +10,9 @@ import { fileURLToPath } from "node:url";
 import type { Model, ModelRequest } from "glassloop";
 import { parse } from "yaml";
 import { readEvents } from "../src/models/http/sse.js";
-import { GeminiModel } from "../src/providers/google/model.js";
+import { GeminiModel } from "../src/providers/google/definition.js";
 import { GeminiAnswer } from "../src/providers/google/response.js";
-import { OpenAIResponsesModel } from "../src/providers/openai-responses/model.js";
+import { OpenAIResponsesModel } from "../src/providers/openai-responses/definition.js";
 import { ResponsesStreamAssembler } from "../src/providers/openai-responses/stream.js";
 import { type BenchTable, round } from "./table.js";
 

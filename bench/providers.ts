@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { createParser } from "eventsource-parser";
 import type { ModelRequest } from "glassloop";
 import { readEvents } from "../src/models/http/sse.js";
-import { OpenAIChatModel } from "../src/providers/openai/model.js";
+import { OpenAIChatModel } from "../src/providers/openai/definition.js";
 import { OPENAI_QUIRKS } from "../src/providers/openai/quirks.js";
 import { ChatStreamAssembler } from "../src/providers/openai/stream.js";
 import { type BenchTable, round } from "./table.js";

@@ -87,7 +87,7 @@ export {
   modelCacheDir,
   probeLocalEngine,
 } from "../providers/local/index.js";
-export { OpenAIChatModel, type OpenAIChatOptions } from "../providers/openai/model.js";
+export { OpenAIChatModel, type OpenAIChatOptions } from "../providers/openai/definition.js";
 export {
   COMPATIBLE_QUIRKS,
   OPENAI_QUIRKS,

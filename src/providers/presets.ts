@@ -1,6 +1,7 @@
 import { ConfigError } from "../core/errors.js";
+import { credentialsOf, type Endpoint, requireKey } from "../models/http-provider.js";
 import { priceOf } from "../models/prices.js";
-import { OpenAIChatModel, type OpenAIChatOptions } from "./openai/model.js";
+import { chatEndpoint, OpenAIChatModel, type OpenAIChatOptions } from "./openai/definition.js";
 import { COMPATIBLE_QUIRKS, OPENAI_QUIRKS, type OpenAIQuirks } from "./openai/quirks.js";
 import { registerProvider } from "./resolve.js";
 
@@ -74,16 +75,9 @@ export function presetModel(
   const preset: OpenAIPreset = OPENAI_PRESETS[name];
   if (!model) throw new ConfigError(`Model "${name}:" names no model, e.g. "${name}:${exampleModel(name)}"`);
   const { env = process.env, quirks, ...rest } = options;
-  const fromEnv = env[preset.baseURLEnv]?.trim();
-  const baseURL =
-    options.baseURL ??
-    (fromEnv ? (preset.baseURLFromEnv ? preset.baseURLFromEnv(fromEnv) : fromEnv) : preset.baseURL);
-  const apiKey = options.apiKey || (preset.keyEnv ? env[preset.keyEnv]?.trim() : undefined) || undefined;
-  if (preset.keyEnv && !apiKey && baseURL === preset.baseURL) {
-    throw new ConfigError(
-      `Model "${name}:${model}" needs an API key: set ${preset.keyEnv} in the environment, or pass apiKey`,
-    );
-  }
+  const endpoint = presetEndpoint(preset);
+  const { apiKey, baseURL } = credentialsOf(endpoint, { ...options, env });
+  requireKey(`${name}:${model}`, endpoint, apiKey, baseURL);
   const price = options.price ?? priceOf(name, model);
   return new OpenAIChatModel({
     ...rest,
@@ -93,6 +87,15 @@ export function presetModel(
     ...(apiKey !== undefined && { apiKey }),
     ...(price !== undefined && { price }),
     quirks: { ...preset.quirks, ...quirks },
+  });
+}
+
+/** A preset as the kit's endpoint data: its base URL, variables and the Chat Completions path. */
+export function presetEndpoint(preset: OpenAIPreset): Endpoint {
+  return chatEndpoint(preset.baseURL, {
+    baseURLEnv: preset.baseURLEnv,
+    keyEnv: preset.keyEnv ? [preset.keyEnv] : [],
+    ...(preset.baseURLFromEnv && { baseURLFromEnv: preset.baseURLFromEnv }),
   });
 }
 

@@ -1,5 +1,5 @@
 import { registerProvider } from "../resolve.js";
-import { AnthropicModel, type AnthropicOptions } from "./provider.js";
+import { AnthropicModel, type AnthropicOptions } from "./definition.js";
 
 export {
   ANTHROPIC_DEFAULT_BASE_URL,
@@ -7,7 +7,7 @@ export {
   ANTHROPIC_VERSION,
   AnthropicModel,
   type AnthropicOptions,
-} from "./provider.js";
+} from "./definition.js";
 
 /** A Claude model, e.g. `anthropic("claude-sonnet-4-5")`; key from `ANTHROPIC_API_KEY` unless given. */
 export function anthropic(model: string, options?: AnthropicOptions): AnthropicModel {

@@ -1,11 +1,11 @@
 import { registerProvider } from "../resolve.js";
-import { OpenAIResponsesModel, type OpenAIResponsesOptions } from "./model.js";
+import { OpenAIResponsesModel, type OpenAIResponsesOptions } from "./definition.js";
 
 export {
   OPENAI_RESPONSES_DEFAULT_BASE_URL,
   OpenAIResponsesModel,
   type OpenAIResponsesOptions,
-} from "./model.js";
+} from "./definition.js";
 
 /** A model behind OpenAI's Responses API, e.g. `openaiResponses("gpt-5", { reasoning: { effort: "low" } })`. */
 export function openaiResponses(model: string, options?: OpenAIResponsesOptions): OpenAIResponsesModel {

@@ -1,13 +1,18 @@
 import { ConfigError } from "../../core/errors.js";
-import { urlSecrets } from "../../core/redact.js";
 import type { Message } from "../../core/vocabulary/messages.js";
-import { mergeHeaders } from "../../models/http/headers.js";
-import { type HttpCall, type HttpOptions, postEvents, postJson, redact } from "../../models/http/index.js";
+import type { HttpOptions } from "../../models/http/call.js";
 import { endpointUrl } from "../../models/http/url.js";
+import {
+  type Connection,
+  callHttp,
+  connect,
+  type Endpoint,
+  type HttpProvider,
+  shownUrl,
+} from "../../models/http-provider.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
 import { priceOf } from "../../models/prices.js";
-import { reportForeignReasoning } from "../../models/reasoning.js";
-import { RESPONSES_PROVIDER, toResponsesBody } from "./request.js";
+import { RESPONSES_PROVIDER, type ResponsesBodyOptions, toResponsesBody } from "./request.js";
 import { fromResponsesBody } from "./response.js";
 import { ResponsesStreamAssembler } from "./stream.js";
 
@@ -40,6 +45,27 @@ export interface OpenAIResponsesOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/** Where the Responses API lives: `<baseURL>/responses`, the key as a bearer token. */
+export const RESPONSES_ENDPOINT: Endpoint = {
+  defaultBaseURL: OPENAI_RESPONSES_DEFAULT_BASE_URL,
+  baseURLEnv: "OPENAI_BASE_URL",
+  keyEnv: ["OPENAI_API_KEY"],
+  // The one endpoint rule of every provider: path appended, the base URL's query kept after it.
+  url: (base) => endpointUrl(base, "/responses"),
+  headers: (apiKey): Record<string, string> =>
+    apiKey !== undefined ? { authorization: `Bearer ${apiKey}` } : {},
+};
+
+/** The Responses protocol: the translation the kit (models/http-provider.ts) calls. */
+export const RESPONSES: HttpProvider<ResponsesBodyOptions> = {
+  toBody: (request, settings) => toResponsesBody(request, settings),
+  fromBody: (body, _settings, provider) => fromResponsesBody(body, provider),
+  stream: (_settings, { provider, deliver }) => {
+    const assembler = new ResponsesStreamAssembler(provider, deliver);
+    return { push: (event) => assembler.push(event.data, event.event), finish: () => assembler.finish() };
+  },
+};
+
 /**
  * A model behind OpenAI's Responses API (`POST /v1/responses`), streamed (typed `event:` SSE) or
  * not. Reasoning items come back as reasoning parts and go back, encrypted, on the next turn.
@@ -47,56 +73,34 @@ export interface OpenAIResponsesOptions {
 export class OpenAIResponsesModel implements Model {
   readonly id: string;
   readonly price?: ModelPrice;
-  /** The URL requests go to, exactly (userinfo and query included); kept private so no log or JSON.stringify of the model shows its credentials. */
-  readonly #url: string;
+  readonly #connection: Connection;
   readonly #options: OpenAIResponsesOptions;
-  readonly #headers: Record<string, string>;
-  readonly #secrets: string[];
   // previous_response_id mode: the response id of each answer this model gave, by the answer's key.
   readonly #responseIds = new Map<string, string>();
 
   /** The URL requests go to, with credentials in it (userinfo, `?key=`) redacted. */
   get url(): string {
-    return redact(this.#url, urlSecrets(this.#url));
+    return shownUrl(this.#connection);
   }
 
   constructor(
     readonly modelName: string,
     options: OpenAIResponsesOptions = {},
   ) {
-    const env = options.env ?? process.env;
     if (!modelName)
       throw new ConfigError('OpenAI Responses model name is empty; use e.g. "openai-responses:gpt-5"');
-    const apiKey = options.apiKey || env.OPENAI_API_KEY?.trim() || undefined;
-    const baseURL = options.baseURL ?? (env.OPENAI_BASE_URL?.trim() || OPENAI_RESPONSES_DEFAULT_BASE_URL);
     this.id = `openai-responses:${modelName}`;
-    const secrets = apiKey ? [apiKey] : [];
-    // The one endpoint rule of every provider: path appended, the base URL's query kept after it.
-    this.#url = endpointUrl(baseURL, "/responses");
-    if (!URL.canParse(this.#url) || !/^https?:$/.test(new URL(this.#url).protocol))
-      throw new ConfigError(
-        `Model "${this.id}": baseURL "${redact(baseURL, [...secrets, ...urlSecrets(baseURL)])}" is not an http(s) URL`,
-      );
-    if (!apiKey && this.#url === endpointUrl(OPENAI_RESPONSES_DEFAULT_BASE_URL, "/responses"))
-      throw new ConfigError(
-        `Model "${this.id}" needs an API key: set OPENAI_API_KEY in the environment, or pass apiKey`,
-      );
+    this.#connection = connect(this.id, RESPONSES_PROVIDER, RESPONSES_ENDPOINT, options);
     this.#options = options;
-    this.#secrets = secrets;
-    this.#headers = mergeHeaders(
-      apiKey !== undefined && { authorization: `Bearer ${apiKey}` },
-      options.headers,
-    );
     const price = options.price ?? priceOf("openai", modelName);
     if (price) this.price = price;
   }
 
   /** Sends one Responses request and normalizes the answer. */
   async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
-    reportForeignReasoning(request.messages, RESPONSES_PROVIDER, observer);
     const chained = this.#options.state === "previous_response_id";
     const previous = chained ? this.#previousOf(request.messages) : undefined;
-    const body = toResponsesBody(request, {
+    const settings: ResponsesBodyOptions = {
       model: this.modelName,
       store: chained,
       ...(this.#options.reasoning && { reasoning: this.#options.reasoning }),
@@ -104,33 +108,15 @@ export class OpenAIResponsesModel implements Model {
         parallelToolCalls: this.#options.parallelToolCalls,
       }),
       ...(previous && { previous }),
-    });
-    const call: HttpCall = {
-      provider: "openai-responses",
-      url: this.#url,
-      headers: this.#headers,
-      body,
-      signal: request.signal,
-      observer,
-      secrets: this.#secrets,
     };
-    const http = this.#options.http ?? {};
-    let response: ModelResponse;
-    if (!request.stream) response = fromResponsesBody((await postJson(call, http)).body, call.provider);
-    else {
-      // The transport may retry until a delta reached the caller; each attempt assembles afresh.
-      let assembler!: ResponsesStreamAssembler;
-      await postEvents(
-        call,
-        (deliver) => {
-          const current = new ResponsesStreamAssembler(call.provider, deliver);
-          assembler = current;
-          return (event) => current.push(event.data, event.event);
-        },
-        http,
-      );
-      response = assembler.finish();
-    }
+    const response = await callHttp(
+      RESPONSES,
+      this.#connection,
+      settings,
+      request,
+      observer,
+      this.#options.http,
+    );
     if (chained) this.#remember(response);
     return response;
   }

@@ -1,21 +1,21 @@
 import { ConfigError } from "../../core/errors.js";
-import { urlSecrets } from "../../core/redact.js";
+import { redact } from "../../core/redact.js";
 import { errorForStatus, type ProviderError } from "../../models/errors.js";
-import {
-  type HttpCall,
-  type HttpOptions,
-  mergeHeaders,
-  postEvents,
-  postJson,
-  redact,
-} from "../../models/http/index.js";
+import type { HttpOptions } from "../../models/http/call.js";
 import { endpointUrl } from "../../models/http/url.js";
+import {
+  type Connection,
+  callHttp,
+  connect,
+  type Endpoint,
+  type HttpProvider,
+  shownUrl,
+} from "../../models/http-provider.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
 import { priceOf } from "../../models/prices.js";
-import { reportForeignReasoning } from "../../models/reasoning.js";
 import { ANTHROPIC_CACHE_DEFAULT, type AnthropicCachePolicy } from "./cache.js";
 import { anthropicProtocolError } from "./protocol-error.js";
-import { toAnthropicBody } from "./request.js";
+import { type AnthropicBodyOptions, toAnthropicBody } from "./request.js";
 import { fromAnthropicMessage } from "./response.js";
 import { AnthropicStreamAssembler, AnthropicStreamErrorEvent } from "./stream.js";
 import type { AnthropicErrorBody } from "./wire.js";
@@ -58,6 +58,50 @@ export interface AnthropicOptions {
   cache?: boolean | Partial<AnthropicCachePolicy>;
 }
 
+/** A call's settings: what the model adds to the request. */
+type AnthropicCallSettings = AnthropicBodyOptions;
+
+/** Where Anthropic lives: `<baseURL>/v1/messages`, the key in `x-api-key`, the protocol version. */
+export const ANTHROPIC_ENDPOINT: Endpoint = {
+  defaultBaseURL: ANTHROPIC_DEFAULT_BASE_URL,
+  baseURLEnv: "ANTHROPIC_BASE_URL",
+  keyEnv: ["ANTHROPIC_API_KEY"],
+  url: (base) => messagesUrl(base),
+  headers: (apiKey) => ({
+    "anthropic-version": ANTHROPIC_VERSION,
+    ...(apiKey !== undefined && { "x-api-key": apiKey }),
+  }),
+};
+
+/** The Messages protocol: the translation the kit (models/http-provider.ts) calls. */
+export const ANTHROPIC_MESSAGES: HttpProvider<AnthropicCallSettings> = {
+  toBody: (request, settings) => toAnthropicBody(request, settings),
+  fromBody: (body) => fromAnthropicMessage(body),
+  stream: (_settings, { deliver, secrets }) => {
+    const assembler = new AnthropicStreamAssembler(deliver);
+    return {
+      push(event) {
+        let data: unknown;
+        try {
+          data = JSON.parse(event.data);
+        } catch {
+          throw anthropicProtocolError("an event's data is not JSON", event.data);
+        }
+        try {
+          assembler.push(data);
+        } catch (error) {
+          if (error instanceof AnthropicStreamErrorEvent) throw streamError(error.body, secrets);
+          throw error;
+        }
+        // After message_stop nothing more is read, even if the server keeps the connection open.
+        return assembler.done;
+      },
+      // A stream that ended without message_stop is reported by `finish` as cut off.
+      finish: () => assembler.finish(),
+    };
+  },
+};
+
 /**
  * A model behind Anthropic's Messages API (`POST /v1/messages`), streaming or not. The body sent
  * is exactly the one the `model_request` event shows; the key travels in `x-api-key` and never
@@ -66,31 +110,23 @@ export interface AnthropicOptions {
 export class AnthropicModel implements Model {
   readonly id: string;
   readonly price?: ModelPrice;
-  /** The URL requests go to, exactly (userinfo and query included); kept private so no log or JSON.stringify of the model shows its credentials. */
-  readonly #url: string;
-  readonly #apiKey: string | undefined;
-  readonly #options: AnthropicOptions;
-  readonly #cache: AnthropicCachePolicy | undefined;
+  readonly #connection: Connection;
+  readonly #settings: AnthropicCallSettings;
+  readonly #http: HttpOptions;
 
   /** The URL requests go to, with credentials in it (userinfo, `?key=`) redacted. */
   get url(): string {
-    return redact(this.#url, urlSecrets(this.#url));
+    return shownUrl(this.#connection);
   }
 
   constructor(
     readonly modelName: string,
     options: AnthropicOptions = {},
   ) {
-    const env = options.env ?? process.env;
-    const apiKey = options.apiKey || env.ANTHROPIC_API_KEY?.trim() || undefined;
-    const baseURL = options.baseURL ?? (env.ANTHROPIC_BASE_URL?.trim() || ANTHROPIC_DEFAULT_BASE_URL);
+    this.id = `anthropic:${modelName}`;
     // The rule of the OpenAI presets: a key is required only for Anthropic's own API; a compatible
     // server elsewhere (a proxy, a local server) may need none.
-    if (!apiKey && messagesUrl(baseURL) === messagesUrl(ANTHROPIC_DEFAULT_BASE_URL)) {
-      throw new ConfigError(
-        `Model "anthropic:${modelName}" needs an API key: set ANTHROPIC_API_KEY (or pass apiKey)`,
-      );
-    }
+    this.#connection = connect(this.id, "anthropic", ANTHROPIC_ENDPOINT, options);
     if (!modelName)
       throw new ConfigError('Anthropic model name is empty; use e.g. "anthropic:claude-sonnet-4-5"');
     const maxTokens = options.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS;
@@ -105,91 +141,37 @@ export class AnthropicModel implements Model {
         `Anthropic thinking.budgetTokens must be a whole number >= 1024 and below maxTokens (${maxTokens}), got ${String(budget)}`,
       );
     }
-    this.#cache =
+    const cache =
       options.cache === false
         ? undefined
         : { ...ANTHROPIC_CACHE_DEFAULT, ...(typeof options.cache === "object" && options.cache) };
-    this.id = `anthropic:${modelName}`;
-    this.#apiKey = apiKey;
-    this.#options = { ...options, maxTokens };
+    this.#settings = {
+      model: modelName,
+      maxTokens,
+      ...(options.thinking && { thinkingBudget: options.thinking.budgetTokens }),
+      ...(cache && { cache }),
+    };
+    this.#http = options.http ?? {};
     const price = options.price ?? priceOf("anthropic", modelName);
     if (price) this.price = price;
-    this.#url = messagesUrl(baseURL);
   }
 
-  async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
-    reportForeignReasoning(request.messages, "anthropic", observer);
-    const body = toAnthropicBody(request, {
-      model: this.modelName,
-      maxTokens: this.#options.maxTokens as number,
-      ...(this.#options.thinking && { thinkingBudget: this.#options.thinking.budgetTokens }),
-      ...(this.#cache && { cache: this.#cache }),
-    });
-    const call: HttpCall = {
-      provider: "anthropic",
-      url: this.#url,
-      // The user's headers win, whatever their letter case (docs/providers.md): a gateway's key,
-      // a newer anthropic-version.
-      headers: mergeHeaders(
-        { "anthropic-version": ANTHROPIC_VERSION },
-        this.#apiKey !== undefined && { "x-api-key": this.#apiKey },
-        this.#options.headers,
-      ),
-      body,
-      signal: request.signal,
-      observer,
-      secrets: this.#secrets,
-    };
-    const http = this.#options.http ?? {};
-    if (!request.stream) return fromAnthropicMessage((await postJson(call, http)).body);
-
-    // The transport may retry until a delta reached the caller; each attempt assembles afresh.
-    // Set by the first attempt, which has run once postEvents resolves.
-    let assembler!: AnthropicStreamAssembler;
-    await postEvents(
-      call,
-      (deliver) => {
-        const current = new AnthropicStreamAssembler(deliver);
-        assembler = current;
-        return (event) => {
-          let data: unknown;
-          try {
-            data = JSON.parse(event.data);
-          } catch {
-            throw anthropicProtocolError("an event's data is not JSON", event.data);
-          }
-          try {
-            current.push(data);
-          } catch (error) {
-            if (error instanceof AnthropicStreamErrorEvent) throw this.#streamError(error.body);
-            throw error;
-          }
-          // After message_stop nothing more is read, even if the server keeps the connection open.
-          return current.done;
-        };
-      },
-      http,
-    );
-    // A stream that ended without message_stop is reported by `finish` as cut off.
-    return assembler.finish();
+  generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
+    return callHttp(ANTHROPIC_MESSAGES, this.#connection, this.#settings, request, observer, this.#http);
   }
+}
 
-  get #secrets(): string[] {
-    return this.#apiKey === undefined ? [] : [this.#apiKey];
-  }
-
-  /** A stream's `error` event as the typed error the same error would be over HTTP. */
-  #streamError(body: AnthropicErrorBody): ProviderError {
-    const clean = redact(JSON.stringify(body), this.#secrets);
-    const parsed = JSON.parse(clean) as AnthropicErrorBody;
-    const type = parsed.error?.type ?? "";
-    return errorForStatus({
-      provider: "anthropic",
-      status: STATUS_OF_ERROR_TYPE[type] ?? 500,
-      excerpt: clean.slice(0, 500),
-      body: parsed,
-    });
-  }
+/** A stream's `error` event as the typed error the same error would be over HTTP. */
+function streamError(body: AnthropicErrorBody, secrets: readonly string[]): ProviderError {
+  const clean = redact(JSON.stringify(body), secrets);
+  const parsed = JSON.parse(clean) as AnthropicErrorBody;
+  const type = parsed.error?.type ?? "";
+  return errorForStatus({
+    provider: "anthropic",
+    status: STATUS_OF_ERROR_TYPE[type] ?? 500,
+    excerpt: clean.slice(0, 500),
+    body: parsed,
+  });
 }
 
 /** Anthropic's error types and the HTTP statuses they come with, for errors sent inside a stream. */

@@ -1,0 +1,125 @@
+import { ConfigError } from "../../core/errors.js";
+import { redact } from "../../core/redact.js";
+import { ProviderProtocolError } from "../../models/errors.js";
+import type { HttpOptions } from "../../models/http/call.js";
+import { endpointUrl } from "../../models/http/url.js";
+import {
+  type Connection,
+  callHttp,
+  connect,
+  type Endpoint,
+  type HttpProvider,
+  shownUrl,
+} from "../../models/http-provider.js";
+import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
+import { priceOf } from "../../models/prices.js";
+import { GEMINI_PROVIDER, type GeminiBodyOptions, toGeminiBody, validatesSignatures } from "./request.js";
+import { GeminiAnswer } from "./response.js";
+
+/** Where the Gemini API lives unless `baseURL` or `GOOGLE_GEMINI_BASE_URL` says otherwise. */
+export const GEMINI_DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta";
+
+/** Options of a Gemini model. */
+export interface GeminiOptions {
+  /** Sent as `x-goog-api-key`; `GEMINI_API_KEY`, else `GOOGLE_API_KEY`, when unset. */
+  apiKey?: string;
+  /** Everything before `/models/…`; `GOOGLE_GEMINI_BASE_URL` when unset, else Google's v1beta. */
+  baseURL?: string;
+  /** Extra headers; they replace ours of the same name in any letter case. */
+  headers?: Record<string, string>;
+  /** Price per million tokens; the price table's `google:<model>` entry by default. */
+  price?: ModelPrice;
+  /** `thinkingConfig`: a token budget and whether thought summaries come back (as reasoning parts). */
+  thinking?: GeminiBodyOptions["thinking"];
+  /** Retries, timeouts, and the fetch to use. */
+  http?: HttpOptions;
+  /** Where the key and base URL come from when unset (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Where Gemini lives: `<baseURL>/models/<model>:generateContent` (`:streamGenerateContent?alt=sse`), the key in `x-goog-api-key`. */
+export function geminiEndpoint(modelName: string): Endpoint {
+  // The one endpoint rule of every provider: path appended, the base URL's query kept after it
+  // (and combined with the stream's own `alt=sse`).
+  const path = `/models/${encodeURIComponent(modelName)}`;
+  return {
+    defaultBaseURL: GEMINI_DEFAULT_BASE_URL,
+    baseURLEnv: "GOOGLE_GEMINI_BASE_URL",
+    keyEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+    url: (base, stream) =>
+      stream
+        ? endpointUrl(base, `${path}:streamGenerateContent`, { alt: "sse" })
+        : endpointUrl(base, `${path}:generateContent`),
+    headers: (apiKey): Record<string, string> => (apiKey !== undefined ? { "x-goog-api-key": apiKey } : {}),
+  };
+}
+
+/** The Gemini protocol: the translation the kit (models/http-provider.ts) calls. */
+export const GEMINI_GENERATE: HttpProvider<GeminiBodyOptions> = {
+  toBody: (request, settings) => toGeminiBody(request, settings),
+  fromBody(body, _settings, provider) {
+    const answer = new GeminiAnswer(provider);
+    answer.add(body);
+    return answer.finish(false);
+  },
+  stream: (_settings, { provider, secrets, deliver }) => {
+    const answer = new GeminiAnswer(provider, deliver);
+    return {
+      push(event) {
+        let chunk: unknown;
+        try {
+          chunk = JSON.parse(event.data);
+        } catch (cause) {
+          throw new ProviderProtocolError(
+            `${provider} sent a stream chunk that is not JSON`,
+            { provider, excerpt: redact(event.data, secrets).slice(0, 500) },
+            { cause },
+          );
+        }
+        answer.add(chunk);
+        // Gemini's stream has no end marker: the chunk with the finish reason (and the final
+        // usage) is the last one.
+        return answer.finished;
+      },
+      finish: () => answer.finish(true),
+    };
+  },
+};
+
+/**
+ * A Gemini model behind the Gemini API (`generateContent`, `streamGenerateContent?alt=sse`).
+ * Thought signatures come back as reasoning parts and go back exactly, on the part they came on.
+ */
+export class GeminiModel implements Model {
+  readonly id: string;
+  readonly price?: ModelPrice;
+  readonly #connection: Connection;
+  readonly #settings: GeminiBodyOptions;
+  readonly #http: HttpOptions;
+
+  constructor(
+    readonly modelName: string,
+    options: GeminiOptions = {},
+  ) {
+    if (!modelName) throw new ConfigError('Gemini model name is empty; use e.g. "google:gemini-2.5-flash"');
+    this.id = `google:${modelName}`;
+    this.#connection = connect(this.id, GEMINI_PROVIDER, geminiEndpoint(modelName), options);
+    this.#settings = {
+      ...(options.thinking && { thinking: options.thinking }),
+      placeholderSignatures: validatesSignatures(modelName),
+    };
+    this.#http = options.http ?? {};
+    const price = options.price ?? priceOf("google", modelName);
+    if (price) this.price = price;
+  }
+
+  /** The URL requests go to, with credentials in it (userinfo, `?key=`) redacted. */
+  get url(): string {
+    return shownUrl(this.#connection);
+  }
+
+  /** Sends one request (streamed when `request.stream`) and normalizes the answer. */
+  generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
+    return callHttp(GEMINI_GENERATE, this.#connection, this.#settings, request, observer, this.#http);
+  }
+}
