@@ -62,6 +62,7 @@ export {
   ApprovalRequiredError,
   type PendingApproval,
 } from "./features/approval/approval.js";
+export { ApprovalNotWaitingError } from "./features/approval/approval-rule.js";
 export { GuardrailFailedError, GuardrailTripwireError } from "./features/guardrails/errors.js";
 export type { Guardrails } from "./features/guardrails/guardrail.js";
 export type { LoopGuardOptions } from "./features/loop-guard.js";

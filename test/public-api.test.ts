@@ -134,6 +134,7 @@ const ROOT_NAMES = {
     "resolveModel",
   ],
   "the errors a run throws": [
+    "ApprovalNotWaitingError",
     "ApprovalRequiredError",
     "AuthenticationError",
     "BudgetExceededError",

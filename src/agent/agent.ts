@@ -127,6 +127,7 @@ export class Agent<TContext = undefined, TOutput = string> {
         this.#otherModels(),
       );
       decisions = decisionsFor(
+        runId,
         read.progress.pending,
         options.approve,
         options.reject,

@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { ConfigError } from "../core/errors.js";
 import type { Limits } from "../core/vocabulary/limits.js";
+import { type ApprovalTarget, type WaitingApproval, waitingFor } from "../features/approval/approval-rule.js";
 import { readEvents, type ScaleEvent } from "./events.js";
 import { openScaleDb, SCALE_SCHEMA, type ScaleDb, whileLocked } from "./scale-db.js";
 import { type DbosModule, loadDbos } from "./sdk.js";
 import { DEFAULT_QUEUE, type ScaleConnection } from "./worker.js";
 import {
+  APPROVAL_WAITING_EVENT,
   type ApprovalMessage,
   approvalTopic,
   RUN_WORKFLOW,
@@ -187,11 +189,26 @@ export class ScaleClient {
     }
   }
 
-  /** Answers a call waiting for approval in run `runId`, from any process. */
-  async approve(runId: string, toolCallId: string, approved: boolean): Promise<void> {
-    const message: ApprovalMessage = { approved };
-    // The idempotency key makes a repeated answer (a retried request) count once.
-    await this.#dbos.send(runId, message, approvalTopic(toolCallId), `${runId}:${toolCallId}`);
+  /** The calls of run `runId` waiting for a decision now: what `approve` can decide. */
+  async pending(runId: string): Promise<WaitingApproval[]> {
+    const waiting = await this.#dbos.getEvent<WaitingApproval[]>(runId, APPROVAL_WAITING_EVENT, {
+      timeoutSeconds: 0,
+    });
+    return Array.isArray(waiting) ? waiting : [];
+  }
+
+  /**
+   * Decides a call waiting for approval in run `runId`, from any process. `call` is the call as
+   * shown to the person (id, tool, validated arguments, e.g. an entry of `pending`): the decision
+   * binds to exactly that wait. A bare call id binds to the call waiting under that id now. A
+   * decision for a call that does not wait is refused with `ApprovalNotWaitingError` and not sent,
+   * so it can never be read by a later call that reuses the id.
+   */
+  async approve(runId: string, call: ApprovalTarget, approved: boolean): Promise<void> {
+    const waiting = waitingFor(runId, await this.pending(runId), call);
+    const message: ApprovalMessage = { approved, ticket: waiting.ticket };
+    // The idempotency key makes a repeated answer to this one wait (a retried request) count once.
+    await this.#dbos.send(runId, message, approvalTopic(waiting.ticket), `approval:${waiting.ticket}`);
   }
 
   /** Cancels `runId`: it stops at its next step, on whichever worker. */

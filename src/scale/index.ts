@@ -3,6 +3,12 @@
  * workflow on Postgres, consumed from a queue by many workers that fail over for each other. A
  * separate entry so the core never loads `@dbos-inc/dbos-sdk` or `pg`, optional peers.
  */
+
+export {
+  ApprovalNotWaitingError,
+  type ApprovalTarget,
+  type WaitingApproval,
+} from "../features/approval/approval-rule.js";
 export { type AgentFactory, defineWorker, type WorkerModule } from "./agents.js";
 export { type EnqueueOptions, RunHandle, type RunSummary, ScaleClient } from "./client.js";
 export { ScaleUnknownError, WorkerIdTakenError } from "./errors.js";

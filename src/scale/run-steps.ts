@@ -70,6 +70,15 @@ export class RunSteps {
     return this.#fence.live() ? take() : this.#confirmed().then(take);
   }
 
+  /** Publishes `value` under `key` (DBOS.setEvent): clients read the latest with `getEvent`. */
+  setEvent<T>(key: string, value: T): Promise<void> {
+    const publish = () => {
+      this.#ops++;
+      return this.#dbos.setEvent<T>(key, value);
+    };
+    return this.#fence.live() ? publish() : this.#confirmed().then(publish);
+  }
+
   #confirming: Promise<void> | undefined;
 
   /** Resolves once the lease is confirmed; never, if it is lost (the worker is stopping then). */

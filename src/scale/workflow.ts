@@ -8,6 +8,7 @@ import type { Message } from "../core/vocabulary/messages.js";
 import type { RunStatus } from "../core/vocabulary/status.js";
 import type { RunUsage } from "../core/vocabulary/usage.js";
 import type { PendingApproval } from "../features/approval/approval.js";
+import { approvalTicket, type WaitingApproval } from "../features/approval/approval-rule.js";
 import { ENVIRONMENT_DEFAULTS } from "../loop/environment/environment.js";
 import { resolveModel } from "../providers/resolve.js";
 import { currentOwner } from "../store/owner.js";
@@ -44,12 +45,20 @@ export type RunOutcome =
       usage?: RunUsage;
     };
 
-/** The topic an approval for one call is sent on (`client.approve`). */
-export const approvalTopic = (toolCallId: string) => `glassloop.approval:${toolCallId}`;
+/**
+ * The topic a decision for one wait is sent on (`client.approve`): named by the wait's ticket
+ * (features/approval/approval-rule.ts), never by the call id alone, so a decision that arrives
+ * when that wait is over is read by nothing, whatever reuses the call id later.
+ */
+export const approvalTopic = (ticket: string) => `glassloop.approval:${ticket}`;
 
-/** An approval as sent to a waiting run. */
+/** The DBOS event key under which a run publishes the calls that wait for a decision now. */
+export const APPROVAL_WAITING_EVENT = "glassloop.approval.waiting";
+
+/** A decision as sent to a waiting run: for the wait its ticket names, and no other. */
 export interface ApprovalMessage {
   approved: boolean;
+  ticket: string;
 }
 
 /** What the workflow needs from its worker. */
@@ -100,6 +109,7 @@ export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<
         ? undefined
         : await steps.step("session.load", () => env.store.lockSession(request.session as string, runId));
     const agent = new Agent(durableConfig(config, steps) as AgentConfigWithoutOutput<unknown, unknown>);
+    const waits = new ApprovalWaits(steps, env.approvalTimeoutSeconds);
     let outcome: RunOutcome;
     try {
       const result = await agent.run(request.input, {
@@ -108,7 +118,7 @@ export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<
         ...(request.limits && { limits: request.limits }),
         onEvent: (event) => events.record(steps.ops, event),
         hooks: dbosToolHooks(steps),
-        onApproval: (call) => awaitApproval(steps, call, env.approvalTimeoutSeconds),
+        onApproval: (call) => waits.decide(call),
       });
       outcome = {
         status: "ok",
@@ -156,14 +166,46 @@ function durableConfig(config: AnyAgentConfig, steps: RunSteps): AnyAgentConfig 
   } as AnyAgentConfig;
 }
 
-/** A call that needs approval waits for `client.approve` from any process, durably. */
-async function awaitApproval(
-  steps: RunSteps,
-  call: PendingApproval,
-  timeoutSeconds: number,
-): Promise<boolean> {
-  const answer = await steps.recv<ApprovalMessage>(approvalTopic(call.toolCallId), timeoutSeconds);
-  return answer?.approved === true;
+/**
+ * The calls of one run that wait for `client.approve`, from any process, durably. Each wait gets
+ * a ticket bound to the run, the call id, the tool, the validated arguments and the wait itself
+ * (the one rule of features/approval/approval-rule.ts); the run publishes what waits, so a
+ * client refuses a decision for anything else, and the wait reads only its own ticket's topic.
+ */
+class ApprovalWaits {
+  readonly #steps: RunSteps;
+  readonly #timeoutSeconds: number;
+  readonly #waiting = new Map<string, WaitingApproval>();
+
+  constructor(steps: RunSteps, timeoutSeconds: number) {
+    this.#steps = steps;
+    this.#timeoutSeconds = timeoutSeconds;
+  }
+
+  async decide(call: PendingApproval): Promise<boolean> {
+    const subject = {
+      runId: this.#steps.runId,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      arguments: call.arguments,
+    };
+    const ticket = approvalTicket(subject, this.#steps.ops);
+    this.#waiting.set(ticket, { ...subject, ticket });
+    await this.#publish();
+    let answer: ApprovalMessage | null;
+    try {
+      answer = await this.#steps.recv<ApprovalMessage>(approvalTopic(ticket), this.#timeoutSeconds);
+    } finally {
+      this.#waiting.delete(ticket);
+    }
+    await this.#publish();
+    // The topic is the ticket's; checking the message's own ticket too costs nothing.
+    return answer?.approved === true && answer.ticket === ticket;
+  }
+
+  #publish(): Promise<void> {
+    return this.#steps.setEvent(APPROVAL_WAITING_EVENT, [...this.#waiting.values()]);
+  }
 }
 
 /**

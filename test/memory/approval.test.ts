@@ -4,6 +4,7 @@ import { join } from "node:path";
 import {
   Agent,
   type AgentEvent,
+  ApprovalNotWaitingError,
   ApprovalRequiredError,
   ConfigError,
   RunNotResumableError,
@@ -95,7 +96,7 @@ describe("human approval", () => {
     );
     await expect(
       agent.resume(error.runId, { approve: ["nope"], reject: ["big", "wipe"] }),
-    ).rejects.toBeInstanceOf(ConfigError);
+    ).rejects.toBeInstanceOf(ApprovalNotWaitingError);
 
     // A fresh agent instance (say, after a restart) continues it.
     const again = new Agent({ model, tools: tools(ran), store });

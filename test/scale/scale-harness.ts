@@ -103,9 +103,11 @@ export function spawnWorker(
 
 /** One line of the effects log the worker module writes. */
 export interface EffectLine {
-  kind: "effect" | "returned" | "refund" | "hold" | "guard";
+  kind: "effect" | "returned" | "refund" | "hold" | "guard" | "deploy";
   run: string;
   call?: string;
+  /** On a `deploy` line: where to. */
+  env?: string;
   /** On a `hold` line: the runs the worker held at once, this one included. */
   holding?: number;
   worker: string;

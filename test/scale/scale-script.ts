@@ -45,6 +45,20 @@ export function scriptedReply(request: RecordedRequest, delayMs: number): WireRe
       delayMs,
     };
   }
+  // A deploy: `call_1` to staging (no approval needed), then `call_1` again, to production (the
+  // model reuses the id), then the answer. The second model call is slow, so a test can act
+  // between the two calls.
+  if (user.includes("deploy")) {
+    if (turn > 2) return { ...chatJson({ text: `deploys of ${run} handled`, usage }), delayMs };
+    const env = turn === 1 ? "staging" : "production";
+    return {
+      ...chatJson({
+        toolCalls: [{ id: "call_1", name: "deploy", arguments: JSON.stringify({ run, env }) }],
+        usage,
+      }),
+      delayMs: turn === 2 ? Math.max(delayMs, 2_000) : delayMs,
+    };
+  }
   // A held run: one call of `hold`, which waits for the test, then the answer.
   if (user.includes("hold")) {
     if (turn > 1) return { ...chatJson({ text: `held ${run}`, usage }), delayMs };

@@ -46,6 +46,15 @@ describe.skipIf(POSTGRES_SKIP)("scale-out on DBOS: runs as workflows on worker p
     await wire?.close();
   });
 
+  /** The calls of `runId` waiting for a decision, once there are some (polled). */
+  const waitingCalls = async (scale: ScaleClient, runId: string) => {
+    for (;;) {
+      const waiting = await scale.pending(runId);
+      if (waiting.length > 0) return waiting;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
   const collect = async (events: AsyncIterable<ScaleEvent>) => {
     const all: ScaleEvent[] = [];
     for await (const e of events) all.push(e);
@@ -117,8 +126,9 @@ describe.skipIf(POSTGRES_SKIP)("scale-out on DBOS: runs as workflows on worker p
 
   it("waits for an approval answered from another process, then runs the approved call once", async () => {
     const handle = await client.enqueue("billing", "run rf: refund please");
-    // The call is announced, then the run waits: nothing ran yet.
-    for await (const item of handle.events()) if (item.event.type === "tool_call") break;
+    // The call waits, published with exactly what it would run: nothing ran yet.
+    const [waiting] = await waitingCalls(client, handle.runId);
+    expect(waiting).toMatchObject({ toolCallId: "r_rf", toolName: "refund", arguments: '{"run":"rf"}' });
     expect(readEffects(effects).filter((l) => l.kind === "refund")).toEqual([]);
     const { ScaleClient } = await import("glassloop/scale");
     const other = await ScaleClient.connect({ url, pollMs: 50 });
@@ -136,6 +146,51 @@ describe.skipIf(POSTGRES_SKIP)("scale-out on DBOS: runs as workflows on worker p
         .filter((l) => l.kind === "refund")
         .map((l) => l.run),
     ).toEqual(["rf"]);
+  });
+
+  it("an approval with nothing waiting is refused, not kept: a later call_1 = deploy PRODUCTION still waits, and the staging decision cannot approve it", async () => {
+    const { ApprovalNotWaitingError } = await import("glassloop/scale");
+    const handle = await client.enqueue("billing", "run d1: deploy it");
+    // call_1 = deploy staging needs no approval and runs; a person approves it anyway (a UI that
+    // shows a button per call). Before, DBOS kept that message on the topic named "call_1" and the
+    // model's next call_1 = deploy production, which does need approval, consumed it.
+    for await (const item of handle.events()) if (item.event.type === "tool_result") break;
+    const early = await client.approve(handle.runId, "call_1", true).then(
+      () => "accepted",
+      (error: unknown) => error,
+    );
+    const [waiting] = await waitingCalls(client, handle.runId);
+    expect(waiting).toMatchObject({
+      toolCallId: "call_1",
+      toolName: "deploy",
+      arguments: '{"run":"d1","env":"production"}',
+    });
+    const deploys = () =>
+      readEffects(effects)
+        .filter((l) => l.kind === "deploy" && l.run === "d1")
+        .map((l) => l.env);
+    expect(deploys()).toEqual(["staging"]);
+    expect(early).toBeInstanceOf(ApprovalNotWaitingError);
+    // A decision bound to what the person saw (the staging call) is refused too, now that
+    // something else waits under the same id.
+    await expect(
+      client.approve(
+        handle.runId,
+        { toolCallId: "call_1", toolName: "deploy", arguments: '{"run":"d1","env":"staging"}' },
+        true,
+      ),
+    ).rejects.toThrow(
+      /No call of run .* waits for a decision as call_1 \(deploy \{"run":"d1","env":"staging"\}\)/,
+    );
+    await client.approve(handle.runId, waiting as NonNullable<typeof waiting>, false);
+    const outcome = await handle.result();
+    expect(outcome.status).toBe("ok");
+    expect(deploys()).toEqual(["staging"]);
+    expect(outcome.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual([
+      "deployed d1 to staging",
+      "Not approved by the user.",
+    ]);
+    expect(await client.pending(handle.runId)).toEqual([]);
   });
 
   it("cancels a run from the client: it ends aborted at its next step", async () => {

@@ -96,5 +96,7 @@ export type ErrorCode =
   | StoreErrorCode
   | SurfaceErrorCode
   | "config"
+  /** A decision named a call that does not wait for one (features/approval/approval-rule.ts). */
+  | "approval_not_waiting"
   | "tool_error"
   | "missing_dependency";

@@ -6,6 +6,7 @@ import type { RunHooks, RunState } from "../../loop/hooks.js";
 import { errorState } from "../../loop/run-state.js";
 import type { PendingCall } from "../../store/store.js";
 import { argumentsText, droppedKeys } from "./approval-args.js";
+import { type ApprovalSubject, bindsTo, waitingFor } from "./approval-rule.js";
 
 /** A tool call waiting for a human decision. */
 export interface PendingApproval {
@@ -112,7 +113,7 @@ export class ApprovalGate {
       }
       const text = argumentsText(p.args);
       shown.set(i, text);
-      let decision = takeDecision(decisions, p.call, text);
+      let decision = takeDecision(decisions, state.runId, p.call, text);
       if (decision === undefined && this.#handler)
         decision = await this.#handler(describe(p.call, text), state.signal);
       if (decision === undefined) undecided.push(i);
@@ -138,14 +139,22 @@ export class ApprovalGate {
   }
 }
 
-/** Removes and returns the decision made on exactly this call, if any. */
-function takeDecision(decisions: ApprovalDecision[], call: ToolCall, validated: string): boolean | undefined {
+/**
+ * Removes and returns the decision made on exactly this call, if any: the one rule of
+ * approval-rule.ts (run, id, tool, validated arguments), and here also the model's raw text.
+ */
+function takeDecision(
+  decisions: ApprovalDecision[],
+  runId: string,
+  call: ToolCall,
+  validated: string,
+): boolean | undefined {
+  const waiting = subjectOf(runId, call, validated);
   const index = decisions.findIndex(
     (d) =>
-      d.call.id === call.id &&
-      d.call.name === call.name &&
       d.call.arguments === call.arguments &&
-      (d.validated === undefined || d.validated === validated),
+      // A run paused before validated arguments were stored binds on the raw text alone.
+      bindsTo(subjectOf(runId, d.call, d.validated ?? validated), waiting),
   );
   if (index < 0) return undefined;
   const [decision] = decisions.splice(index, 1);
@@ -158,6 +167,7 @@ function takeDecision(decisions: ApprovalDecision[], call: ToolCall, validated: 
  * decided by that handler; without it, every one must be.
  */
 export function decisionsFor(
+  runId: string,
   pending: readonly PendingCall[],
   approve: readonly string[] = [],
   reject: readonly string[] = [],
@@ -171,11 +181,9 @@ export function decisionsFor(
     if (chosen.has(id)) throw new ConfigError(`Call ${id} is both approved and rejected`);
     chosen.set(id, false);
   }
-  const unknown = [...chosen.keys()].filter((id) => !ids.includes(id));
-  if (unknown.length > 0)
-    throw new ConfigError(
-      `No call awaits approval with id ${unknown.join(", ")}; waiting: ${ids.join(", ") || "none"}`,
-    );
+  // The one rule: a decision for a call that does not wait is refused (ApprovalNotWaitingError).
+  const subjects = waiting.map((p) => subjectOf(runId, p.call, p.validated ?? p.call.arguments));
+  for (const id of chosen.keys()) waitingFor(runId, subjects, id);
   const missing = handled ? [] : ids.filter((id) => !chosen.has(id));
   if (missing.length > 0)
     throw new ConfigError(
@@ -208,6 +216,10 @@ async function needsApproval(ready: ReadyCall<unknown>): Promise<boolean> {
     // A rule that cannot decide must not wave a call through.
     return true;
   }
+}
+
+function subjectOf(runId: string, call: ToolCall, validated: string): ApprovalSubject {
+  return { runId, toolCallId: call.id, toolName: call.name, arguments: validated };
 }
 
 function describe(call: ToolCall, validated: string): PendingApproval {
