@@ -3,6 +3,8 @@ import { dirname, join, resolve } from "node:path";
 import { Agent } from "../agent/agent.js";
 import type { Limits } from "../loop/budget.js";
 import type { Model } from "../models/model.js";
+import { canonicalFromBody } from "../providers/replay/canonical.js";
+import { ReplayModel } from "../providers/replay.js";
 import { type ProviderOptions, resolveModel } from "../providers/resolve.js";
 import { RunNotResumableError } from "../store/errors.js";
 import { redactingStore } from "../store/redacting-store.js";
@@ -11,6 +13,7 @@ import type { Store } from "../store/store.js";
 import { DEFAULT_TRACE_DIR, TraceWriter } from "../trace/writer.js";
 import { type CliIO, UsageError } from "./command.js";
 import { type CliConfig, loadConfig } from "./config.js";
+import { type DemoScenario, scenarioOfRequest } from "./demo/scenarios.js";
 import { redactorFor } from "./failure.js";
 import { type ModelChoice, selectModel } from "./model-select.js";
 import "./providers.js";
@@ -60,6 +63,8 @@ export interface Prepared {
   allowNewTools: boolean;
   /** What the user should know about the tools chosen (a resume without a record). */
   toolNote?: string;
+  /** Whose agent runs, when it is not the one the flags describe (a demo recording's). */
+  agentNote?: string;
   tracer?: TraceWriter;
   /** Why the default trace is not written, when it cannot be. */
   traceProblem?: string;
@@ -119,15 +124,23 @@ export async function prepareAgent(
           ...(path && { configPath: path }),
         });
   const model = resolveModel(choice.model, io.env, modelOptions(config));
-  const agent = new Agent<undefined, unknown>({
-    name: "glassloop",
-    instructions: flags.instructions ?? config.instructions ?? DEFAULT_INSTRUCTIONS,
-    model,
-    tools: chosen.tools,
-    toolSetup: chosen.setup,
-    limits,
-    ...(store && { store }),
-  });
+  // A replay reproduces a recording, so what the user did not choose comes from it: a recording of
+  // `glassloop demo` runs with that example's agent, any other with the recorded instructions.
+  const replayed =
+    model instanceof ReplayModel && resumed === undefined ? recordedRequest(model, flags, config) : undefined;
+  const demo = replayed?.demo;
+  const agent = demo
+    ? demo.agent(model, { limits, ...(store && { store }) })
+    : new Agent<undefined, unknown>({
+        name: "glassloop",
+        instructions:
+          flags.instructions ?? config.instructions ?? replayed?.instructions ?? DEFAULT_INSTRUCTIONS,
+        model,
+        tools: chosen.tools,
+        toolSetup: chosen.setup,
+        limits,
+        ...(store && { store }),
+      });
   // Every run is traced (redacted) unless asked not to, so `glassloop trace list|view` shows it.
   // A trace that cannot be written is never silent: a --trace the user named fails the command
   // before the run; the default one lets the run go on and says so.
@@ -156,6 +169,9 @@ export async function prepareAgent(
     toolNames: chosen.groups,
     allowNewTools: chosen.allowNewTools,
     ...(chosen.note && { toolNote: chosen.note }),
+    ...(demo && {
+      agentNote: `agent: the one of "glassloop demo ${demo.name}" (its instructions and tools), which made this recording`,
+    }),
     ...(store && { store }),
     ...(storeProblem && { storeProblem }),
     ...(tracer && { tracer }),
@@ -165,6 +181,23 @@ export async function prepareAgent(
 }
 
 const RESUMABLE = new Set(["running", "awaiting_approval"]);
+
+/**
+ * What a replay takes from its recording when the user did not say: the demo example that made it
+ * (when neither --instructions nor --tools is given), else the recorded instructions.
+ */
+function recordedRequest(
+  model: ReplayModel,
+  flags: AgentFlags,
+  config: CliConfig,
+): { demo?: DemoScenario; instructions?: string } {
+  const first = model.exchanges[0] as ReplayModel["exchanges"][number];
+  const request = canonicalFromBody(first.body, first.model);
+  const chose = flags.instructions !== undefined || config.instructions !== undefined;
+  const demo = chose || flags.tools !== undefined ? undefined : scenarioOfRequest(request);
+  if (demo) return { demo };
+  return chose || request.instructions === undefined ? {} : { instructions: request.instructions };
+}
 
 /** A directory (an existing one, or a path ending in `/`) gets `<dir>/<runId>.jsonl`; anything else is the file. */
 function traceTarget(path: string, isDir: boolean): { dir: string } | { file: string } {

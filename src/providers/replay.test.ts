@@ -119,7 +119,7 @@ describe("replay: a recorded run plays back through the real loop", () => {
       tools: [add()],
     });
     await expect(fewerTools.run(TASK)).rejects.toThrow(
-      /model call 1 .*tools\[1\] differs. Recorded .*multiply/,
+      /model call 1 .*tools\[1\] differs. The recording has .*multiply.* there; the agent.s request does not \(recorded tools: add, multiply; the agent.s: add\)/,
     );
     await expect(agentWith(ReplayModel.fromFile(file)).run("Add 1 and 2.")).rejects.toThrow(
       /messages\[0\]\.content\[0\] differs/,

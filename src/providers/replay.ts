@@ -148,9 +148,21 @@ export class ReplayModel implements Model {
           : difference.kind === "removed"
             ? [difference.value, undefined]
             : [undefined, difference.value];
+      // An array that gained or lost an item is said so: "the agent sent nothing" would be false
+      // when it sent the list without that item.
+      const detail =
+        difference.kind === "changed"
+          ? `Recorded ${show(before)}, the agent sent ${show(after)}`
+          : difference.kind === "removed"
+            ? `The recording has ${show(before)} there; the agent's request does not`
+            : `The agent sent ${show(after)} there; the recording does not have it`;
+      const tools = path.startsWith("tools")
+        ? ` (recorded tools: ${names(expected.tools)}; the agent's: ${names(actual.tools)})`
+        : "";
       throw new ReplayDivergenceError(
         `Replay diverged at model call ${call} (step ${recorded.step} of the recorded run): ${path} differs. ` +
-          `Recorded ${show(before)}, the agent sent ${show(after)}`,
+          detail +
+          tools,
         call,
         path,
         before,
@@ -181,6 +193,10 @@ export class ReplayModel implements Model {
       ...(response.raw !== undefined && { raw: response.raw }),
     };
   }
+}
+
+function names(tools: readonly { name: string }[]): string {
+  return tools.length === 0 ? "none" : tools.map((t) => t.name).join(", ");
 }
 
 function show(value: unknown): string {

@@ -165,6 +165,10 @@ async function replay(args: string[], io: CliIO): Promise<number> {
     all.filter((e) => e.runId === runId),
     {
       runTools: values["run-tools"] === true,
+      onDemo: (example) =>
+        io.stderr.write(
+          `A recording of "glassloop demo ${example}": replaying it with that example's agent (its instructions and tools).\n`,
+        ),
       onAnswered: (names) =>
         io.stderr.write(
           `Answering ${names.join(", ")} from the recording (not run); --run-tools runs them for real.\n`,

@@ -4,6 +4,7 @@ import { Agent, type AgentConfigWithoutOutput } from "../agent/agent.js";
 import type { CliIO } from "../cli/command.js";
 import { UsageError } from "../cli/command.js";
 import { loadConfig } from "../cli/config.js";
+import { scenarioOfRequest } from "../cli/demo/scenarios.js";
 import { importUserModule } from "../cli/user-module.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { Model } from "../models/model.js";
@@ -65,6 +66,8 @@ export interface RecordedAgentOptions {
   runTools?: boolean;
   /** Told the names of the tools answered from the recording instead of run. */
   onAnswered?: (names: string[]) => void;
+  /** Told when the recording is a `glassloop demo` example's, replayed with that example's agent. */
+  onDemo?: (example: string) => void;
 }
 
 /**
@@ -81,6 +84,12 @@ function recordedAgent(
   const start = events.find((e) => e.type === "run_start");
   if (!request) throw new UsageError("the trace has no model request to replay", "trace");
   const recorded = canonicalFromBody(request.body, request.model);
+  // A recording of `glassloop demo` (recordings/*.jsonl) replays with the example's own agent.
+  const demo = scenarioOfRequest(recorded);
+  if (demo) {
+    options.onDemo?.(demo.name);
+    return (model) => demo.agent(model);
+  }
   const names = new Set(recorded.tools.map((t) => t.name));
   const { config } = loadConfig(io.cwd, io.env);
   const shared = { root: resolve(io.cwd, config.root ?? "."), ...(config.http && { http: config.http }) };

@@ -1,4 +1,4 @@
-import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -18,12 +18,12 @@ describe("glassloop demo", () => {
     );
     expect(run.stdout.split("\n")).toEqual([
       "420",
-      "(12 + 8) * 2 等于 40。",
-      "根据查询结果：",
-      "北京：晴，15~25℃。",
-      "上海：多云，18~28℃。",
-      "上海的最高温度和最低温度都高于北京，因此上海更暖和。",
-      "你好！我是一个AI助手，可以通过调用工具来帮助你解决问题，例如查询天气或进行数学计算。请问有什么可以帮您的吗？",
+      "(12 + 8) * 2 is 40.",
+      "From the lookups:",
+      "Beijing: sunny, 15-25°C.",
+      "Shanghai: cloudy, 18-28°C.",
+      "Shanghai's high and low are both above Beijing's, so Shanghai is warmer.",
+      "Hello! I am an AI assistant. I can help you by calling tools, for example to look up the weather or to do arithmetic. What can I do for you?",
       "",
     ]);
     // Seed 000's calls, with the seed's arguments, through the real tools.
@@ -31,13 +31,33 @@ describe("glassloop demo", () => {
     expect(run.stderr).toContain('→ multiply {"a":210,"b":2}');
     expect(run.stderr).toContain('→ finish {"answer":"420"}');
     expect(run.stderr).toMatch(/→ calculator \{"expression":"\(12\+8\)\*2"\}\n {2}← 40 /);
-    expect(run.stderr).toContain("← 多云，18~28℃，东南风3级");
+    expect(run.stderr).toContain("← cloudy, 18-28°C, southeast wind force 3");
     expect(run.stderr).toContain(
       "refused: Cannot evaluate \"__import__('os').system('rm -rf /')\": Unknown name \"__import__\"",
     );
     expect(run.stderr).toContain(
       "Done: 4 runs replayed through the real loop and tools, each matching its recording.",
     );
+  });
+
+  it("traces each run where glassloop run does, so trace list right after shows them", async () => {
+    const cwd = tempCwd();
+    const demo = await runCli(["demo"], { cwd, env: cleanEnv() });
+    expect(demo.code).toBe(0);
+    expect(demo.stderr).toContain(
+      "traces: .glassloop/traces/ (see them: glassloop trace list, glassloop trace view)",
+    );
+    const list = await runCli(["trace", "list"], { cwd, env: cleanEnv() });
+    expect(list.code).toBe(0);
+    expect(
+      list.stdout
+        .trim()
+        .split("\n")
+        .filter((l) => l.includes("run_")),
+    ).toHaveLength(4);
+    const none = tempCwd();
+    await runCli(["demo", "--no-trace", "seed000-calculator"], { cwd: none, env: cleanEnv() });
+    expect(existsSync(join(none, ".glassloop"))).toBe(false);
   });
 
   it("runs one example by name and lists them", async () => {
@@ -75,19 +95,44 @@ describe("glassloop demo", () => {
     expect(run.stderr).toContain("1 of 1 replays did not match their recordings.");
   });
 
-  it("a replay in glassloop run with another agent stops at the first request", async () => {
-    const run = await runCli(
-      ["run", "--model", `replay:${join(RECORDINGS, "seed000-calculator.jsonl")}`, "Add 200 and 10."],
-      {
+  it("glassloop run replays a demo recording with the example's agent, and stops at the first request that differs", async () => {
+    const model = `replay:${join(RECORDINGS, "seed000-calculator.jsonl")}`;
+    const same = await runCli(["run", "--model", model, "Add 200 and 10, then multiply the result by 2."], {
+      cwd: tempCwd(),
+      env: cleanEnv(),
+    });
+    expect(same.code).toBe(0);
+    expect(same.stdout).toBe("420\n");
+    expect(same.stderr).toContain("the model's answers are replayed from a recording");
+    expect(same.stderr).toContain('agent: the one of "glassloop demo seed000-calculator"');
+    const other = await runCli(["run", "--model", model, "Add 200 and 10."], {
+      cwd: tempCwd(),
+      env: cleanEnv(),
+    });
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(
+      /Replay diverged at model call 1 \(step 1 of the recorded run\): messages\[0\]\.content\[0\] differs\. Recorded "Add 200 and 10, then multiply the result by 2\.", the agent sent "Add 200 and 10\."/,
+    );
+    // Tools of your own choosing: the recorded instructions, and the tools that differ named.
+    const tools = await runCli(
+      ["run", "--model", model, "--tools", "calculator", "Add 200 and 10, then multiply the result by 2."],
+      { cwd: tempCwd(), env: cleanEnv() },
+    );
+    expect(tools.code).toBe(1);
+    expect(tools.stderr).toContain("(recorded tools: add, multiply, finish; the agent's: calculator)");
+    expect(tools.stderr).not.toContain("the agent sent nothing");
+  });
+
+  it("trace replay reproduces each shipped recording without --agent, offline", async () => {
+    for (const s of SCENARIOS) {
+      const run = await runCli(["trace", "replay", join(RECORDINGS, `${s.name}.jsonl`)], {
         cwd: tempCwd(),
         env: cleanEnv(),
-      },
-    );
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain("the model's answers are replayed from a recording");
-    expect(run.stderr).toMatch(
-      /Replay diverged at model call 1 \(step 1 of the recorded run\): instructions differs/,
-    );
+      });
+      expect(run.stderr, s.name).toContain(`A recording of "glassloop demo ${s.name}"`);
+      expect(run.stdout, s.name).toMatch(/^reproduced run_/m);
+      expect(run.code, s.name).toBe(0);
+    }
   });
 
   it("the shipped recordings are what recording the examples again produces", async () => {

@@ -1,11 +1,11 @@
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { RunError } from "../../core/errors.js";
 import { packageRoot } from "../../core/package-root.js";
 import type { AgentEvent } from "../../core/vocabulary/events.js";
 import { ReplayModel } from "../../providers/replay.js";
 import { calculatorTool } from "../../tools/builtin/calculator.js";
-import { TraceWriter } from "../../trace/writer.js";
+import { DEFAULT_TRACE_DIR, TraceWriter } from "../../trace/writer.js";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
 import { type DemoScenario, SCENARIOS } from "../demo/scenarios.js";
 import { formatError } from "../failure.js";
@@ -15,16 +15,19 @@ import { printable } from "./run.js";
 
 const USAGE = `Usage: glassloop demo [options] [example...]
 
-Runs the seeds' worked examples through the real agent loop and the real tools, offline. The
-model's answers are replayed from recordings (recordings/*.jsonl): no network, no API key. A request
-that differs from the recorded one stops the replay and says where.
+Runs glassloop's worked examples (from the tutorials it grew from) through the real agent loop and
+the real tools, offline. The model's answers are replayed from recordings (recordings/*.jsonl): no
+network, no API key. A request that differs from the recorded one stops the replay and says where.
+Each run is traced to ${DEFAULT_TRACE_DIR}/ like "glassloop run", so "glassloop trace list" and
+"glassloop trace view" show it next.
 
 Examples: ${SCENARIOS.map((s) => s.name).join(", ")}
 
 Options:
   --list               list the examples
   --show-prompt        print each request body the agent makes
-  --trace file.jsonl   write every event to a JSONL trace
+  --trace file.jsonl   write every event to this JSONL trace instead
+  --no-trace           write no trace
   --recordings dir     read recordings from dir instead`;
 
 /** Where the shipped recordings are, from the sources and the bundles alike. */
@@ -56,9 +59,18 @@ const demo: Command = {
     const chosen =
       positionals.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => positionals.includes(s.name));
     const dir = values.recordings ?? RECORDINGS_DIR;
-    const tracer = values.trace ? new TraceWriter({ file: values.trace }) : undefined;
+    const traceFailures = new Set<string>();
+    const tracer = values["no-trace"]
+      ? undefined
+      : new TraceWriter({
+          ...(values.trace
+            ? { file: resolve(io.cwd, values.trace) }
+            : { dir: join(io.cwd, DEFAULT_TRACE_DIR) }),
+          redaction: { env: io.env },
+          onError: (error, path) => traceFailures.add(`cannot write ${path}: ${error.message}`),
+        });
     const e = printer.err;
-    printer.note(e.bold("glassloop demo: the seeds' examples, offline."));
+    printer.note(e.bold("glassloop demo: worked examples from the tutorials glassloop grew from, offline."));
     printer.note(
       "The agent loop, the tools and every event are real; the model is not. Its answers are REPLAYED\n" +
         `from recordings in ${shown(io, dir)}, and a request that differs from the recorded one stops the replay.`,
@@ -98,7 +110,17 @@ const demo: Command = {
           "(from a clone of the repository: npm run glassloop -- run ...)",
       ),
     );
-    if (tracer?.files[0]) printer.note(e.dim(`trace: ${tracer.files[0]}`));
+    // A trace that could not be written is said, once; the demo itself still ran.
+    for (const failure of traceFailures) printer.note(e.yellow(`! trace not written: ${failure}`));
+    if (tracer && tracer.files.length > 0 && traceFailures.size === 0) {
+      printer.note(
+        e.dim(
+          values.trace
+            ? `trace: ${tracer.files[0]}`
+            : `traces: ${shown(io, join(io.cwd, DEFAULT_TRACE_DIR))} (see them: glassloop trace list, glassloop trace view)`,
+        ),
+      );
+    }
     return EXIT.ok;
   },
 };
@@ -113,6 +135,7 @@ function parse(args: string[]) {
       list: { type: "boolean" },
       "show-prompt": { type: "boolean" },
       trace: { type: "string" },
+      "no-trace": { type: "boolean" },
       recordings: { type: "string" },
     },
   });

@@ -138,6 +138,7 @@ async function runTask(
       printer.note(printer.err.yellow(`! runs are not checkpointed: ${prepared.storeProblem}`));
     if (resume) printer.note(printer.err.dim(`resuming ${resume}`));
     if (prepared.toolNote) printer.note(printer.err.yellow(`! ${prepared.toolNote}`));
+    if (prepared.agentNote) printer.note(printer.err.dim(prepared.agentNote));
   }
   // On stderr under --json as well: stdout stays the one result, but a lost trace is never silent.
   if (prepared.traceProblem)

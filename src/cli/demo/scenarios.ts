@@ -5,7 +5,10 @@
  */
 import { z } from "zod";
 import { Agent } from "../../agent/agent.js";
+import type { Limits } from "../../loop/budget.js";
 import type { Model } from "../../models/model.js";
+import type { CanonicalRequest } from "../../providers/replay/canonical.js";
+import type { Store } from "../../store/store.js";
 import { calculatorTool } from "../../tools/builtin/calculator.js";
 import { tool } from "../../tools/tool.js";
 import { ToolRegistry } from "../../tools/tool-registry.js";
@@ -29,13 +32,26 @@ export interface DemoScenario {
   parallelToolCalls?: boolean;
   /** The seed's model answers, in order (the recorder serves them; the demo replays the recording). */
   answers: SeedAnswer[];
-  agent(model: Model): Agent<undefined, unknown>;
+  /** The agent's system prompt (what a recording of it is recognised by, with its tools). */
+  instructions: string;
+  /** The example's agent on `model`; `extra` adds a store or limits (`glassloop run` replaying it). */
+  agent(model: Model, extra?: ScenarioExtras): Agent<undefined, unknown>;
+}
+
+/** What `glassloop run` adds to an example's agent when it replays the example's recording. */
+export interface ScenarioExtras {
+  store?: Store;
+  limits?: Limits;
 }
 
 const numberPair = z.object({ a: z.number(), b: z.number() });
 
-/** Seed 000: the GAME calculator with add, multiply and a terminal finish tool. */
-function seed000Agent(model: Model): Agent<undefined, unknown> {
+const SEED000_INSTRUCTIONS =
+  "Perform arithmetic using the add and multiply tools. When you have the final answer, call finish with it.";
+const SEED004_INSTRUCTIONS = "You are a helpful AI assistant that can call tools to solve problems.";
+
+/** Seed 000: the calculator agent with add, multiply and a terminal finish tool. */
+function seed000Agent(model: Model, extra: ScenarioExtras = {}): Agent<undefined, unknown> {
   const add = tool({
     name: "add",
     description: "Adds two numbers.",
@@ -57,45 +73,48 @@ function seed000Agent(model: Model): Agent<undefined, unknown> {
   const tools = new ToolRegistry().register(add).register(multiply).register(finish, { terminal: true });
   return new Agent({
     name: "seed000-calculator",
-    instructions:
-      "Perform arithmetic using the add and multiply tools. When you have the final answer, call finish with it.",
+    instructions: SEED000_INSTRUCTIONS,
     model,
     tools,
     modelSettings: { toolChoice: "required", maxOutputTokens: 1024 },
+    ...extra,
   }) as Agent<undefined, unknown>;
 }
 
-/** Seed 004's weather demo data, verbatim. */
+/** Seed 004's weather demo data, translated from its Chinese. */
 export const SEED004_WEATHER: Record<string, string> = {
-  北京: "晴，15~25℃，微风",
-  上海: "多云，18~28℃，东南风3级",
-  深圳: "阵雨，22~30℃，南风4级",
+  Beijing: "sunny, 15-25°C, light breeze",
+  Shanghai: "cloudy, 18-28°C, southeast wind force 3",
+  Shenzhen: "showers, 22-30°C, south wind force 4",
 };
 
 /** Seed 004: a helpful assistant with a weather lookup and a calculator. */
-function seed004Agent(model: Model): Agent<undefined, unknown> {
+function seed004Agent(model: Model, extra: ScenarioExtras = {}): Agent<undefined, unknown> {
   const searchWeather = tool({
     name: "search_weather",
-    description: "查询某个城市的当前天气情况。",
-    input: z.object({ city: z.string().describe("城市名称，例如：北京、上海") }),
-    run: ({ city }) => SEED004_WEATHER[city] ?? `未找到${city}的天气信息。`,
+    description: "Looks up the current weather in a city.",
+    input: z.object({ city: z.string().describe("The city's name, e.g. Beijing, Shanghai") }),
+    run: ({ city }) => SEED004_WEATHER[city] ?? `No weather found for ${city}.`,
   });
   return new Agent({
     name: "seed004-assistant",
-    instructions: "你是一个有帮助的AI助手，可以调用工具来解决问题。",
+    instructions: SEED004_INSTRUCTIONS,
     model,
     tools: [searchWeather, calculatorTool()],
     modelSettings: { temperature: 0.1 },
+    ...extra,
   });
 }
 
-const SEED004 = "gpt-3.5-turbo's, as printed in seed 004 (punctuation the page lost restored)";
+// Seed 004 worked in Chinese; its prompts, tool texts and answers are given here in English (the
+// decisions and numbers are the seed's), so every reader can follow them and every font shows them.
+const SEED004 = "gpt-3.5-turbo's, as printed in seed 004, translated from Chinese";
 
 /** The demo, in order. */
 export const SCENARIOS: readonly DemoScenario[] = [
   {
     name: "seed000-calculator",
-    title: "seed 000: the GAME calculator (add, multiply, finish)",
+    title: "seed 000 (the first tutorial): a calculator agent with add, multiply and finish",
     provenance: "gpt-4o's, as printed in seed 000",
     input: "Add 200 and 10, then multiply the result by 2.",
     recordedModel: "openai:gpt-4o",
@@ -107,48 +126,79 @@ export const SCENARIOS: readonly DemoScenario[] = [
       },
       { toolCalls: [{ id: "call_nbIGeKvgWtXPh4YlioZxfiyj", name: "finish", arguments: '{"answer":"420"}' }] },
     ],
+    instructions: SEED000_INSTRUCTIONS,
     agent: seed000Agent,
   },
   {
     name: "seed004-calculator",
-    title: "seed 004, example 1: a calculation with the built-in calculator",
+    title: "seed 004 (the tool-calling tutorial), example 1: a calculation with the built-in calculator",
     provenance: SEED004,
-    input: "(12 + 8) * 2 等于多少？",
+    input: "What is (12 + 8) * 2?",
     recordedModel: "openai:gpt-3.5-turbo",
     answers: [
       {
         toolCalls: [{ id: "call_seed004_calc", name: "calculator", arguments: '{"expression":"(12+8)*2"}' }],
       },
-      { text: "(12 + 8) * 2 等于 40。" },
+      { text: "(12 + 8) * 2 is 40." },
     ],
+    instructions: SEED004_INSTRUCTIONS,
     agent: seed004Agent,
   },
   {
     name: "seed004-weather",
-    title: "seed 004, example 2: two lookups, then a comparison",
+    title: "seed 004 (the tool-calling tutorial), example 2: two lookups, then a comparison",
     provenance: SEED004,
-    input: "我想知道北京和上海的天气，然后告诉我哪里更暖和。",
+    input: "What is the weather in Beijing and in Shanghai, and which one is warmer?",
     recordedModel: "openai:gpt-3.5-turbo",
     answers: [
-      { toolCalls: [{ id: "call_seed004_bj", name: "search_weather", arguments: '{"city":"北京"}' }] },
-      { toolCalls: [{ id: "call_seed004_sh", name: "search_weather", arguments: '{"city":"上海"}' }] },
+      { toolCalls: [{ id: "call_seed004_bj", name: "search_weather", arguments: '{"city":"Beijing"}' }] },
+      { toolCalls: [{ id: "call_seed004_sh", name: "search_weather", arguments: '{"city":"Shanghai"}' }] },
       {
-        text: "根据查询结果：\n北京：晴，15~25℃。\n上海：多云，18~28℃。\n上海的最高温度和最低温度都高于北京，因此上海更暖和。",
+        text: "From the lookups:\nBeijing: sunny, 15-25°C.\nShanghai: cloudy, 18-28°C.\nShanghai's high and low are both above Beijing's, so Shanghai is warmer.",
       },
     ],
+    instructions: SEED004_INSTRUCTIONS,
     agent: seed004Agent,
   },
   {
     name: "seed004-hello",
-    title: "seed 004, example 3: an answer without tools",
+    title: "seed 004 (the tool-calling tutorial), example 3: an answer without tools",
     provenance: SEED004,
-    input: "你好，请介绍一下你自己。",
+    input: "Hello, please introduce yourself.",
     recordedModel: "openai:gpt-3.5-turbo",
     answers: [
       {
-        text: "你好！我是一个AI助手，可以通过调用工具来帮助你解决问题，例如查询天气或进行数学计算。请问有什么可以帮您的吗？",
+        text: "Hello! I am an AI assistant. I can help you by calling tools, for example to look up the weather or to do arithmetic. What can I do for you?",
       },
     ],
+    instructions: SEED004_INSTRUCTIONS,
     agent: seed004Agent,
   },
 ];
+
+/** A model for reading an example agent's settings; it is never called. */
+const UNCALLED: Model = {
+  id: "demo:settings",
+  generate: () => Promise.reject(new Error("not a model to call")),
+};
+
+/**
+ * The demo example whose agent made a recording, told by the recorded first request's
+ * instructions and tool names (and task); undefined for any other recording. The demo's agents and tools
+ * are harmless (arithmetic, a fixed weather table), so a recording may pick one.
+ */
+export function scenarioOfRequest(request: CanonicalRequest): DemoScenario | undefined {
+  const tools = request.tools.map((t) => t.name).sort();
+  const first = request.messages.find((m) => m.role === "user");
+  const task = first?.role === "user" ? first.content.join("") : undefined;
+  const matching = SCENARIOS.filter((scenario) => {
+    const agent = scenario.agent(UNCALLED);
+    const names = agent.registry
+      .list()
+      .map((t) => t.name)
+      .sort();
+    return scenario.instructions === request.instructions && names.join() === tools.join();
+  });
+  // Seed 004's examples share one agent: the recorded task tells them apart.
+  return matching.find((scenario) => scenario.input === task) ?? matching[0];
+}
