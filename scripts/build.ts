@@ -1,9 +1,9 @@
 /**
- * Builds the package: the bundles behind package.json's "exports" and "bin" (tsdown) and the
- * trace viewer's page (Vite). Runs as `prepare` (every `npm ci`, a `github:` install) and
+ * Builds the package: the bundles behind package.json's "exports" and "bin" (tsdown), the
+ * trace viewer's page and the chat page `glassloop serve` serves (Vite). Runs as `prepare` (every `npm ci`, a `github:` install) and
  * `prepack` (`npm pack`, `npm publish`), so each part is rebuilt only when its inputs changed:
  * a second `npm ci` or the pack after it costs a hash of the sources, not a build.
- * `--force` (`npm run build`) rebuilds both. The tests' global setup imports `buildStale` for the viewer.
+ * `--force` (`npm run build`) rebuilds all. The tests' global setup imports `buildStale` for the pages.
  */
 
 import { spawnSync } from "node:child_process";
@@ -19,7 +19,7 @@ const DIST = join(ROOT, "dist");
 const STAMP = join(DIST, ".build-hash");
 
 interface Part {
-  name: "lib" | "viewer";
+  name: "lib" | "viewer" | "chat";
   /** Files and folders whose content decides the output. */
   inputs: string[];
   /** Files that must exist for the part to count as built. */
@@ -50,7 +50,14 @@ const parts: Part[] = [
     // The page bundles modules of src/trace and src/evals (the tests' global setup builds it through here too).
     inputs: ["viewer", "src/trace", "src/evals"],
     outputs: [join(DIST, "viewer", "index.html")],
-    build: buildViewer,
+    build: () => buildPage("viewer"),
+  },
+  {
+    name: "chat",
+    // The chat page reuses the viewer's diff and response views and src/trace's formatting.
+    inputs: ["chat", "viewer/src", "src/trace"],
+    outputs: [join(DIST, "chat", "index.html")],
+    build: () => buildPage("chat"),
   },
 ];
 
@@ -94,31 +101,32 @@ function buildLib(): void {
   // tsdown keeps dist/ (the viewer lives there), so bundles of an earlier build, whose chunk
   // names carry a content hash, are removed first or they would end up in the tarball.
   for (const name of existsSync(DIST) ? readdirSync(DIST) : []) {
-    if (name !== "viewer" && name !== ".build-hash")
+    if (name !== "viewer" && name !== "chat" && name !== ".build-hash")
       rmSync(join(DIST, name), { recursive: true, force: true });
   }
   run(binOf("tsdown", "dist/run.mjs"), []);
 }
 
-function buildViewer(): void {
+/** Builds a page (its folder holds vite.config.ts) into dist/<page>. */
+function buildPage(page: "viewer" | "chat"): void {
   // Built aside and moved in, so a test serving the page meanwhile never sees half of it.
-  const aside = join(DIST, `viewer.building-${process.pid}`);
+  const aside = join(DIST, `${page}.building-${process.pid}`);
   run(binOf("vite", "bin/vite.js"), [
     "build",
     "--config",
-    "viewer/vite.config.ts",
+    `${page}/vite.config.ts`,
     "--outDir",
     aside,
     "--logLevel",
     "warn",
   ]);
-  rmSync(join(DIST, "viewer"), { recursive: true, force: true });
-  renameSync(aside, join(DIST, "viewer"));
+  rmSync(join(DIST, page), { recursive: true, force: true });
+  renameSync(aside, join(DIST, page));
 }
 
 /** Builds the named parts (all by default) whose inputs changed since their last build, or all of them with `force`. */
 export function buildStale(
-  names: Part["name"][] = ["lib", "viewer"],
+  names: Part["name"][] = ["lib", "viewer", "chat"],
   options: { force?: boolean } = {},
 ): void {
   const stamp = readStamp();

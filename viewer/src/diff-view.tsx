@@ -1,6 +1,7 @@
 import { type ChangeObject, diffLines } from "diff";
 import { useState } from "preact/hooks";
 import { type DiffEntry, describeValue, diffRequests } from "../../src/core/request-diff.js";
+import "./diff-view.css";
 
 const CONTEXT = 3;
 

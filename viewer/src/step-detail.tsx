@@ -89,7 +89,7 @@ export function StepDetail({ run, step }: { run: ServedRun; step: StepView }) {
             </p>
           )}
           {step.response ? (
-            <Response response={step.response} costUsd={step.costUsd} />
+            <StepResponse response={step.response} costUsd={step.costUsd} />
           ) : (
             <p class="bad-text">No response (the call failed).</p>
           )}
@@ -116,7 +116,14 @@ function previousRequest(run: ServedRun, step: StepView): unknown {
   return undefined;
 }
 
-function Response({ response: r, costUsd }: { response: ResponseView; costUsd: number | undefined }) {
+/** A model response: finish reason, tokens, latency, cost, the reasoning, text and tool calls, the raw body on demand. */
+export function StepResponse({
+  response: r,
+  costUsd,
+}: {
+  response: ResponseView;
+  costUsd: number | undefined;
+}) {
   const [raw, setRaw] = useState(false);
   return (
     <div data-testid="response">
