@@ -158,7 +158,7 @@ function TurnFooter({ message, runId }: { message: ChatMessage; runId: string | 
       ? `${usage.inputTokens.toLocaleString()} in / ${(usage.outputTokens ?? 0).toLocaleString()} out`
       : undefined,
     typeof meta.costUsd === "number" && meta.costUsd > 0 ? formatUsd(meta.costUsd) : undefined,
-    typeof meta.status === "string" && meta.status !== "succeeded"
+    typeof meta.status === "string" && meta.status !== "ok" && meta.status !== "succeeded"
       ? meta.status.replaceAll("_", " ")
       : undefined,
   ].filter((f): f is string => f !== undefined);

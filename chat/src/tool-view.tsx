@@ -81,7 +81,12 @@ export function ToolView({
           </button>
         </fieldset>
       )}
-      {part.state === "output-available" && <Value value={part.output} testid="tool-output" />}
+      {part.state === "output-available" && (
+        <>
+          <p class="label muted">result</p>
+          <Value value={part.output} testid="tool-output" />
+        </>
+      )}
       {part.state === "output-error" && (
         <pre class="text bad-text" data-testid="tool-error">
           {part.errorText}

@@ -18,7 +18,9 @@ export async function buildUseChatPage(base: string): Promise<string> {
     configFile: false,
     // "error": swr's "use client" directive warns on every build, and means nothing outside React Server Components.
     logLevel: "error",
-    oxc: { jsx: { runtime: "automatic", importSource: "react" } },
+    // Production JSX even under vitest (NODE_ENV=test would pick jsxDEV, which React's production build lacks).
+    mode: "production",
+    oxc: { jsx: { runtime: "automatic", importSource: "react", development: false } },
     define: { "process.env.NODE_ENV": JSON.stringify("production") },
     build: { outDir, emptyOutDir: true, target: "es2022", minify: false, sourcemap: false },
   });
