@@ -1,6 +1,6 @@
 import { tool } from "glassloop";
+import type { ServeAgentFactory } from "glassloop/serve";
 import { z } from "zod";
-import type { ServeAgentFactory } from "../../src/serve/index.js";
 import { Gate, PacedModel, type Piece } from "../helpers/paced-model.js";
 
 /** Text a hostile model writes: markup and links that must stay characters on the page. */

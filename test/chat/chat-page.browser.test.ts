@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM, openBrowser } from "../helpers/browser.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeBrowser, openBrowser } from "../helpers/browser.js";
 import { type ChatServer, signInAs, startChatServer, TOKENS } from "../helpers/chat-server.js";
 import { chatAgents, HOSTILE_TEXT } from "./chat-agents.js";
 
@@ -12,7 +12,7 @@ const ARTIFACTS = join(import.meta.dirname, "../../test-artifacts");
 declare const document: { documentElement: { scrollWidth: number } };
 declare const window: { __pwned?: number };
 
-describe.skipIf(!existsSync(CHROMIUM))("the chat page glassloop serve serves at /, in a real browser", () => {
+describeBrowser("the chat page glassloop serve serves at /, in a real browser", () => {
   let server: ChatServer;
   let browser: Awaited<ReturnType<typeof openBrowser>>;
   const served = chatAgents();

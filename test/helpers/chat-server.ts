@@ -1,9 +1,9 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { extname, join, resolve, sep } from "node:path";
+import { createHandler, type ServeAgentFactory, SqliteServeLog, startServer } from "glassloop/serve";
+import { SqliteStore } from "glassloop/store";
 import type { BrowserContext } from "playwright-core";
-import { createHandler, type ServeAgentFactory, SqliteServeLog, startServer } from "../../src/serve/index.js";
-import { SqliteStore } from "../../src/store/sqlite-store.js";
 
 /** Two callers of the browser tests, with their own tokens. */
 export const TOKENS = { alice: "alice-page-token-0123456789", bob: "bob-page-token-0123456789ab" } as const;
