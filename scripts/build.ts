@@ -48,14 +48,14 @@ const parts: Part[] = [
   {
     name: "viewer",
     // The page bundles modules of src/trace and src/evals (the tests' global setup builds it through here too).
-    inputs: ["viewer", "src/trace", "src/evals"],
+    inputs: ["viewer", "src/trace", "src/evals", "src/core"],
     outputs: [join(DIST, "viewer", "index.html")],
     build: () => buildPage("viewer"),
   },
   {
     name: "chat",
-    // The chat page reuses the viewer's diff and response views and src/trace's formatting.
-    inputs: ["chat", "viewer/src", "src/trace"],
+    // The chat page reuses the viewer's diff and response views, src/trace's formatting and src/core's request diff.
+    inputs: ["chat", "viewer/src", "src/trace", "src/core"],
     outputs: [join(DIST, "chat", "index.html")],
     build: () => buildPage("chat"),
   },

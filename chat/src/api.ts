@@ -1,4 +1,4 @@
-import type { RequestDiff } from "../../src/trace/request-diff.js";
+import type { RequestDiff } from "../../src/core/request-diff.js";
 import type { ChatMessage } from "./ui-message.js";
 
 /**

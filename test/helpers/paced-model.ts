@@ -1,6 +1,6 @@
 import type { Model, ModelObserver, ModelRequest, ModelResponse } from "glassloop";
+import type { ReasoningPart, ToolCall } from "../../src/core/vocabulary/messages.js";
 import { requestBody } from "../../src/testing/script.js";
-import type { ReasoningPart, ToolCall } from "../../src/vocabulary/messages.js";
 
 /** A point a scripted answer stops at until the test opens it: pacing without sleeps. */
 export class Gate {
