@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { RunUsage } from "../loop/usage.js";
 import { withoutImageBytes } from "../trace/images.js";
+import { redactorFor } from "./failure.js";
 import type { Printer } from "./printer.js";
 import { Spinner } from "./style.js";
 import { visible } from "./visible.js";
@@ -43,7 +44,10 @@ export class RunRenderer {
     this.#spinner.stop();
   }
 
-  readonly onEvent = (event: AgentEvent): void => {
+  readonly onEvent = (given: AgentEvent): void => {
+    // Scrubbed before anything is clipped to fit a line: the terminal stream scrubs too, but a
+    // secret cut in half by a clip (a model pads its arguments to place the cut) would pass it.
+    const event = redactorFor(this.#printer.io.env).value(given);
     const p = this.#printer;
     const s = p.err;
     if (event.type === "model_request") {

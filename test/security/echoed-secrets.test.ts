@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadPg, type PgPoolConfig } from "../../src/store/postgres/pg-driver.js";
 import { cleanEnv, cliArgv, runCli, tempCwd } from "../helpers/cli.js";
-import { chatJson } from "../helpers/openai-replies.js";
+import { chatJson, chatSse } from "../helpers/openai-replies.js";
 import { POSTGRES_SKIP } from "../helpers/postgres.js";
 import { type RecordedRequest, startWireServer, type WireServer } from "../helpers/wire-server.js";
 import { freshDatabase } from "../scale/scale-harness.js";
@@ -89,6 +89,32 @@ describe("an echoed key reaches no eval output", () => {
     const written = readFileSync(join(cwd, "out", "result.json"), "utf8");
     expect(written).toContain("[REDACTED]");
     expect(allFiles(join(cwd, "out"))).not.toContain(KEY);
+  });
+});
+
+describe("a secret cut in half by a clipped line is still scrubbed", () => {
+  let wire: WireServer;
+  beforeAll(async () => {
+    wire = await startWireServer();
+  });
+  afterAll(() => wire?.close());
+
+  it("run: arguments padded so the 400-character clip cuts the secret show none of it", async () => {
+    // Not a credential shape: only the literal secret (whole) would be found after the clip.
+    const token = "zq9-Tb7x-literal-service-token-value";
+    // `{"expression":"` is 15 characters: the clip keeps 399, so the first 20 of the token would show.
+    const args = JSON.stringify({ expression: `${"1".repeat(399 - 15 - 20)}${token}` });
+    wire.enqueue(
+      chatSse({ toolCalls: [{ id: "call_pad", name: "calculator", arguments: args }] }),
+      chatSse({ text: "ok" }),
+    );
+    const run = await runCli(["run", "--tools", "calculator", "compute"], {
+      cwd: tempCwd(),
+      env: cleanEnv({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${wire.url}/v1`, BILLING_SERVICE_TOKEN: token }),
+      timeoutMs: 60_000,
+    });
+    expect(run.stderr).toContain("→ calculator");
+    expect(run.stdout + run.stderr).not.toContain(token.slice(0, 12));
   });
 });
 
