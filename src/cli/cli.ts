@@ -7,13 +7,15 @@ import { exitCodeFor, formatError, redactorFor } from "./failure.js";
 import { jsonError, wantsJson } from "./json-output.js";
 import { terminalStream } from "./terminal-text.js";
 
+const NAME_WIDTH = Math.max(...Object.keys(COMMANDS).map((name) => name.length)) + 2;
 const HELP = `glassloop: an agent runtime you can see through.
 
 Usage: glassloop <command> [options]
 
 Commands:
 ${Object.entries(COMMANDS)
-  .map(([name, entry]) => `  ${name.padEnd(8)}${entry.summary}`)
+  // Padded to the longest name plus two spaces, so no command runs into its summary.
+  .map(([name, entry]) => `  ${name.padEnd(NAME_WIDTH)}${entry.summary}`)
   .join("\n")}
 
 Run "glassloop <command> --help" for a command's options.

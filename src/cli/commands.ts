@@ -18,7 +18,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
     load: () => import("./commands/chat.js"),
   },
   demo: {
-    summary: "The seeds' examples, offline, with replayed model answers",
+    summary: "Worked examples, offline, with replayed model answers (no key needed)",
     load: () => import("./commands/demo.js"),
   },
   models: {
