@@ -73,13 +73,19 @@ export interface EvalListing {
   path: string;
 }
 
-/** The results in `dir` (each `<dir>/<eval>/result.json`), newest first; unreadable ones are skipped. */
+/**
+ * The results in `dir` (each `<dir>/<eval>/result.json`), newest first. Unreadable or malformed
+ * ones are skipped, each with a note in `skipped`: one foreign or broken file must not take the
+ * viewer's run and eval lists down with it (they answered 500).
+ */
 export function listResults(dir: string = DEFAULT_EVAL_DIR): {
   evals: EvalListing[];
   loaded: LoadedResult[];
+  skipped: { path: string; reason: string }[];
 } {
   const full = resolve(dir);
-  if (!existsSync(full)) return { evals: [], loaded: [] };
+  const skipped: { path: string; reason: string }[] = [];
+  if (!existsSync(full)) return { evals: [], loaded: [], skipped };
   const loaded: LoadedResult[] = [];
   // One eval's own directory (`eval --out dir`) lists that eval; else each folder holding a result.
   const own = existsSync(join(full, RESULT_FILE)) ? [""] : readdirSync(full);
@@ -87,9 +93,13 @@ export function listResults(dir: string = DEFAULT_EVAL_DIR): {
     const path = join(full, name, RESULT_FILE);
     if (!existsSync(path)) continue;
     try {
-      loaded.push(readResult(path));
-    } catch {
+      const one = readResult(path);
+      const problem = listingProblem(one.result);
+      if (problem === undefined) loaded.push(one);
+      else skipped.push({ path, reason: `not listed: ${problem}` });
+    } catch (error) {
       // A half-written or foreign file is not an eval to list.
+      skipped.push({ path, reason: `not listed: ${(error as Error).message}` });
     }
   }
   loaded.sort((a, b) => b.result.startedAt - a.result.startedAt);
@@ -103,7 +113,22 @@ export function listResults(dir: string = DEFAULT_EVAL_DIR): {
     ...(result.stopped && { stopped: result.stopped }),
     path,
   }));
-  return { evals, loaded };
+  return { evals, loaded, skipped };
+}
+
+/** What the lists read of a result that this one lacks, if anything (the file is a stranger's input). */
+function listingProblem(result: EvalResult): string | undefined {
+  const r = result as unknown as Record<string, unknown>;
+  if (typeof r.id !== "string" || typeof r.name !== "string") return "no id or name";
+  if (typeof r.startedAt !== "number" || !Number.isFinite(r.startedAt)) return "no startedAt";
+  const summary = r.summary as { passRate?: { value?: unknown }; trials?: unknown } | undefined;
+  if (typeof summary?.passRate?.value !== "number" || typeof summary.trials !== "number") return "no summary";
+  for (const c of result.cases as unknown[]) {
+    const trials = (c as { trials?: unknown } | null)?.trials;
+    if (!Array.isArray(trials) || trials.some((t) => typeof t !== "object" || t === null))
+      return "a case without a list of trials";
+  }
+  return undefined;
 }
 
 /** Every trace file the results in `dir` point at (so the viewer can open each trial's run). */

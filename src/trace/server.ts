@@ -133,7 +133,8 @@ export async function startViewer(options: ViewerOptions = {}): Promise<ViewerSe
       return;
     }
     if (path === "/api/evals") {
-      send(res, 200, redactor.value({ evals: evals().evals }));
+      const { evals: listed, skipped } = evals();
+      send(res, 200, redactor.value({ evals: listed, skipped }));
       return;
     }
     if (path.startsWith("/api/evals/")) {
