@@ -63,6 +63,7 @@ export type {
   RequestView,
   ResponseView,
   RunView,
+  GuardrailView,
   StepView,
   ToolCallView,
   TraceRunStatus,

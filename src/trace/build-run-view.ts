@@ -111,6 +111,13 @@ export function buildRunView(events: readonly AgentEvent[], problems: TraceProbl
         if (worker !== undefined) call.worker = worker;
         break;
       }
+      case "guardrail": {
+        const { type: _t, runId: _r, step, ...verdict } = e;
+        const judged = stepOf(step);
+        judged.guardrails ??= [];
+        judged.guardrails.push(verdict);
+        break;
+      }
       case "nested": {
         const call = toolOf(stepOf(e.step), e.toolCallId, e.toolName, e.time);
         const list = nested.get(call) ?? [];

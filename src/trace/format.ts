@@ -90,6 +90,11 @@ function formatStep(step: StepView, previous: unknown): string[] {
   // A step that changed workers says which of them ran each call.
   const moved = (step.workers?.length ?? 0) > 1;
   for (const tool of step.tools) lines.push(...formatTool(tool, moved));
+  for (const g of step.guardrails ?? []) {
+    const call = g.toolName === undefined ? "" : ` ${oneLine(g.toolName, 64)}`;
+    const why = g.message === undefined ? "" : `: ${oneLine(g.message, 160)}`;
+    lines.push(`  ⛨ guardrail ${oneLine(g.name, 64)} (${g.stage}${call}) ${g.action}${why}`);
+  }
   if (step.error) lines.push(`  ✗ ${step.error.code}: ${step.error.message}`);
   return lines;
 }

@@ -86,6 +86,8 @@ export interface StepView {
   /** Reasoning of another provider that the request left out (the transcript changed provider). */
   reasoningDropped?: { count: number; from: string[] };
   tools: ToolCallView[];
+  /** The guardrails' verdicts in this step, in order (absent when none judged anything). */
+  guardrails?: GuardrailView[];
   /** Cost of this step in USD when the model's price is known. */
   costUsd?: number;
   /** The run's usage after this step: budget consumption so far. */
@@ -96,6 +98,18 @@ export interface StepView {
    * died during the step and another finished it. Absent for a run on one process.
    */
   workers?: string[];
+}
+
+/** One guardrail's verdict, from its `guardrail` event. */
+export interface GuardrailView {
+  name: string;
+  stage: "input" | "output" | "tool_before" | "tool_after";
+  action: "allow" | "reject" | "tripwire" | "error";
+  message?: string;
+  toolCallId?: string;
+  toolName?: string;
+  durationMs: number;
+  time: number;
 }
 
 /** A run reconstructed from its events, ready to print or to show in the viewer. */

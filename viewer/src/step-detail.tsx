@@ -42,6 +42,18 @@ export function StepDetail({ run, step }: { run: ServedRun; step: StepView }) {
           {f.to !== undefined ? `, moved on to ${f.to}` : ", no model left"}: {f.error}
         </p>
       ))}
+      {step.guardrails?.map((g) => (
+        <p
+          key={`${g.name}-${g.stage}-${g.time}`}
+          class={g.action === "allow" ? "muted" : "warn-box"}
+          data-testid="guardrail"
+        >
+          guardrail {g.name} ({g.stage.replace("_", " ")}
+          {g.toolName !== undefined && ` ${g.toolName}`}
+          {g.toolCallId !== undefined && ` ${g.toolCallId}`}): {g.action}
+          {g.message !== undefined && `: ${g.message}`}
+        </p>
+      ))}
       {step.rateLimitWaits?.map((w) => (
         <p key={`${w.model}-${w.time}`} class="muted" data-testid="rate-limit-wait">
           held {formatMs(w.waitMs)} by the {w.limit} limit of {w.model}

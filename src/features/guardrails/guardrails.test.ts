@@ -10,7 +10,7 @@ import {
 } from "glassloop";
 import type { InputGuardrail, OutputGuardrail, ToolGuardrail } from "glassloop/guardrails";
 import { ScriptedModel } from "glassloop/testing";
-import type { GuardrailEvent } from "glassloop/trace";
+import { buildRunView, formatRun, type GuardrailEvent } from "glassloop/trace";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 
@@ -239,6 +239,30 @@ describe("tool guardrails", () => {
     expect(events.find((e) => e.type === "tool_result" && e.toolCallId === "c1")).toMatchObject({
       status: "rejected",
     });
+  });
+
+  it("show their verdicts in the run view the viewer and `trace show` read", async () => {
+    transfers.length = 0;
+    const cap: ToolGuardrail = {
+      name: "cap",
+      before: ({ args }) =>
+        (args as { amount: number }).amount > 100
+          ? { action: "reject", message: "At most 100." }
+          : { action: "allow" },
+    };
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "transfer", args: { to: "bob", amount: 500 }, id: "c1" }] },
+      { text: "I cannot." },
+    ]);
+    const events: AgentEvent[] = [];
+    await new Agent({ model, tools: [transfer], guardrails: { tools: [cap] } }).run("x", {
+      onEvent: (e) => events.push(e),
+    });
+    const view = buildRunView(events);
+    expect(view.steps[0]?.guardrails).toMatchObject([
+      { name: "cap", stage: "tool_before", action: "reject", message: "At most 100.", toolCallId: "c1" },
+    ]);
+    expect(formatRun(view)).toContain("⛨ guardrail cap (tool_before transfer) reject: At most 100.");
   });
 
   it("withhold a result the after check rejects", async () => {
