@@ -60,10 +60,10 @@ export {
 export { type RunSummary, summarize } from "../trace/run-summary.js";
 export type {
   ErrorView,
+  GuardrailView,
   RequestView,
   ResponseView,
   RunView,
-  GuardrailView,
   StepView,
   ToolCallView,
   TraceRunStatus,
