@@ -115,6 +115,17 @@ export {
 export { type Extraction, extractToolCalls } from "../providers/prompted/extract.js";
 export { INVALID_PROMPTED_CALL, prompted } from "../providers/prompted.js";
 export {
+  globalRateLimits,
+  type Permit,
+  RateLimitedModel,
+  type RateLimitedOptions,
+  RateLimiter,
+  type RateLimits,
+  rateLimited,
+  rateLimiter,
+  setRateLimits,
+} from "../models/rate-limit/index.js";
+export {
   type FallbackChainOptions,
   fallback,
   type ModelChoice,

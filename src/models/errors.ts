@@ -46,6 +46,8 @@ export class AuthenticationError extends ProviderError {
 /** The provider is rate limiting (HTTP 429); `retryAfterMs` is what it asked us to wait, if it said. */
 export class RateLimitError extends ProviderError {
   readonly retryAfterMs: number | undefined;
+  /** The provider's rate headers on the 429 (`x-ratelimit-*`, `anthropic-ratelimit-*`), lower-cased. */
+  rateHeaders: Record<string, string> = {};
   constructor(message: string, init: ProviderErrorInit, retryAfterMs?: number) {
     super("rate_limited", message, init);
     this.retryAfterMs = retryAfterMs;

@@ -2,6 +2,7 @@ import { ConfigError } from "../core/errors.js";
 import { FallbackModel, type FallbackOptions } from "../models/fallback/fallback-model.js";
 import type { HttpOptions } from "../models/http/call.js";
 import type { Model } from "../models/model.js";
+import { globalRateLimits, RateLimitedModel, rateLimiter } from "../models/rate-limit/rate-limited-model.js";
 import { LocalModel } from "./local/local-model.js";
 
 /** What a `provider:model` string cannot say but its caller can: transport settings for HTTP providers. */
@@ -47,7 +48,11 @@ export function resolveModel(
     const known = [...factories.keys()].sort().join(", ") || "none registered";
     throw new ConfigError(`Unknown model provider "${provider}" in "${model}" (known: ${known})`);
   }
-  return factory(model.slice(colon + 1), env, options);
+  const built = factory(model.slice(colon + 1), env, options);
+  // Limits set with setRateLimits apply to every model of the provider named by a string.
+  return globalRateLimits(provider) === undefined
+    ? built
+    : new RateLimitedModel(built, rateLimiter(provider));
 }
 
 // The embedded model is always available by name; node-llama-cpp itself is imported on first use.

@@ -6,6 +6,7 @@ import {
   errorForStatus,
   ProviderError,
   ProviderProtocolError,
+  RateLimitError,
   ResponseTooLargeError,
 } from "../errors.js";
 import type { ModelDelta } from "../model.js";
@@ -250,6 +251,7 @@ async function failureOf(
     },
     wait,
   );
+  if (error instanceof RateLimitError) error.rateHeaders = rateHeadersOf(response.headers);
   const hint = response.headers.get("x-should-retry");
   const retryable = hint === "true" ? true : hint === "false" ? false : isRetryableStatus(response.status);
   return new Failure(error, retryable, wait);
@@ -268,6 +270,15 @@ function scrub(error: GlassloopError, secrets: readonly string[]): GlassloopErro
     if (clean !== error.excerpt) Object.defineProperty(error, "excerpt", { value: clean });
   }
   return error;
+}
+
+/** The rate-limit headers of a 429, for a client-side limiter to learn from. */
+function rateHeadersOf(headers: Headers): Record<string, string> {
+  const kept: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    if (/^(x-ratelimit-|anthropic-ratelimit-|retry-after)/.test(name)) kept[name] = value;
+  });
+  return kept;
 }
 
 function parseOrUndefined(text: string): unknown {
