@@ -52,6 +52,17 @@ export {
 } from "../models/model.js";
 export { priceOf, setModelPrice } from "../models/prices.js";
 export {
+  globalRateLimits,
+  type Permit,
+  RateLimitedModel,
+  type RateLimitedOptions,
+  RateLimiter,
+  type RateLimits,
+  rateLimited,
+  rateLimiter,
+  setRateLimits,
+} from "../models/rate-limit/index.js";
+export {
   ANTHROPIC_TOOL_CALL_IDS,
   normalizeToolCallIds,
   type ToolCallIdRules,
@@ -114,17 +125,6 @@ export {
 } from "../providers/presets.js";
 export { type Extraction, extractToolCalls } from "../providers/prompted/extract.js";
 export { INVALID_PROMPTED_CALL, prompted } from "../providers/prompted.js";
-export {
-  globalRateLimits,
-  type Permit,
-  RateLimitedModel,
-  type RateLimitedOptions,
-  RateLimiter,
-  type RateLimits,
-  rateLimited,
-  rateLimiter,
-  setRateLimits,
-} from "../models/rate-limit/index.js";
 export {
   type FallbackChainOptions,
   fallback,
