@@ -75,7 +75,16 @@ describe("postJson", () => {
     expect(reply.body).toEqual({ fine: true });
     // maxAttempts: issue 11 item 17 (the CLI shows "retrying in 1.0 s (2/3)").
     expect(seen.retries).toEqual([
-      { attempt: 2, maxAttempts: 3, delayMs: 1000, error: expect.stringContaining("HTTP 429") },
+      {
+        attempt: 2,
+        maxAttempts: 3,
+        delayMs: 1000,
+        error: expect.stringContaining("HTTP 429"),
+        // The server's own wait and the typed failure, which a fallback chain and a rate limiter
+        // decide on (never put in events).
+        retryAfterMs: 1000,
+        cause: expect.objectContaining({ code: "rate_limited", status: 429, retryAfterMs: 1000 }),
+      },
     ]);
     expect(seen.requests.map((r) => r.attempt)).toEqual([1, 2]);
   });
