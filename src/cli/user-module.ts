@@ -99,3 +99,31 @@ function nearestPackageJson(start: string): { path: string; type?: unknown } | u
     if (dirname(dir) === dir) return undefined;
   }
 }
+
+/**
+ * Imports a module that names its agents as factories (a worker module, a serve module), checks
+ * its shape and returns it: `export default { agents: { name: () => AgentConfig } }`, or the same
+ * object as the named export `exportName`.
+ */
+export async function importAgentsModule<M extends { agents: object }>(
+  file: string,
+  io: CliIO,
+  command: string,
+  exportName: string,
+): Promise<M> {
+  const loaded = await importUserModule(file, io, command, `${command} module`);
+  const value = loaded.default ?? loaded[exportName];
+  const agents = (value as { agents?: unknown } | null)?.agents;
+  if (typeof value !== "object" || value === null || typeof agents !== "object" || agents === null)
+    throw new UsageError(
+      `${file}: the default export (or "${exportName}") must be { agents: { name: () => AgentConfig } }`,
+      command,
+    );
+  for (const [name, factory] of Object.entries(agents))
+    if (typeof factory !== "function")
+      throw new UsageError(
+        `${file}: agents.${name} must be a function that returns the agent's config`,
+        command,
+      );
+  return value as M;
+}

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import type { ServeModule } from "../../serve/serve-module.js";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
-import { importUserModule } from "../user-module.js";
+import { importAgentsModule } from "../user-module.js";
 
 const USAGE = `Usage: glassloop serve <module> [--port n] [--host addr] [--db path] [--log path]
 
@@ -97,20 +97,6 @@ function whole(text: string, flag: string): number {
 }
 
 /** Imports a serve module (TypeScript through tsx) and checks its shape. */
-export async function loadServeModule(file: string, io: CliIO): Promise<ServeModule> {
-  const loaded = await importUserModule(file, io, "serve", "serve module");
-  const value = loaded.default ?? loaded.serve;
-  const agents = (value as { agents?: unknown } | null)?.agents;
-  if (typeof value !== "object" || value === null || typeof agents !== "object" || agents === null)
-    throw new UsageError(
-      `${file}: the default export (or "serve") must be { agents: { name: () => AgentConfig } }`,
-      "serve",
-    );
-  for (const [name, factory] of Object.entries(agents))
-    if (typeof factory !== "function")
-      throw new UsageError(
-        `${file}: agents.${name} must be a function that returns the agent's config`,
-        "serve",
-      );
-  return value as ServeModule;
+export function loadServeModule(file: string, io: CliIO): Promise<ServeModule> {
+  return importAgentsModule<ServeModule>(file, io, "serve", "serve");
 }

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import type { WorkerModule } from "../../scale/agents.js";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
-import { importUserModule } from "../user-module.js";
+import { importAgentsModule } from "../user-module.js";
 
 const USAGE = `Usage: glassloop worker <worker module> [--postgres url] [--id name] [--queue name]
                         [--concurrency n] [--version v] [--lease-ms n] [--adopt-ms n] [--poll-ms n]
@@ -98,20 +98,6 @@ function whole(text: string, flag: string): number {
 }
 
 /** Imports a worker module (TypeScript through tsx) and checks its shape. */
-export async function loadWorkerModule(file: string, io: CliIO): Promise<WorkerModule> {
-  const loaded = await importUserModule(file, io, "worker", "worker module");
-  const value = loaded.default ?? loaded.worker;
-  const agents = (value as { agents?: unknown } | null)?.agents;
-  if (typeof value !== "object" || value === null || typeof agents !== "object" || agents === null)
-    throw new UsageError(
-      `${file}: the default export (or "worker") must be { agents: { name: () => AgentConfig } }`,
-      "worker",
-    );
-  for (const [name, factory] of Object.entries(agents))
-    if (typeof factory !== "function")
-      throw new UsageError(
-        `${file}: agents.${name} must be a function that returns the agent's config`,
-        "worker",
-      );
-  return value as WorkerModule;
+export function loadWorkerModule(file: string, io: CliIO): Promise<WorkerModule> {
+  return importAgentsModule<WorkerModule>(file, io, "worker", "worker");
 }
