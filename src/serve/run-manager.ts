@@ -7,10 +7,12 @@ import { emptyUsage } from "../loop/usage.js";
 import type { Store } from "../store/store.js";
 import type { Redactor } from "../trace/redact.js";
 import type { AgentTable } from "./agents.js";
-import { refuse, ServeRequestError } from "./errors.js";
+import { refuse } from "./errors.js";
 import type { ApprovalItem, LogItem, PartKind } from "./log-items.js";
 import { EventNormalizer } from "./normalize.js";
+import { describe, failBeforeStart, openParts } from "./run-closing.js";
 import type { RunChannel, RunHub } from "./run-hub.js";
+import { RunSlots } from "./run-slots.js";
 import type { ChatRecord, RunRecord, ServeLog, ServeRunStatus } from "./serve-log.js";
 import { parseOutput } from "./tool-output.js";
 
@@ -45,17 +47,18 @@ export interface RunManagerOptions {
 export class RunManager {
   readonly #o: RunManagerOptions;
   readonly #aborts = new Map<string, AbortController>();
-  readonly #active = new Map<string, number>();
+  readonly #slots: RunSlots;
   readonly #drivers = new Set<Promise<void>>();
 
   constructor(options: RunManagerOptions) {
     this.#o = options;
+    this.#slots = new RunSlots(options.maxActiveRuns);
   }
 
   /** Starts a turn on `chat`; the returned run's stream starts at sequence 0. */
   async startTurn(principal: string, chat: ChatRecord, input: string): Promise<RunRecord> {
     const { log, agents } = this.#o;
-    this.#reserve(principal);
+    this.#slots.reserve(principal);
     let agent: Agent<unknown, unknown> | undefined;
     const runId = `run_${randomUUID()}`;
     try {
@@ -71,7 +74,7 @@ export class RunManager {
         input,
       });
     } catch (error) {
-      this.#unreserve(principal);
+      this.#slots.release(principal);
       await agent?.close();
       throw error;
     }
@@ -120,13 +123,13 @@ export class RunManager {
       throw refuse.invalid(
         `every waiting call must be decided once: missing ${missing.map((a) => `${a.toolName} (${a.approvalId})`).join(", ") || "none"}`,
       );
-    this.#reserve(principal);
+    this.#slots.reserve(principal);
     let agent: Agent<unknown, unknown> | undefined;
     try {
       if (!(await log.decide(decisions))) throw refuse.conflict("these approvals were already decided");
       agent = await this.#o.agents.make(run.agent);
     } catch (error) {
-      this.#unreserve(principal);
+      this.#slots.release(principal);
       throw error;
     }
     const byId = new Map(records.map((r) => [r?.approvalId, r]));
@@ -202,7 +205,7 @@ export class RunManager {
         await this.#interrupt(run, `its agent could not be made: ${(error as Error).message}`);
         continue;
       }
-      this.#add(run.principal);
+      this.#slots.add(run.principal);
       const made = agent;
       this.#drive(
         run,
@@ -235,27 +238,6 @@ export class RunManager {
     await hub.close(channel);
     await log.setRunStatus(run.runId, "interrupted");
     await log.releaseChat(run.principal, run.chatId, run.runId);
-  }
-
-  #reserve(principal: string): void {
-    if ((this.#active.get(principal) ?? 0) >= this.#o.maxActiveRuns)
-      throw new ServeRequestError(
-        429,
-        "too_many_runs",
-        `at most ${this.#o.maxActiveRuns} runs may run at once per caller; wait for one to end`,
-        { headers: { "retry-after": "5" } },
-      );
-    this.#add(principal);
-  }
-
-  #add(principal: string): void {
-    this.#active.set(principal, (this.#active.get(principal) ?? 0) + 1);
-  }
-
-  #unreserve(principal: string): void {
-    const n = (this.#active.get(principal) ?? 1) - 1;
-    if (n <= 0) this.#active.delete(principal);
-    else this.#active.set(principal, n);
   }
 
   #drive(
@@ -300,7 +282,7 @@ export class RunManager {
       .catch((error: unknown) => console.error(`glassloop serve: run ${run.runId}:`, error))
       .finally(async () => {
         this.#aborts.delete(run.runId);
-        this.#unreserve(run.principal);
+        this.#slots.release(run.principal);
         this.#drivers.delete(driver);
         await agent.close().catch(() => {});
       });
@@ -327,60 +309,4 @@ export class RunManager {
       ...(held ? [{ kind: "event" as const, event: held }] : []),
     ]);
   }
-}
-
-/** A run that failed before its first event (bad config, a busy session) still ends its stream. */
-function failBeforeStart(
-  run: RunRecord,
-  channel: RunChannel,
-  normalizer: EventNormalizer,
-  message: string,
-): void {
-  const time = Date.now();
-  const runId = run.runId;
-  channel.append([
-    ...normalizer.closeAll(),
-    ...(channel.lastSeq < 0
-      ? [
-          {
-            kind: "event" as const,
-            event: { type: "run_start" as const, runId, time, model: run.model, input: "", agent: run.agent },
-          },
-        ]
-      : []),
-    { kind: "event", event: { type: "error", runId, time, code: "internal", message } },
-    {
-      kind: "event",
-      event: {
-        type: "run_end",
-        runId,
-        time,
-        status: "failed",
-        usage: run.usage ?? emptyUsage(false),
-        messages: [],
-      },
-    },
-  ]);
-}
-
-function describe(error: unknown): string {
-  if (error instanceof ServeRequestError) return error.message;
-  if (error instanceof Error && "code" in error && typeof error.code === "string")
-    return `${error.code}: ${error.message}`;
-  return "the run could not start";
-}
-
-/** The parts a stopped driver left open, read from the log. */
-async function openParts(log: ServeLog, runId: string): Promise<{ part: string; kind: PartKind }[]> {
-  const open = new Map<string, PartKind>();
-  for (let after = -1; ; ) {
-    const entries = await log.read(runId, after, 500);
-    if (entries.length === 0) break;
-    for (const { item } of entries) {
-      if (item.kind === "part_start") open.set(item.part, item.partKind);
-      else if (item.kind === "part_end") open.delete(item.part);
-    }
-    after = (entries.at(-1) as { seq: number }).seq;
-  }
-  return [...open].map(([part, kind]) => ({ part, kind }));
 }
