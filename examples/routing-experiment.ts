@@ -231,13 +231,14 @@ export async function main(
         ? `Recording with the offline keyword baseline (not a language model) into ${RECORDINGS}`
         : "No --model: replaying recordings of the offline keyword baseline (not a language model).",
   );
+  // Recording starts from an empty folder, so no stale recording of an older case survives.
+  if (!live && record) rmSync(RECORDINGS, { recursive: true, force: true });
   const { single, router } = live
     ? await measure({ model: chooseModel(argv, keywordModel), outDirs: liveDirs() })
     : record
-      ? (rmSync(RECORDINGS, { recursive: true, force: true }),
-        await measure({
+      ? await measure({
           outDirs: { single: join(RECORDINGS, "single"), router: join(RECORDINGS, "router") },
-        }))
+        })
       : await measure({ recordings: RECORDINGS });
   const accuracy = (r: EvalResult) => r.summary.scorers.find((s) => s.scorer === "routing")?.passRate;
   print(formatReport(single));

@@ -6,7 +6,6 @@ import {
   type AgentEvent,
   ApprovalNotWaitingError,
   ApprovalRequiredError,
-  ConfigError,
   RunNotResumableError,
   SessionBusyError,
   tool,
