@@ -153,7 +153,7 @@ export async function evaluate<TOutput, TExpected>(
           ...(options.env && { env: options.env }),
         });
       } catch (error) {
-        // The trial could not start (see setupFailure): nothing else will, so the eval stops.
+        // The trial could not start (see setupFailure in trial-outcome.ts): nothing else will, so the eval stops.
         setup ??= error;
         stopper.abort(error);
         return;

@@ -1,17 +1,11 @@
 import { join } from "node:path";
 import { ReplayDivergenceError, TraceWriter } from "../entries/trace.js";
-import {
-  type AgentEvent,
-  GlassloopError,
-  type Limits,
-  type Model,
-  RunError,
-  resolveModel,
-} from "../index.js";
+import { type AgentEvent, type Limits, type Model, resolveModel } from "../index.js";
 import { combine } from "./combine.js";
 import type { EvalEvent } from "./events.js";
-import { EvalBudgetError, GuardedModel } from "./guarded-model.js";
+import { type EvalBudgetError, GuardedModel } from "./guarded-model.js";
 import { TrajectoryRecorder } from "./trajectory.js";
+import { errorOf, setupFailure, statusOf } from "./trial-outcome.js";
 import type {
   CombineRule,
   EvalCase,
@@ -259,55 +253,4 @@ function withCost(limits: Limits, allotment: number): Limits {
 
 function clamp(score: number): number {
   return Number.isFinite(score) ? Math.min(1, Math.max(0, score)) : 0;
-}
-
-/** Error codes that say the run could not be set up, whatever the case. */
-const SETUP_CODES = new Set(["config", "no_model", "missing_dependency"]);
-
-/** The error, or the run error's cause, when it says the trial could not start; else undefined. */
-export function setupFailure(caught: unknown): GlassloopError | undefined {
-  for (const candidate of [caught, caught instanceof Error ? caught.cause : undefined]) {
-    if (candidate instanceof GlassloopError && SETUP_CODES.has(candidate.code)) return candidate;
-  }
-  return undefined;
-}
-
-function errorOf(caught: unknown): TrialError {
-  // A replay that diverged shows as a model failure of the run; the divergence is what matters.
-  const cause = caught instanceof Error ? caught.cause : undefined;
-  if (cause instanceof ReplayDivergenceError) {
-    return {
-      code: cause.code,
-      message: cause.message,
-      divergence: { call: cause.call, path: cause.path, recorded: cause.recorded, actual: cause.actual },
-    };
-  }
-  if (cause instanceof EvalBudgetError) return { code: cause.code, message: cause.message };
-  if (caught instanceof ReplayDivergenceError) {
-    return {
-      code: caught.code,
-      message: caught.message,
-      divergence: { call: caught.call, path: caught.path, recorded: caught.recorded, actual: caught.actual },
-    };
-  }
-  if (caught instanceof Error) {
-    const code = "code" in caught && typeof caught.code === "string" ? caught.code : "internal";
-    return { code, message: caught.message };
-  }
-  return { code: "internal", message: String(caught) };
-}
-
-function statusOf(
-  caught: unknown,
-  evalAborted: boolean,
-  overBudget: boolean,
-  evalBound: boolean,
-): TrialStatus {
-  if (evalAborted) return "aborted";
-  const refused = caught instanceof Error && caught.cause instanceof EvalBudgetError;
-  // Stopped by what is left of the eval's money, not by the case's own limit: no evidence either way.
-  if ((refused || overBudget) && evalBound) return "aborted";
-  if (refused || overBudget) return "budget_exceeded";
-  if (caught instanceof RunError && caught.code === "budget_exceeded") return "budget_exceeded";
-  return "failed";
 }
