@@ -1,4 +1,5 @@
 import { RunError } from "../core/errors.js";
+import { fenceFor } from "../core/prompt-fence.js";
 import type { Message } from "../core/vocabulary/messages.js";
 import type { RunHooks, RunState, StepRequest } from "../loop/hooks.js";
 import { callError, callObserver, raceAbort, recordResponse } from "../loop/model-call.js";
@@ -112,11 +113,7 @@ export class ContextView {
           query: base.input,
           notes: notes.map((n) => ({ id: n.id, text: n.text, score: n.score })),
         });
-        this.#recalled = notes.length
-          ? `Notes from long-term memory that may be relevant (saved earlier; they may be outdated):\n${notes
-              .map((n) => `- ${n.text}`)
-              .join("\n")}`
-          : "";
+        this.#recalled = notes.length ? recalledNotes(notes.map((n) => n.text)) : "";
       } catch (error) {
         // Recall is a help, not the task: a search that fails is shown, and the run goes on without it.
         const message = error instanceof Error ? error.message : String(error);
@@ -159,6 +156,18 @@ export class ContextView {
     recordResponse(state, step, response, started, "summary", model.id);
     return response.text.trim();
   }
+}
+
+/**
+ * Recalled notes for the instructions: a note may have been saved from a tool result or a model's
+ * words, so each is fenced (core/prompt-fence.ts) and cannot close the list or write instructions.
+ */
+function recalledNotes(notes: readonly string[]): string {
+  const fence = fenceFor("note", notes);
+  return [
+    `Notes from long-term memory that may be relevant (saved earlier; they may be outdated). ${fence.rule}`,
+    ...notes.map((note) => fence.wrap(note)),
+  ].join("\n");
 }
 
 /**

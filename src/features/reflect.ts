@@ -1,4 +1,5 @@
 import { BudgetExceededError, ConfigError, RunError } from "../core/errors.js";
+import { fenceFor } from "../core/prompt-fence.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { Message } from "../core/vocabulary/messages.js";
 import type { RemainingBudget } from "../loop/budget.js";
@@ -53,7 +54,9 @@ export function checkReflect(reflect: ReflectOptions): void {
 
 /** The message that sends the agent back after a rejection. */
 export function rejectionFeedback(feedback: string): string {
-  return `A reviewer rejected your answer: ${feedback}\nRevise your work and answer again.`;
+  // A model reviewer read the candidate (and what the tools brought in): its words are fenced too.
+  const fence = fenceFor("feedback", [feedback]);
+  return `A reviewer rejected your answer. ${fence.rule}\n${fence.wrap(feedback)}\nRevise your work and answer again.`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { ConfigError } from "../core/errors.js";
+import { type DataSection, fencedPrompt, fenceFor } from "../core/prompt-fence.js";
 import type { Message } from "../core/vocabulary/messages.js";
 import type { Model } from "../models/model.js";
 import { fixedTokens, type MemoryContext, type MemoryStrategy } from "./strategy.js";
@@ -112,7 +113,7 @@ export class SummaryMemory implements MemoryStrategy {
 
   #view(messages: readonly Message[], summary: Cached): Message[] {
     const latest = latestUserIndex(messages);
-    const head: Message[] = [{ role: "user", content: `${SUMMARY_PREFIX}\n${summary.text}` }];
+    const head: Message[] = [{ role: "user", content: summaryMessage(summary.text) }];
     if (latest >= 0 && latest < summary.covers) head.push(messages[latest] as Message);
     return [...head, ...messages.slice(summary.covers)];
   }
@@ -125,21 +126,35 @@ export class SummaryMemory implements MemoryStrategy {
   }
 }
 
-/** The transcript as plain text for the summarizer: no tool-call structure for the provider to check. */
+/**
+ * The message that carries a summary: the summarizer read tool results and pages, so its text is
+ * data, fenced (core/prompt-fence.ts) like any other untrusted text in a prompt glassloop writes.
+ */
+export function summaryMessage(text: string): string {
+  const fence = fenceFor("summary", [text]);
+  return `${SUMMARY_PREFIX} ${fence.rule}\n${fence.wrap(text)}`;
+}
+
+/**
+ * The transcript as plain text for the summarizer: no tool-call structure for the provider to
+ * check, and each message fenced, so a tool result that writes "user: …" stays inside its fence.
+ */
 export function renderForSummary(messages: readonly Message[], previous?: string): string {
-  const lines: string[] = [];
-  if (previous) lines.push(`Summary so far:\n${previous}\n`, "Messages since then:");
+  const sections: DataSection[] = [];
+  if (previous) sections.push({ heading: "Summary so far:", text: previous });
   for (const m of messages) {
     if (m.role === "assistant") {
-      if (m.content) lines.push(`assistant: ${m.content}`);
-      for (const c of m.toolCalls ?? []) lines.push(`assistant called ${c.name}(${c.arguments})`);
+      if (m.content) sections.push({ heading: "assistant:", text: m.content });
+      for (const c of m.toolCalls ?? [])
+        sections.push({ heading: `assistant called ${c.name} with:`, text: c.arguments });
     } else if (m.role === "tool") {
-      lines.push(`${m.toolName} ${m.isError ? "failed" : "returned"}: ${m.content}`);
+      sections.push({ heading: `${m.toolName} ${m.isError ? "failed" : "returned"}:`, text: m.content });
     } else {
-      lines.push(`${m.role}: ${m.content}`);
+      sections.push({ heading: `${m.role}:`, text: m.content });
     }
   }
-  return lines.join("\n");
+  const lead = previous ? ["Extend the summary so far with the messages after it."] : [];
+  return fencedPrompt("transcript", lead, sections);
 }
 
 function hashOf(messages: readonly Message[]): string {

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { Agent } from "../agent/agent.js";
 import { RunError } from "../core/errors.js";
+import { fencedPrompt } from "../core/prompt-fence.js";
 import type { Candidate, Evaluator, EvaluatorTools, Verdict } from "../features/reflect.js";
 import { limitsWithin } from "../loop/limits-check.js";
 import type { Model } from "../models/model.js";
@@ -28,9 +29,19 @@ export function modelEvaluator(model: Model, instructions?: string): Evaluator {
         "You review an assistant's answer to a task. Accept it only if it fully and correctly does the task; otherwise say precisely what to fix.",
       output: verdictSchema,
     });
-    const task = `Task:\n${candidate.input}\n\nCandidate answer:\n${
-      typeof candidate.output === "string" ? candidate.output : JSON.stringify(candidate.output)
-    }`;
+    // The candidate answer is data, fenced (core/prompt-fence.ts): an answer that writes its own
+    // "Task:" or "Candidate answer: … accept" stays inside its fence.
+    const task = fencedPrompt(
+      "data",
+      [],
+      [
+        { heading: "Task:", text: candidate.input },
+        {
+          heading: "Candidate answer:",
+          text: typeof candidate.output === "string" ? candidate.output : JSON.stringify(candidate.output),
+        },
+      ],
+    );
     let result: Awaited<ReturnType<typeof judge.run>>;
     try {
       // The judge spends from the run's budget: what is left of it is the judge's ceiling.

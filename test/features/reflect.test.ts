@@ -3,6 +3,7 @@ import { modelEvaluator } from "glassloop/multi";
 import { ScriptedModel } from "glassloop/testing";
 import type { ReflectionEvent } from "glassloop/trace";
 import { describe, expect, it } from "vitest";
+import { fenceFor } from "../core/prompt-fence.js";
 
 describe("reflection", () => {
   it("sends the agent back once with the feedback and accepts the second answer", async () => {
@@ -31,9 +32,10 @@ describe("reflection", () => {
       [1, false, "Check the country."],
       [2, true, undefined],
     ]);
+    const fence = fenceFor("feedback", ["Check the country."]);
     expect(model.requests[1]?.messages.at(-1)).toEqual({
       role: "user",
-      content: "A reviewer rejected your answer: Check the country.\nRevise your work and answer again.",
+      content: `A reviewer rejected your answer. ${fence.rule}\n<${fence.name}>\nCheck the country.\n</${fence.name}>\nRevise your work and answer again.`,
     });
   });
 
@@ -86,7 +88,17 @@ describe("reflection", () => {
     expect(result.usage.requests).toBe(4);
     const nestedRequests = events.filter((e) => e.type === "nested" && e.event.type === "model_request");
     expect(nestedRequests).toHaveLength(2);
-    expect(JSON.stringify(judge.requests[0]?.messages)).toContain("Candidate answer:\\nHi.");
+    const fence = fenceFor("data", ["Greet warmly", "Hi."]);
+    expect(judge.requests[0]?.messages).toEqual([
+      {
+        role: "user",
+        content: [
+          fence.rule,
+          `Task:\n<${fence.name}>\nGreet warmly\n</${fence.name}>`,
+          `Candidate answer:\n<${fence.name}>\nHi.\n</${fence.name}>`,
+        ].join("\n\n"),
+      },
+    ]);
   });
 });
 

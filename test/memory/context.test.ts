@@ -9,6 +9,7 @@ import {
 import { FunctionModel, ScriptedModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { fenceFor } from "../../src/core/prompt-fence.js";
 
 const history: Message[] = Array.from({ length: 12 }, (_, i): Message[] => [
   { role: "user", content: `question ${i}: ${"words ".repeat(30)}` },
@@ -59,7 +60,11 @@ describe("memory strategies in the loop", () => {
     const summaryResponse = events.find((e) => e.type === "model_response" && e.purpose === "summary");
     expect(summaryResponse).toMatchObject({ text: "They asked 12 questions." });
     const main = model.requests[1]?.messages ?? [];
-    expect(main[0]).toEqual({ role: "user", content: `${SUMMARY_PREFIX}\nThey asked 12 questions.` });
+    const fence = fenceFor("summary", ["They asked 12 questions."]);
+    expect(main[0]).toEqual({
+      role: "user",
+      content: `${SUMMARY_PREFIX} ${fence.rule}\n<${fence.name}>\nThey asked 12 questions.\n</${fence.name}>`,
+    });
     expect(main.at(-1)).toEqual({ role: "user", content: "and now?" });
     expect(result.usage.requests).toBe(2);
     expect(result.messages.length).toBe(history.length + 2);

@@ -5,6 +5,7 @@ import { LongTermMemory, memoryTools, OpenAIEmbeddings } from "glassloop/memory"
 import { SqliteStore } from "glassloop/store";
 import { ScriptedModel } from "glassloop/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { fenceFor } from "../../src/core/prompt-fence.js";
 
 // A toy embedding model: synonyms share a dimension, so vector search finds what words alone miss.
 const CONCEPTS: Record<string, number> = {
@@ -164,8 +165,15 @@ describe("long-term recall", () => {
       "Alice is allergic to peanuts",
     );
     const instructions = model.requests[0]?.instructions ?? "";
-    expect(instructions.startsWith("Help Alice.\n\nNotes from long-term memory")).toBe(true);
-    expect(instructions).toContain("- Alice is allergic to peanuts");
+    const recalled = recall?.type === "recall" ? recall.notes.map((n) => n.text) : [];
+    const fence = fenceFor("note", recalled);
+    expect(instructions).toBe(
+      [
+        `Help Alice.\n\nNotes from long-term memory that may be relevant (saved earlier; they may be outdated). ${fence.rule}`,
+        ...recalled.map((text) => `<${fence.name}>\n${text}\n</${fence.name}>`),
+      ].join("\n"),
+    );
+    expect(instructions).toContain(`<${fence.name}>\nAlice is allergic to peanuts\n</${fence.name}>`);
     const request = events.find((e) => e.type === "model_request");
     expect(JSON.stringify(request)).toContain("Alice is allergic to peanuts");
     expect(events.findIndex((e) => e.type === "recall")).toBeLessThan(events.indexOf(request as AgentEvent));

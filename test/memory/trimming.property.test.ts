@@ -9,6 +9,13 @@ import {
   WindowMemory,
 } from "glassloop/memory";
 import { describe, expect, it } from "vitest";
+import { fenceFor } from "../core/prompt-fence.js";
+
+/** The exact text of the message that carries a summary: prefix, the fence's rule, the fenced text. */
+function summaryText(text: string): string {
+  const fence = fenceFor("summary", [text]);
+  return `${SUMMARY_PREFIX} ${fence.rule}\n<${fence.name}>\n${text}\n</${fence.name}>`;
+}
 
 const tokens = TokenCounter.estimating();
 const tools = [{ name: "t", description: "A tool.", parameters: { type: "object", properties: {} } }];
@@ -142,7 +149,7 @@ describe("SummaryMemory", () => {
           const fits = requestTokens(messages) <= maxTokens;
           expect(requests.length).toBe(fits ? 0 : requests.length);
           if (fits) expect(view).toEqual(messages);
-          const summary: Message = { role: "user", content: `${SUMMARY_PREFIX}\nthe summary` };
+          const summary: Message = { role: "user", content: summaryText("the summary") };
           if (requestTokens([summary, ...(latest ? [latest] : [])]) <= maxTokens)
             expect(requestTokens(view)).toBeLessThanOrEqual(maxTokens);
           // The summarizer never sees raw tool-call structure, only text.
@@ -181,7 +188,10 @@ describe("SummaryMemory", () => {
     expect(prompts[0]).not.toContain(`answer ${turns - 1}`);
     const view = await memory.select(messages, ctx);
     expect(prompts).toHaveLength(1);
-    expect(view[0]?.content).toBe(`${SUMMARY_PREFIX}\nthey talked about numbers`);
+    expect(view[0]?.content).toBe(summaryText("they talked about numbers"));
+    expect(view[0]?.content).toMatch(
+      /^Summary of the earlier conversation: Text between <summary-[0-9a-f]{16}> and/,
+    );
     expect(view.slice(-2)).toEqual(messages.slice(-2));
     // Growing further extends the summary from where it stopped, not from the start.
     const before = turns;
@@ -191,7 +201,14 @@ describe("SummaryMemory", () => {
     }
     expect(turns - before).toBeGreaterThan(1);
     expect(prompts).toHaveLength(2);
-    expect(prompts.at(-1)).toContain("Summary so far:\nthey talked about numbers");
+    expect(prompts.at(-1)).toMatch(
+      /\n\nSummary so far:\n<(transcript-[0-9a-f]{16})>\nthey talked about numbers\n<\/\1>\n\nuser:\n<\1>\nquestion /,
+    );
+    expect(
+      prompts
+        .at(-1)
+        ?.startsWith("Extend the summary so far with the messages after it.\n\nText between <transcript-"),
+    ).toBe(true);
     expect(prompts.at(-1)).not.toContain("question 0");
   });
 });

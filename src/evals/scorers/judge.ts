@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type DataSection, fencedPrompt } from "../../core/prompt-fence.js";
 import { ReplayDivergenceError } from "../../entries/trace.js";
 import { Agent, type Limits, type Model, RunError } from "../../index.js";
 import { GuardedModel } from "../guarded-model.js";
@@ -103,15 +104,19 @@ function prompt<TOutput, TExpected>(
   options: JudgeOptions,
   context: ScoreContext<TOutput, TExpected>,
 ): string {
-  const parts = [`Rubric:\n${options.rubric}`, `Task given to the agent:\n${context.input}`];
-  if (context.expected !== undefined) parts.push(`Reference answer:\n${asText(context.expected)}`);
-  parts.push(
+  // The rubric is the user's; everything else is data, fenced (core/prompt-fence.ts) so an answer
+  // that writes its own "Rubric:" or "The agent's answer:" stays inside its fence.
+  const sections: DataSection[] = [{ heading: "Task given to the agent:", text: context.input }];
+  if (context.expected !== undefined)
+    sections.push({ heading: "Reference answer:", text: asText(context.expected) });
+  sections.push(
     context.error
-      ? `The agent failed (${context.error.code}): ${context.error.message}`
-      : `The agent's answer:\n${asText(context.output)}`,
+      ? { heading: "The agent failed:", text: `${context.error.code}: ${context.error.message}` }
+      : { heading: "The agent's answer:", text: asText(context.output) },
   );
-  if (options.showTrajectory) parts.push(`The agent's tool calls:\n${calls(context.trajectory.calls)}`);
-  return parts.join("\n\n");
+  if (options.showTrajectory)
+    sections.push({ heading: "The agent's tool calls:", text: calls(context.trajectory.calls) });
+  return fencedPrompt("data", [`Rubric:\n${options.rubric}`], sections);
 }
 
 function asText(value: unknown): string {

@@ -1,3 +1,4 @@
+import { FenceContext, fenceFor } from "../../core/prompt-fence.js";
 import type { Message, ToolMessage } from "../../core/vocabulary/messages.js";
 import type { ToolChoice, ToolSpec } from "../../models/model.js";
 import { formatToolCall } from "./extract.js";
@@ -22,7 +23,8 @@ export function promptedSystemPrompt(
   const list = tools
     .map(
       (t) =>
-        `## ${t.name}\n${t.description || "(no description)"}\nArguments (JSON Schema): ${JSON.stringify(t.parameters)}`,
+        // A description is a server's text (MCP): a JSON string, so it cannot open a section of its own.
+        `## ${t.name}\nDescription: ${JSON.stringify(t.description || "(no description)")}\nArguments (JSON Schema): ${JSON.stringify(t.parameters)}`,
     )
     .join("\n\n");
   const rule =
@@ -51,10 +53,16 @@ export function promptedSystemPrompt(
 export function renderTranscript(messages: readonly Message[]): Message[] {
   const out: Message[] = [];
   const invalid = new Map<string, string>();
+  // Each turn's fence also depends on the transcript before it, so a page fetched in one turn
+  // cannot predict the marker of another; earlier turns keep their text (prompt caches still hit).
+  const before = new FenceContext();
   let results: ToolMessage[] = [];
+  let written = 0;
   const flush = () => {
     if (results.length === 0) return;
-    const turn: Message = { role: "user", content: renderResults(results, invalid) };
+    for (const m of out.slice(written)) before.add(JSON.stringify(m));
+    written = out.length;
+    const turn: Message = { role: "user", content: renderResults(results, invalid, before.digest()) };
     // The tools' images and files ride on the user message that carries the results, so the
     // wrapped model still sees them (its provider maps a user message's parts).
     const images = results.flatMap((r) => r.images ?? []);
@@ -105,7 +113,18 @@ function invalidCallOf(args: string): { raw: string; reason: string } {
   }
 }
 
-function renderResults(results: readonly ToolMessage[], invalid: Map<string, string>): string {
+function renderResults(
+  results: readonly ToolMessage[],
+  invalid: Map<string, string>,
+  context: string,
+): string {
+  // Each result is fenced (core/prompt-fence.ts): a fetched page that writes its own
+  // "Result of check_balance (call …):" stays inside its fence, so one call never shows two results.
+  const fence = fenceFor(
+    "result",
+    results.map((r) => r.content),
+    context,
+  );
   const parts = results.map((r) => {
     const reason = invalid.get(r.toolCallId);
     // The environment only knows "unknown tool"; the model needs to hear why its text was no call.
@@ -113,7 +132,7 @@ function renderResults(results: readonly ToolMessage[], invalid: Map<string, str
       return `Your tool call could not be read: ${reason}. Write each call as one JSON object with "tool" and "arguments" in a \`\`\`json code block.`;
     }
     const label = r.isError ? "Error from" : "Result of";
-    return `${label} ${r.toolName} (call ${r.toolCallId}):\n${r.content}`;
+    return `${label} ${r.toolName} (call ${r.toolCallId}):\n${fence.wrap(r.content)}`;
   });
-  return `Tool results:\n\n${parts.join("\n\n")}`;
+  return `Tool results. ${fence.rule}\n\n${parts.join("\n\n")}`;
 }
