@@ -3,7 +3,7 @@ import { modelEvaluator } from "glassloop/multi";
 import { ScriptedModel } from "glassloop/testing";
 import type { ReflectionEvent } from "glassloop/trace";
 import { describe, expect, it } from "vitest";
-import { fenceFor } from "../core/prompt-fence.js";
+import { fenceFor } from "../../src/core/prompt-fence.js";
 
 describe("reflection", () => {
   it("sends the agent back once with the feedback and accepts the second answer", async () => {

@@ -9,7 +9,7 @@ import {
   WindowMemory,
 } from "glassloop/memory";
 import { describe, expect, it } from "vitest";
-import { fenceFor } from "../core/prompt-fence.js";
+import { fenceFor } from "../../src/core/prompt-fence.js";
 
 /** The exact text of the message that carries a summary: prefix, the fence's rule, the fenced text. */
 function summaryText(text: string): string {
