@@ -1,5 +1,5 @@
 /**
- * Seed 000's GAME calculator: the goal is the instructions, the actions are `add` and `multiply`,
+ * A calculator agent in four parts: the goal is the instructions, the actions are `add` and `multiply`,
  * the memory is the transcript, the environment runs the tools. Run it:
  *
  *   npm run example                                  # offline, against a scripted model
@@ -31,7 +31,7 @@ export const multiply = tool({
   run: ({ a, b }) => a * b,
 });
 
-/** The task of seed 000. */
+/** The task. */
 export const QUESTION = "Add 200 and 10, then multiply the result by 2.";
 
 /** The calculator agent, for any model. */
@@ -47,7 +47,7 @@ export function calculatorAgent(model: Model | string): Agent {
   });
 }
 
-/** What a tool-calling model answers to QUESTION, step by step (seed 000's transcript). */
+/** What a tool-calling model answers to QUESTION, step by step (a recorded transcript). */
 export function scriptedCalculatorModel(): ScriptedModel {
   return new ScriptedModel(
     [

@@ -1,5 +1,5 @@
 /**
- * Seed 000's paper store: the tools need a database handle, which the model must never see or
+ * A paper store: the tools need a database handle, which the model must never see or
  * invent. The `Papers` class holds it; the tools declare `context: Papers`, the agent gets
  * `context: new Papers(db)`, and the environment hands it to `run` at call time. The JSON Schema
  * the model receives has only `title`, `body` and `query`.

@@ -1,6 +1,6 @@
 /**
- * Seed 001's experiment as an eval: one agent with six tools versus a router over two specialists
- * with three tools each. The seed reports that routing picks the right tools more often; this
+ * A routing experiment as an eval: one agent with six tools versus a router over two specialists
+ * with three tools each. The claim under test is that routing picks the right tools more often; this
  * measures it, case by case, with intervals and a paired test.
  *
  *   npx tsx examples/routing-experiment.ts                              # offline: replays the recordings
@@ -158,7 +158,7 @@ export const singleAgent: EvalDefinition<unknown, Expert> = defineEval<unknown, 
   scorers: [routing, rightTools],
 });
 
-/** A router over two specialists with three tools each (seed 001's split). */
+/** A router over two specialists with three tools each (the split under test). */
 export const routed: EvalDefinition<unknown, Expert> = defineEval<unknown, Expert>({
   name: "routing: router over two specialists",
   agent: ({ model }) => {

@@ -1,5 +1,5 @@
 /**
- * Seed 000's typed output: `output: zodSchema` gives the agent a built-in `final_result` tool whose
+ * Typed output: `output: zodSchema` gives the agent a built-in `final_result` tool whose
  * arguments are the schema, and `result.output` is typed from it (here `{ answer: number; steps:
  * string[] }`). A plain-text answer does not end such a run: the model is told to call
  * `final_result`, as the scripted model below experiences.

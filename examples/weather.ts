@@ -1,5 +1,5 @@
 /**
- * Seed 002's runner with two "hands": demo weather for Beijing and Shanghai, and a Celsius to
+ * A runner with two "hands": demo weather for Beijing and Shanghai, and a Celsius to
  * Fahrenheit converter whose schema keeps `celsius` in [-100, 100]. An unsupported city is a
  * ToolError the model reads and reports; out-of-range or malformed arguments never reach the tools.
  *

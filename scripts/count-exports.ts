@@ -2,7 +2,7 @@
  * `npx tsx scripts/count-exports.ts [file]`: how many names each package entry exports, as the
  * TypeScript checker sees them with every `export *` expanded, split by kind. Without an argument
  * it counts every entry of tsconfig.json's `paths` (`glassloop`, `glassloop/models`, …), one JSON
- * line each; with a file, that file alone. Issue 13 keeps the root at about 80.
+ * line each; with a file, that file alone. The root is kept at about 80 names.
  */
 import { countExports, packageEntries } from "./entry-exports.js";
 

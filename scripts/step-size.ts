@@ -1,6 +1,6 @@
 /**
  * `npx tsx scripts/step-size.ts [root]`: how many files and lines a reader opens to follow one
- * step of the loop without optional features, and how many lines the core is (issue 13 item 3:
+ * step of the loop without optional features, and how many lines the core is (the targets:
  * at most 4 files / 1,000 lines, and 2,500). `root` defaults to the working directory, so the same
  * rule can be run on an older checkout.
  *
@@ -21,7 +21,7 @@ const STEP = [
   "runLoop",
   "runStep",
   "modelAnswer",
-  // Before issue 13 every model call went through the context view, feature or not.
+  // Older trees sent every model call through the context view, feature or not.
   "callThroughView",
   "callModel",
   "toAssistantMessage",

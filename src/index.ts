@@ -16,15 +16,15 @@ import "./providers/openai-responses/index.js";
 import "./providers/presets.js";
 import "./providers/replay.js";
 
-export {
-  Agent,
-  type AgentConfig,
-  type AgentStream,
-  type ModelSettings,
-  type ResumeOptions,
-  type RunOptions,
-  type RunResult,
-} from "./agent/agent.js";
+export { Agent } from "./agent/agent.js";
+export type {
+  AgentConfig,
+  AgentStream,
+  ModelSettings,
+  ResumeOptions,
+  RunOptions,
+  RunResult,
+} from "./agent/agent-config.js";
 export {
   BudgetExceededError,
   ConfigError,

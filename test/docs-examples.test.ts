@@ -113,7 +113,7 @@ beforeAll(async () => {
   };
   cwd = mkdtempSync(join(tmpdir(), "glassloop-docs-"));
   // A recorded run for the replay examples, under the name the docs use.
-  copyFileSync(join(ROOT, "recordings", "seed000-calculator.jsonl"), join(cwd, "run.jsonl"));
+  copyFileSync(join(ROOT, "recordings", "calculator.jsonl"), join(cwd, "run.jsonl"));
   Object.assign(process.env, docsEnv());
   process.chdir(cwd);
   rmSync(OUT, { recursive: true, force: true });

@@ -19,7 +19,7 @@ async function runMain(
 const toolResults = (messages: readonly Message[]) =>
   messages.flatMap((m) => (m.role === "tool" ? [`${m.toolName}=${m.content}`] : []));
 
-describe("examples/calculator.ts (seed 000)", () => {
+describe("examples/calculator.ts", () => {
   it("adds, multiplies and answers 420 through the real tools", async () => {
     const model = calculator.scriptedCalculatorModel();
     const result = await calculator.calculatorAgent(model).run(calculator.QUESTION);
@@ -51,7 +51,7 @@ describe("examples/calculator.ts (seed 000)", () => {
   });
 });
 
-describe("examples/weather.ts (seed 002)", () => {
+describe("examples/weather.ts", () => {
   it("looks up Beijing's demo data and converts 22 °C to 71.6 °F", async () => {
     const model = weather.scriptedWeatherModel("Beijing");
     const result = await weather.weatherAgent(model).run(weather.question("Beijing"));

@@ -89,7 +89,7 @@ describe("the installed package", () => {
     expect(version.stdout.trim()).toBe(pkg.version);
   });
 
-  it("npx glassloop demo runs seed 000 offline and answers 420", () => {
+  it("npx glassloop demo runs the calculator example offline and answers 420", () => {
     const demo = sh("npx", ["--offline", "glassloop", "demo"], installed.dir, 120_000);
     expect(demo.status, demo.stderr).toBe(0);
     expect(demo.stdout).toContain("420");

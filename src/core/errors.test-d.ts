@@ -1,5 +1,6 @@
 import { describe, expectTypeOf, it } from "vitest";
-import { type ErrorCode, GlassloopError, type RunError } from "./errors.js";
+import { GlassloopError, type RunError } from "./errors.js";
+import type { ErrorCode } from "./vocabulary/error-codes.js";
 import type { RunStatus, StoredRunStatus, TraceRunStatus } from "./vocabulary/status.js";
 
 describe("the error vocabulary's types", () => {

@@ -4,8 +4,6 @@ import type { Message } from "./vocabulary/messages.js";
 import type { RunStatus } from "./vocabulary/status.js";
 import type { RunUsage } from "./vocabulary/usage.js";
 
-export type { ErrorCode } from "./vocabulary/error-codes.js";
-
 /** Base class of every error glassloop throws on purpose; `code` is stable and meant for `switch`. */
 export class GlassloopError extends Error {
   readonly code: ErrorCode;

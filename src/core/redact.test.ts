@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { scrubSecrets } from "../cli/failure.js";
-import { Redactor as TraceRedactor } from "../trace/redact.js";
-import { envSecrets, isSecretEnvName, Redactor, redact, urlSecrets } from "./redact.js";
+import {
+  envSecrets,
+  isSecretEnvName,
+  Redactor,
+  redact,
+  Redactor as TraceRedactor,
+  urlSecrets,
+} from "./redact.js";
 
 const ENV = {
   DB_PASSWORD: "hunter7",

@@ -124,7 +124,8 @@ export {
   presetModel,
 } from "../providers/presets.js";
 export { type Extraction, extractToolCalls } from "../providers/prompted/extract.js";
-export { INVALID_PROMPTED_CALL, prompted } from "../providers/prompted.js";
+export { INVALID_PROMPTED_CALL } from "../providers/prompted/render.js";
+export { prompted } from "../providers/prompted.js";
 export {
   type FallbackChainOptions,
   fallback,

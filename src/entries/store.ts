@@ -5,6 +5,7 @@
  * `glassloop/postgres`.
  */
 
+export type { StoredRunStatus } from "../core/vocabulary/status.js";
 export {
   DatabaseCorruptError,
   DatabaseLockedError,
@@ -18,8 +19,9 @@ export {
   UnknownSessionError,
 } from "../store/errors.js";
 export { redactingStore, type StoreScrubber } from "../store/redacting-store.js";
+export { defaultDatabasePath } from "../store/sqlite/default-path.js";
 export { defaultStore } from "../store/sqlite/default-store.js";
-export { defaultDatabasePath, type SqliteOptions } from "../store/sqlite/sqlite-open.js";
+export type { SqliteOptions } from "../store/sqlite/sqlite-open.js";
 export { SqliteStore } from "../store/sqlite/sqlite-store.js";
 export type {
   ClaimExpectation,
@@ -39,6 +41,5 @@ export type {
   SessionSnapshot,
   Store,
   StoredRun,
-  StoredRunStatus,
   StoredRunSummary,
 } from "../store/store.js";

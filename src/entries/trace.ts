@@ -4,6 +4,7 @@
  * `replayTrace`, which names the first step where an agent diverges from a recording).
  */
 
+export { type RedactionOptions, Redactor } from "../core/redact.js";
 export { type DiffEntry, describeEntry, diffRequests, type RequestDiff } from "../core/request-diff.js";
 export { TRACE_FORMAT, TRACE_VERSION, type TraceHeader, type TraceRecord } from "../core/trace-format.js";
 export type {
@@ -27,6 +28,7 @@ export type {
   ToolCallEvent,
   ToolResultEvent,
 } from "../core/vocabulary/events.js";
+export type { TraceRunStatus } from "../core/vocabulary/status.js";
 export {
   exchangesOf,
   type RecordedExchange,
@@ -48,7 +50,6 @@ export {
   TraceNotFoundError,
   traceFiles,
 } from "../trace/reader.js";
-export { type RedactionOptions, Redactor } from "../trace/redact.js";
 export {
   type Divergence,
   type ReplayableAgent,
@@ -66,7 +67,6 @@ export type {
   RunView,
   StepView,
   ToolCallView,
-  TraceRunStatus,
 } from "../trace/run-view.js";
 export { startViewer, ViewerNotBuiltError, type ViewerOptions, type ViewerServer } from "../trace/server.js";
 export { DEFAULT_TRACE_DIR, TraceWriter, type TraceWriterOptions } from "../trace/writer.js";

@@ -1,11 +1,11 @@
 import { BudgetExceededError, ConfigError, RunError } from "../core/errors.js";
 import { fenceFor } from "../core/prompt-fence.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
+import type { RemainingBudget } from "../core/vocabulary/limits.js";
 import type { Message } from "../core/vocabulary/messages.js";
-import type { RemainingBudget } from "../loop/budget.js";
+import type { RunUsage } from "../core/vocabulary/usage.js";
 import type { RunHooks, RunState } from "../loop/hooks.js";
 import { abortError, budgetError, errorState } from "../loop/run-state.js";
-import type { RunUsage } from "../loop/usage.js";
 import type { Model } from "../models/model.js";
 
 /** An evaluator's judgement of a candidate final answer. */

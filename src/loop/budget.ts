@@ -6,8 +6,6 @@ import {
 } from "../core/vocabulary/limits.js";
 import type { UsageMeter } from "./usage.js";
 
-export { LIMIT_DEFAULTS, type Limits, type RemainingBudget } from "../core/vocabulary/limits.js";
-
 /** A limit that was reached. */
 export interface Breach {
   limit: LimitName;

@@ -1,7 +1,7 @@
 import { GlassloopError, ModelBehaviorError, RunError, runStatusOf } from "../core/errors.js";
+import { LIMIT_DEFAULTS } from "../core/vocabulary/limits.js";
 import type { AssistantMessage, FinishReason, ToolCall, ToolMessage } from "../core/vocabulary/messages.js";
 import type { ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
-import { LIMIT_DEFAULTS } from "./budget.js";
 import type { LoopOutcome, PendingTurn, RunState, StepRequest, StepResult } from "./hooks.js";
 import { type CallSettings, callModel, toAssistantMessage } from "./model-call.js";
 import { abortError, budgetError, errorState, silent } from "./run-state.js";

@@ -2,8 +2,6 @@ import type { RunUsage, StepUsage, TokenUsage } from "../core/vocabulary/usage.j
 import { costOf, type ModelPrice } from "../models/model.js";
 import { checkedCost, checkedRunUsage, checkedTokenUsage } from "../models/usage-check.js";
 
-export type { RunUsage, StepUsage } from "../core/vocabulary/usage.js";
-
 /** A fresh, all-zero usage record. */
 export function emptyUsage(knownPrice: boolean): RunUsage {
   return {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { RunResult } from "../agent/agent.js";
+import type { RunResult } from "../agent/agent-config.js";
 import { RunError } from "../core/errors.js";
 import { McpServer, StdioServerTransport } from "./sdk.js";
 

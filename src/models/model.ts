@@ -1,9 +1,6 @@
 import type { FinishReason, Message, ReasoningPart, ToolCall } from "../core/vocabulary/messages.js";
 import type { TokenUsage } from "../core/vocabulary/usage.js";
 
-export type { FinishReason } from "../core/vocabulary/messages.js";
-export type { TokenUsage } from "../core/vocabulary/usage.js";
-
 /** JSON Schema as sent to providers (an object schema for tool parameters). */
 export type JsonSchema = { [key: string]: unknown };
 

@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { Agent, type RunOptions, type RunResult } from "../agent/agent.js";
+import { Agent } from "../agent/agent.js";
+import type { RunOptions, RunResult } from "../agent/agent-config.js";
 import { BudgetExceededError, ConfigError } from "../core/errors.js";
-import type { LimitName } from "../core/vocabulary/limits.js";
+import type { LimitName, Limits } from "../core/vocabulary/limits.js";
 import type { Message } from "../core/vocabulary/messages.js";
-import type { Limits } from "../loop/budget.js";
+import type { RunUsage } from "../core/vocabulary/usage.js";
 import { checkLimits, tightenLimits } from "../loop/limits-check.js";
-import type { RunUsage } from "../loop/usage.js";
 import type { Model } from "../models/model.js";
 import { UnknownSessionError } from "../store/errors.js";
 import { deferredDefaultStore } from "../store/sqlite/deferred-default-store.js";
@@ -50,8 +50,8 @@ const reason = z.object({
 });
 
 /**
- * A router agent that hands the conversation to one of several specialists (seed 001's split of
- * one agent with many tools into specialists). The choice is a tool call `transfer_to_<name>`,
+ * A router agent that hands the conversation to one of several specialists (one agent with many
+ * tools split into specialists). The choice is a tool call `transfer_to_<name>`,
  * visible in the router's events like any other call; the specialist's run follows, inside what
  * the router left of the budget.
  */

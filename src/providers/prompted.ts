@@ -10,8 +10,6 @@ import {
   renderTranscript,
 } from "./prompted/render.js";
 
-export { INVALID_PROMPTED_CALL } from "./prompted/render.js";
-
 /**
  * Prompt-mode tool calling for a model without native tool support: the tools are described in
  * the system prompt (name, description, JSON Schema) and no native tools are sent; calls are read

@@ -36,7 +36,7 @@ const TASK = "Add 200 and 10, then multiply the result by 2.";
 const agentWith = (model: ConstructorParameters<typeof Agent>[0]["model"], offset = 0) =>
   new Agent({ instructions: "Perform arithmetic with the tools.", model, tools: [add(offset), multiply] });
 
-/** Records the seed-000 calculator run (scripted answers) to a trace file, as `--trace` would. */
+/** Records the calculator run (scripted answers) to a trace file, as `--trace` would. */
 async function record(name: string, stream = false): Promise<string> {
   const file = join(dir, `${name}.jsonl`);
   const writer = new TraceWriter({ file });

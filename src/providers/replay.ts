@@ -1,18 +1,12 @@
 import { readFileSync } from "node:fs";
-import { ConfigError, type ErrorCode, GlassloopError } from "../core/errors.js";
+import { ConfigError, GlassloopError } from "../core/errors.js";
 import { describeValue, firstDifference } from "../core/request-diff.js";
 import { parseTraceText } from "../core/trace-format.js";
+import type { ErrorCode } from "../core/vocabulary/error-codes.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
-import type { ToolCall } from "../core/vocabulary/messages.js";
-import type {
-  FinishReason,
-  Model,
-  ModelObserver,
-  ModelPrice,
-  ModelRequest,
-  ModelResponse,
-  TokenUsage,
-} from "../models/model.js";
+import type { FinishReason, ToolCall } from "../core/vocabulary/messages.js";
+import type { TokenUsage } from "../core/vocabulary/usage.js";
+import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../models/model.js";
 import { canonicalFromBody, canonicalFromRequest } from "./replay/canonical.js";
 import { registerProvider } from "./resolve.js";
 

@@ -1,7 +1,7 @@
 import { Hono, type MiddlewareHandler } from "hono";
+import { type RedactionOptions, Redactor } from "../core/redact.js";
 import { deferredDefaultStore } from "../store/sqlite/deferred-default-store.js";
 import type { Store } from "../store/store.js";
-import { type RedactionOptions, Redactor } from "../trace/redact.js";
 import { AgentTable, type ServeAgentFactory } from "./agents.js";
 import { aguiRoutes } from "./agui-routes.js";
 import { Authenticator, bearerOf, type ServeAuth, TOKEN_COOKIE } from "./auth.js";

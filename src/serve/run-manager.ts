@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Agent } from "../agent/agent.js";
+import type { Redactor } from "../core/redact.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { RunStatus } from "../core/vocabulary/status.js";
 import { ApprovalRequiredError } from "../features/approval/approval.js";
 import { emptyUsage } from "../loop/usage.js";
 import type { Store } from "../store/store.js";
-import type { Redactor } from "../trace/redact.js";
 import type { AgentTable } from "./agents.js";
 import { refuse } from "./errors.js";
 import type { ApprovalItem, LogItem, PartKind } from "./log-items.js";

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { Redactor } from "../trace/redact.js";
+import type { Redactor } from "../core/redact.js";
 import type { AgentTable } from "./agents.js";
 import type { Authenticator, Principal } from "./auth.js";
 import type { ResolvedLimits } from "./limits.js";

@@ -1,6 +1,7 @@
+import type { StoredRunStatus } from "../core/vocabulary/status.js";
 import { RunBusyError, RunNotResumableError } from "./errors.js";
 import { ownerAlive } from "./owner.js";
-import type { ClaimExpectation, StoredRunStatus } from "./store.js";
+import type { ClaimExpectation } from "./store.js";
 
 /** The statuses a run can be resumed (claimed) or discarded from. */
 export const OPEN_STATUSES: readonly StoredRunStatus[] = ["running", "awaiting_approval"];

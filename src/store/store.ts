@@ -9,16 +9,11 @@ import type { ToolOutcome } from "../core/vocabulary/outcome.js";
 import type { StoredRunStatus } from "../core/vocabulary/status.js";
 import type { RunUsage } from "../core/vocabulary/usage.js";
 
-export type { StoredRunStatus } from "../core/vocabulary/status.js";
-
 /** The process that drives a run, so a crashed one can be told from a live one. */
 export interface RunOwner {
   pid: number;
   host: string;
 }
-
-/** @deprecated The one tool outcome is `ToolOutcome`; the store keeps its status, content and value. */
-export type StoredOutcome = ToolOutcome;
 
 /**
  * One call of the turn in progress. `queued`: not started; `started`: it was running when the

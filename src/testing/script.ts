@@ -1,12 +1,7 @@
 import { GlassloopError } from "../core/errors.js";
-import type { ToolCall } from "../core/vocabulary/messages.js";
-import type {
-  FinishReason,
-  ModelObserver,
-  ModelRequest,
-  ModelResponse,
-  TokenUsage,
-} from "../models/model.js";
+import type { FinishReason, ToolCall } from "../core/vocabulary/messages.js";
+import type { TokenUsage } from "../core/vocabulary/usage.js";
+import type { ModelObserver, ModelRequest, ModelResponse } from "../models/model.js";
 
 /** A tool call in a script; `args` may be an object or raw text (to script invalid JSON). */
 export interface ScriptedToolCall {

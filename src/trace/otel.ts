@@ -1,8 +1,8 @@
 import type { Attributes, Span, SpanKind, Tracer } from "@opentelemetry/api";
 import { importOptional, OTEL_API } from "../core/optional-dependency.js";
+import { type RedactionOptions, Redactor } from "../core/redact.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import { withoutImageBytes } from "./images.js";
-import { type RedactionOptions, Redactor } from "./redact.js";
 import { workerOf } from "./trace-worker.js";
 
 // A peer the user installs: without it, importing glassloop/otel fails with the install command,

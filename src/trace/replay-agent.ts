@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { Agent, type AgentConfigWithoutOutput } from "../agent/agent.js";
+import { Agent } from "../agent/agent.js";
+import type { AgentConfigWithoutOutput } from "../agent/agent-config.js";
 import type { CliIO } from "../cli/command.js";
 import { UsageError } from "../cli/command.js";
 import { loadConfig } from "../cli/config.js";

@@ -1,12 +1,9 @@
 import type { TraceProblem } from "../core/trace-format.js";
-import type { ReasoningPart, ToolCall } from "../core/vocabulary/messages.js";
+import type { Limits } from "../core/vocabulary/limits.js";
+import type { FinishReason, ReasoningPart, ToolCall } from "../core/vocabulary/messages.js";
 import type { ToolOutcomeStatus } from "../core/vocabulary/outcome.js";
 import type { TraceRunStatus } from "../core/vocabulary/status.js";
-import type { Limits } from "../loop/budget.js";
-import type { RunUsage } from "../loop/usage.js";
-import type { FinishReason, TokenUsage } from "../models/model.js";
-
-export type { TraceRunStatus } from "../core/vocabulary/status.js";
+import type { RunUsage, TokenUsage } from "../core/vocabulary/usage.js";
 
 // The shape of a run as the trace tools show it; `buildRunView` (build-run-view.ts) fills it from events.
 

@@ -4,9 +4,9 @@ import type { AddressInfo } from "node:net";
 import { extname, join, resolve, sep } from "node:path";
 import { GlassloopError } from "../core/errors.js";
 import { packageRoot } from "../core/package-root.js";
+import { type RedactionOptions, Redactor } from "../core/redact.js";
 import { DEFAULT_EVAL_DIR, listResults, resultTraceFiles } from "../evals/result-file.js";
 import { listRuns, readTraceFile, traceFiles } from "./reader.js";
-import { type RedactionOptions, Redactor } from "./redact.js";
 import type { RunView } from "./run-view.js";
 import { DEFAULT_TRACE_DIR } from "./writer.js";
 

@@ -1,10 +1,10 @@
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { type RedactionOptions, Redactor } from "../core/redact.js";
 import { redactingJsonSink, type Sink } from "../core/sink.js";
 import { TRACE_FORMAT, TRACE_VERSION, type TraceHeader } from "../core/trace-format.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import { type DigestKinds, withoutImageBytes } from "./images.js";
-import { type RedactionOptions, Redactor } from "./redact.js";
 
 /** Where traces go when no directory or file is given. */
 export const DEFAULT_TRACE_DIR = ".glassloop/traces";

@@ -3,7 +3,7 @@ import { ScriptedModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
 import { add, multiply } from "../helpers/calculator-tools.js";
 
-describe("seed 000's calculator", () => {
+describe("the calculator agent", () => {
   it("adds, multiplies and answers 420 with the exact transcript", async () => {
     const model = new ScriptedModel([
       { toolCalls: [{ name: "add", args: { a: 200, b: 10 } }] },

@@ -578,7 +578,7 @@ function violations(o: Observed): string[] {
   const { maxSteps, maxToolCalls } = s.limits;
   if (maxSteps !== undefined && usage.requests > maxSteps)
     problems.push(`${usage.requests} requests > maxSteps`);
-  // Every request sent counts in usage, a failed or cut-off one too (issue 11 item 17).
+  // Every request sent counts in usage, a failed or cut-off one too.
   const count = (type: AgentEvent["type"]) => events.filter((e) => e.type === type).length;
   if (count("model_request") !== model.requests.length) problems.push("model_request events ≠ requests sent");
   if (count("model_request") !== usage.requests) problems.push("model_request events ≠ usage.requests");

@@ -121,7 +121,7 @@ describe("usage", () => {
     const error = await new Agent({ model, tools: [probe] }).run("go").catch((e: unknown) => e);
     expect(error).toMatchObject({
       code: "model_error",
-      // The failed second request counts too (issue 11 item 17).
+      // The failed second request counts too.
       usage: { requests: 2, inputTokens: 10, toolCalls: 1 },
     });
   });

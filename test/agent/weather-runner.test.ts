@@ -1,5 +1,5 @@
 /**
- * Seed 002's acceptance list ("练习与验收"), as tests: the weather + converter runner with
+ * The weather + converter runner's acceptance list, as tests: the runner with
  * validated dispatch, two budgets and explicit failure.
  */
 import { Agent, BudgetExceededError, ToolError, tool } from "glassloop";
@@ -47,7 +47,7 @@ beforeEach(() => {
   convertRun.mockClear();
 });
 
-describe("seed 002's acceptance list", () => {
+describe("the weather runner's acceptance list", () => {
   it('answers "hello" without calling a tool', async () => {
     const model = new ScriptedModel([{ text: "Hello! Ask me about the demo weather." }]);
     const result = await weatherAgent(model).run("你好");

@@ -9,7 +9,7 @@ import { recordDemos } from "../helpers/record-demos.js";
 const RECORDINGS = fileURLToPath(new URL("../../recordings/", import.meta.url));
 
 describe("glassloop demo", () => {
-  it("runs the seeds' examples offline through the real loop and tools, saying the answers are replayed", async () => {
+  it("runs the worked examples offline through the real loop and tools, saying the answers are replayed", async () => {
     // No key, no reachable Ollama, no network needed: only the recordings.
     const run = await runCli(["demo"], { cwd: tempCwd(), env: cleanEnv() });
     expect(run.code).toBe(0);
@@ -26,7 +26,7 @@ describe("glassloop demo", () => {
       "Hello! I am an AI assistant. I can help you by calling tools, for example to look up the weather or to do arithmetic. What can I do for you?",
       "",
     ]);
-    // Seed 000's calls, with the seed's arguments, through the real tools.
+    // The calculator's calls, with the recorded arguments, through the real tools.
     expect(run.stderr).toContain('→ add {"a":200,"b":10}');
     expect(run.stderr).toContain('→ multiply {"a":210,"b":2}');
     expect(run.stderr).toContain('→ finish {"answer":"420"}');
@@ -56,12 +56,12 @@ describe("glassloop demo", () => {
         .filter((l) => l.includes("run_")),
     ).toHaveLength(4);
     const none = tempCwd();
-    await runCli(["demo", "--no-trace", "seed000-calculator"], { cwd: none, env: cleanEnv() });
+    await runCli(["demo", "--no-trace", "calculator"], { cwd: none, env: cleanEnv() });
     expect(existsSync(join(none, ".glassloop"))).toBe(false);
   });
 
   it("runs one example by name and lists them", async () => {
-    const one = await runCli(["demo", "seed000-calculator"], { cwd: tempCwd(), env: cleanEnv() });
+    const one = await runCli(["demo", "calculator"], { cwd: tempCwd(), env: cleanEnv() });
     expect(one.code).toBe(0);
     expect(one.stdout).toBe("420\n");
     const list = await runCli(["demo", "--list"], { cwd: tempCwd(), env: cleanEnv() });
@@ -71,20 +71,20 @@ describe("glassloop demo", () => {
         .split("\n")
         .map((l) => l.split(" ")[0]),
     ).toEqual(SCENARIOS.map((s) => s.name));
-    const unknown = await runCli(["demo", "seed999"], { cwd: tempCwd(), env: cleanEnv() });
+    const unknown = await runCli(["demo", "no-such-example"], { cwd: tempCwd(), env: cleanEnv() });
     expect(unknown.code).toBe(2);
   });
 
   it("stops a replay that diverges from its recording and says at which call and what differs", async () => {
     const dir = tempCwd("glassloop-recordings-");
     cpSync(RECORDINGS, dir, { recursive: true });
-    const file = join(dir, "seed000-calculator.jsonl");
+    const file = join(dir, "calculator.jsonl");
     // Edit the recording as if the add tool had returned 211 when it was made.
     const lines = readFileSync(file, "utf8").split("\n");
     const step2 = lines.findIndex((l) => l.includes('"type":"model_request"') && l.includes('"step":2'));
     lines[step2] = (lines[step2] as string).replace('"content":"210"', '"content":"211"');
     writeFileSync(file, lines.join("\n"));
-    const run = await runCli(["demo", "--recordings", dir, "seed000-calculator"], {
+    const run = await runCli(["demo", "--recordings", dir, "calculator"], {
       cwd: tempCwd(),
       env: cleanEnv(),
     });
@@ -96,7 +96,7 @@ describe("glassloop demo", () => {
   });
 
   it("glassloop run replays a demo recording with the example's agent, and stops at the first request that differs", async () => {
-    const model = `replay:${join(RECORDINGS, "seed000-calculator.jsonl")}`;
+    const model = `replay:${join(RECORDINGS, "calculator.jsonl")}`;
     const same = await runCli(["run", "--model", model, "Add 200 and 10, then multiply the result by 2."], {
       cwd: tempCwd(),
       env: cleanEnv(),
@@ -104,7 +104,7 @@ describe("glassloop demo", () => {
     expect(same.code).toBe(0);
     expect(same.stdout).toBe("420\n");
     expect(same.stderr).toContain("the model's answers are replayed from a recording");
-    expect(same.stderr).toContain('agent: the one of "glassloop demo seed000-calculator"');
+    expect(same.stderr).toContain('agent: the one of "glassloop demo calculator"');
     const other = await runCli(["run", "--model", model, "Add 200 and 10."], {
       cwd: tempCwd(),
       env: cleanEnv(),

@@ -235,7 +235,7 @@ describe("glassloop run, end to end against a local OpenAI-compatible server", (
 });
 
 describe("glassloop run on a terminal", () => {
-  // Exit 130, not 1: issue 11 item 22 (the shell's convention for an interrupted program).
+  // Exit 130, not 1 (the shell's convention for an interrupted program).
   it("Ctrl-C stops the run promptly with exit 130", async () => {
     wire.server.enqueue(chatSse({ text: "too late", delayMs: 20_000 }));
     const pty = spawnPty(cliArgv("run", "Tell me a long story"), { cwd: tempCwd(), env: env() });

@@ -18,11 +18,11 @@ export interface Asked {
 /** One answer: call a tool, or reply with text. */
 export type Move = { call: { name: string; args: Record<string, unknown> } } | { text: string };
 
-/** Seed 000's task, as the docs phrase it: "Add 200 and 10, then multiply the result by 2." */
+/** The calculator's task, as the docs phrase it: "Add 200 and 10, then multiply the result by 2." */
 const ADD = /add (-?\d+(?:\.\d+)?) and (-?\d+(?:\.\d+)?)/i;
 const TIMES = /multiply the result by (-?\d+(?:\.\d+)?)|double it/i;
 
-/** The policy: seed 000's arithmetic with whichever tools fit, a routing choice, a typed answer, else "ok". */
+/** The policy: the calculator's arithmetic with whichever tools fit, a routing choice, a typed answer, else "ok". */
 export function decide(asked: Asked): Move {
   const has = (name: string) => asked.tools.some((t) => t.name === name);
   const last = asked.results.at(-1);

@@ -57,13 +57,13 @@ export const cheapModel = policyModel("docs:cheap");
 /** A model that judges answers (reflection). */
 export const judgeModel = policyModel("docs:judge");
 
-/** Seed 000's calculator tools, as a list. */
+/** The calculator's calculator tools, as a list. */
 export const tools: AgentTool<unknown>[] = [add, multiply];
 
 /** The store the examples share: the SQLite file the test put in GLASSLOOP_DB. */
 export const store = new SqliteStore();
 
-/** Seed 000's calculator agent, with the shared store so sessions and runs persist. */
+/** The calculator's calculator agent, with the shared store so sessions and runs persist. */
 export const agent = new Agent({
   name: "calculator",
   instructions: "Perform arithmetic with the tools.",

@@ -3,7 +3,7 @@ import { z } from "zod";
 
 const numbers = z.object({ a: z.number(), b: z.number() });
 
-/** Seed 000's `add` tool, as the tests use it. */
+/** The calculator's `add` tool, as the tests use it. */
 export const add = tool({
   name: "add",
   description: "Adds two numbers.",
@@ -11,7 +11,7 @@ export const add = tool({
   run: ({ a, b }) => a + b,
 });
 
-/** Seed 000's `multiply`, optionally with a planted bug (`factor` ≠ 1) for replay tests to find. */
+/** The calculator's `multiply`, optionally with a planted bug (`factor` ≠ 1) for replay tests to find. */
 export const multiplyBy = (factor: number) =>
   tool({
     name: "multiply",
@@ -20,8 +20,8 @@ export const multiplyBy = (factor: number) =>
     run: ({ a, b }) => a * b * factor,
   });
 
-/** Seed 000's `multiply` tool. */
+/** The calculator's `multiply` tool. */
 export const multiply = multiplyBy(1);
 
-/** The seed calculator's tools. */
+/** The calculator's tools. */
 export const calculatorTools = (factor = 1) => [add, factor === 1 ? multiply : multiplyBy(factor)];

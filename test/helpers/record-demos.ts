@@ -1,10 +1,10 @@
 /**
  * Makes the recordings `glassloop demo` replays: `npx tsx test/helpers/record-demos.ts`.
  *
- * Each seed example runs through the real agent loop, real tools and glassloop's OpenAI provider,
- * over HTTP, against a loopback server that answers with the model answers the seed printed
- * (recorded non-streaming, as the seeds called their models). The trace writer records the run as
- * `--trace` would. No usage was printed by the seeds, so the recordings hold zero tokens.
+ * Each demo example runs through the real agent loop, real tools and glassloop's OpenAI provider,
+ * over HTTP, against a loopback server that answers with the model answers as first printed
+ * (recorded non-streaming, as those models were called). The trace writer records the run as
+ * `--trace` would. No usage was printed, so the recordings hold zero tokens.
  */
 import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";

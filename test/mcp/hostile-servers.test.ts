@@ -1,4 +1,4 @@
-// Issue 10, items 14 and 15: MCP servers are untrusted. Each test drives glassloop against a
+// MCP servers are untrusted. Each test drives glassloop against a
 // hostile server (fixtures/hostile-server.mjs) over stdio, as a real one would be spawned.
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";

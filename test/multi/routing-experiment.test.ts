@@ -13,7 +13,7 @@ import {
   singleAgent,
 } from "../../examples/routing-experiment.js";
 
-describe("examples/routing-experiment.ts (seed 001) as an eval", () => {
+describe("examples/routing-experiment.ts as an eval", () => {
   it("replays both recorded set-ups offline: every request and score as recorded (a CI regression test)", async () => {
     const single = await replayEval(singleAgent, `${RECORDINGS}/single`);
     const router = await replayEval(routed, `${RECORDINGS}/router`);

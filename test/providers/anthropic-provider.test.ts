@@ -189,7 +189,7 @@ describe("AnthropicModel on the wire", () => {
       // The default cache policy marks the system prompt as a breakpoint.
       system: [{ type: "text", text: "Be brief.", cache_control: { type: "ephemeral" } }],
     });
-    // Issue 11 item 14: no `"stream": false` on a non-streamed call, as the official SDKs send.
+    // No `"stream": false` on a non-streamed call, as the official SDKs send.
     expect(sent?.body).not.toHaveProperty("stream");
   });
 

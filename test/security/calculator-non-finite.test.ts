@@ -1,4 +1,4 @@
-// Issue 10, item 13: a hostile model asks the calculator for a number JSON cannot carry.
+// A hostile model asks the calculator for a number JSON cannot carry.
 import { describe, expect, it } from "vitest";
 import { runCli, tempCwd, useWireServer } from "../helpers/cli.js";
 import { chatSse, sentBody } from "../helpers/openai-replies.js";

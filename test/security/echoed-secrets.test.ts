@@ -1,5 +1,5 @@
 /**
- * Issue 20, "what got through" 2: a model that repeats the API key got it into `eval --json`,
+ * A model that repeats the API key got it into `eval --json`,
  * `result.json`, `enqueue --follow`'s output and the workers' Postgres (DBOS's step outputs and
  * workflow output, `glassloop.runs`, the run messages, `glassloop_scale.run_events`). Here the
  * hostile server repeats the key it was sent (its `Authorization` header), and every one of those

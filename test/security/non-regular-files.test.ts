@@ -1,4 +1,4 @@
-// Issue 10, item 12: FIFOs (and other files that are not regular) planted where a tool or the trace
+// FIFOs (and other files that are not regular) planted where a tool or the trace
 // reader will open them. Opening a FIFO blocks until the other end opens: a blocked libuv thread
 // for the async tools, the whole process for the synchronous trace reader.
 import { execFileSync } from "node:child_process";

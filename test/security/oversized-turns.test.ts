@@ -1,4 +1,4 @@
-// Issue 10, item 11: a hostile model sends arguments far over the size limit, or thousands of calls
+// A hostile model sends arguments far over the size limit, or thousands of calls
 // in one answer. The refusal must not keep the bytes (memory, the next request, the store), one
 // answer's calls are capped, and checkpointing a turn costs O(calls), not O(calls²).
 import { readdirSync, statSync } from "node:fs";

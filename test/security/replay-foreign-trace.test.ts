@@ -1,4 +1,4 @@
-// Issue 10, item 16: a crafted trace, replayed with `glassloop trace replay <file>` (no --agent),
+// A crafted trace, replayed with `glassloop trace replay <file>` (no --agent),
 // chooses which built-in tools run and with what arguments. By default it must not get to run
 // one that touches the world: the recording answers them.
 import { readFileSync, writeFileSync } from "node:fs";

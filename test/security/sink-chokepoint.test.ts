@@ -43,7 +43,7 @@ describe("every way out of the process is a redacting sink", () => {
     const writers = sources()
       .filter((file) => OUTPUT.test(readFileSync(file, "utf8")))
       .map((file) => relative(SRC, file));
-    // The sinks of issue 20 are among them: traces, DBOS step outputs.
+    // The newer sinks are among them: traces, DBOS step outputs.
     expect(writers).toEqual(expect.arrayContaining(["trace/writer.ts", "scale/run-steps.ts"]));
     const unguarded = writers.filter(
       (file) => !THROUGH_SINK.test(readFileSync(join(SRC, file), "utf8")) && !(file in NOT_A_SINK),

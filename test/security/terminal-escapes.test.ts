@@ -1,5 +1,5 @@
 /**
- * Issue 20, "what got through" 1: terminal escapes from a provider's error, an Ollama server's
+ * Terminal escapes from a provider's error, an Ollama server's
  * model names, an eval's case ids, judge reasons, --baseline ids and a --replay diff reached the
  * terminal raw. Each attack here runs the real CLI on a pseudo-terminal against a hostile server
  * on 127.0.0.1, and the terminal must receive no escape but the CLI's own colors.

@@ -1,4 +1,4 @@
-// Issue 10, item 17: a hostile URL and hostile entries in the traces folder, against the viewer.
+// A hostile URL and hostile entries in the traces folder, against the viewer.
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { request } from "node:http";

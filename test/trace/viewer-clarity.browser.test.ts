@@ -1,5 +1,5 @@
 /**
- * The viewer as a new user reads it (issue 11 item 23): labels that say what they are, a budget
+ * The viewer as a new user reads it: labels that say what they are, a budget
  * chart with axes, units and a legend (also for a one-step run), a legend for the timeline's
  * colours, a header that holds at 420 px, error codes in the run list, run ids on one line.
  * Each fixed view is saved as a screenshot in test-artifacts/.

@@ -33,10 +33,10 @@ Options:
 /** Where the shipped recordings are, from the sources and the bundles alike. */
 export const RECORDINGS_DIR = join(packageRoot(), "recordings");
 
-/** Dangerous input from seed 004's warning about eval, shown refused by the real calculator tool. */
+/** Input that an `eval()`-based calculator would run as code, shown refused by the real calculator tool. */
 const INJECTIONS = ["__import__('os').system('rm -rf /')", "process.exit()", "(200 + 10) * 2"];
 
-/** `glassloop demo`: the seeds' examples, offline, with replayed model answers. */
+/** `glassloop demo`: the worked examples, offline, with replayed model answers. */
 const demo: Command = {
   usage: USAGE,
   async run(args, io) {
@@ -182,11 +182,11 @@ async function play(
   }
 }
 
-/** Seed 004 evaluates with eval() and warns about it; here the real calculator tool meets that input. */
+/** A calculator built on eval() would run this input as code; here the real calculator tool meets it. */
 async function refuseCode(printer: Printer, counter: string): Promise<void> {
   const e = printer.err;
   printer.note("");
-  printer.note(e.bold(`━━ ${counter} seed 004's warning about eval(): the calculator tool refuses code`));
+  printer.note(e.bold(`━━ ${counter} code where a number belongs: the calculator tool refuses it`));
   printer.note("   (the tool called directly, no model involved)");
   const calculator = calculatorTool();
   const options = { signal: new AbortController().signal } as Parameters<typeof calculator.run>[1];

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import type { RunResult } from "../../agent/agent.js";
+import type { RunResult } from "../../agent/agent-config.js";
 import { RunError, runStatusOf } from "../../core/errors.js";
 import type { AgentEvent } from "../../core/vocabulary/events.js";
 import {
@@ -186,7 +186,7 @@ async function runTask(
       });
       return EXIT.ok;
     }
-    // A terminal tool's output (seed 000's finish) is the answer even though no text streamed.
+    // A terminal tool's output (the calculator example's `finish`) is the answer even though no text streamed.
     if (result.finishedBy !== "text" || !renderer.textShown)
       printer.line(visible(printable(result.output), "text"));
     printer.note(printer.err.green(`✓ ${formatUsage(result.usage)}`));

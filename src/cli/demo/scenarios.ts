@@ -1,11 +1,11 @@
 /**
- * The seeds' worked examples as agents for `glassloop demo`. Each agent is built exactly as its
+ * The worked examples of `glassloop demo` as agents. Each agent is built exactly as its
  * recording was made (same instructions, tools and settings), because a replay stops at the first
  * request that differs from the recorded one.
  */
 import { z } from "zod";
 import { Agent } from "../../agent/agent.js";
-import type { Limits } from "../../loop/budget.js";
+import type { Limits } from "../../core/vocabulary/limits.js";
 import type { Model } from "../../models/model.js";
 import type { CanonicalRequest } from "../../providers/replay/canonical.js";
 import type { Store } from "../../store/store.js";
@@ -13,13 +13,13 @@ import { calculatorTool } from "../../tools/builtin/calculator.js";
 import { tool } from "../../tools/tool.js";
 import { ToolRegistry } from "../../tools/tool-registry.js";
 
-/** One answer of the recorded model, as the seed printed it. */
-export interface SeedAnswer {
+/** One answer of the recorded model. */
+export interface RecordedAnswer {
   text?: string;
   toolCalls?: { id: string; name: string; arguments: string }[];
 }
 
-/** A seed example: the agent, the task, and the model answers its recording holds. */
+/** A demo example: the agent, the task, and the model answers its recording holds. */
 export interface DemoScenario {
   /** The recording is `recordings/<name>.jsonl`. */
   name: string;
@@ -27,11 +27,11 @@ export interface DemoScenario {
   /** Where the replayed answers come from, said plainly. */
   provenance: string;
   input: string;
-  /** The model the seed used (the recording's `openai:<name>`). */
+  /** The model that gave the recorded answers (the recording's `openai:<name>`). */
   recordedModel: string;
   parallelToolCalls?: boolean;
-  /** The seed's model answers, in order (the recorder serves them; the demo replays the recording). */
-  answers: SeedAnswer[];
+  /** The recorded model answers, in order (the recorder serves them; the demo replays the recording). */
+  answers: RecordedAnswer[];
   /** The agent's system prompt (what a recording of it is recognised by, with its tools). */
   instructions: string;
   /** The example's agent on `model`; `extra` adds a store or limits (`glassloop run` replaying it). */
@@ -46,12 +46,12 @@ export interface ScenarioExtras {
 
 const numberPair = z.object({ a: z.number(), b: z.number() });
 
-const SEED000_INSTRUCTIONS =
+const CALCULATOR_INSTRUCTIONS =
   "Perform arithmetic using the add and multiply tools. When you have the final answer, call finish with it.";
-const SEED004_INSTRUCTIONS = "You are a helpful AI assistant that can call tools to solve problems.";
+const ASSISTANT_INSTRUCTIONS = "You are a helpful AI assistant that can call tools to solve problems.";
 
-/** Seed 000: the calculator agent with add, multiply and a terminal finish tool. */
-function seed000Agent(model: Model, extra: ScenarioExtras = {}): Agent<undefined, unknown> {
+/** The calculator agent with add, multiply and a terminal finish tool. */
+function calculatorAgent(model: Model, extra: ScenarioExtras = {}): Agent<undefined, unknown> {
   const add = tool({
     name: "add",
     description: "Adds two numbers.",
@@ -72,8 +72,8 @@ function seed000Agent(model: Model, extra: ScenarioExtras = {}): Agent<undefined
   });
   const tools = new ToolRegistry().register(add).register(multiply).register(finish, { terminal: true });
   return new Agent({
-    name: "seed000-calculator",
-    instructions: SEED000_INSTRUCTIONS,
+    name: "calculator",
+    instructions: CALCULATOR_INSTRUCTIONS,
     model,
     tools,
     modelSettings: { toolChoice: "required", maxOutputTokens: 1024 },
@@ -81,24 +81,24 @@ function seed000Agent(model: Model, extra: ScenarioExtras = {}): Agent<undefined
   }) as Agent<undefined, unknown>;
 }
 
-/** Seed 004's weather demo data, translated from its Chinese. */
-export const SEED004_WEATHER: Record<string, string> = {
+/** The assistant's demo weather data (the example's answers, translated from Chinese). */
+export const DEMO_WEATHER: Record<string, string> = {
   Beijing: "sunny, 15-25°C, light breeze",
   Shanghai: "cloudy, 18-28°C, southeast wind force 3",
   Shenzhen: "showers, 22-30°C, south wind force 4",
 };
 
-/** Seed 004: a helpful assistant with a weather lookup and a calculator. */
-function seed004Agent(model: Model, extra: ScenarioExtras = {}): Agent<undefined, unknown> {
+/** A helpful assistant with a weather lookup and a calculator. */
+function assistantAgent(model: Model, extra: ScenarioExtras = {}): Agent<undefined, unknown> {
   const searchWeather = tool({
     name: "search_weather",
     description: "Looks up the current weather in a city.",
     input: z.object({ city: z.string().describe("The city's name, e.g. Beijing, Shanghai") }),
-    run: ({ city }) => SEED004_WEATHER[city] ?? `No weather found for ${city}.`,
+    run: ({ city }) => DEMO_WEATHER[city] ?? `No weather found for ${city}.`,
   });
   return new Agent({
-    name: "seed004-assistant",
-    instructions: SEED004_INSTRUCTIONS,
+    name: "assistant",
+    instructions: ASSISTANT_INSTRUCTIONS,
     model,
     tools: [searchWeather, calculatorTool()],
     modelSettings: { temperature: 0.1 },
@@ -106,16 +106,16 @@ function seed004Agent(model: Model, extra: ScenarioExtras = {}): Agent<undefined
   });
 }
 
-// Seed 004 worked in Chinese; its prompts, tool texts and answers are given here in English (the
-// decisions and numbers are the seed's), so every reader can follow them and every font shows them.
-const SEED004 = "gpt-3.5-turbo's, as printed in seed 004, translated from Chinese";
+// The assistant's examples were recorded in Chinese; their prompts, tool texts and answers are given
+// here in English (decisions and numbers unchanged), so every reader can follow them and every font shows them.
+const ASSISTANT_ANSWERS = "gpt-3.5-turbo's recorded answers, translated from Chinese";
 
 /** The demo, in order. */
 export const SCENARIOS: readonly DemoScenario[] = [
   {
-    name: "seed000-calculator",
-    title: "seed 000 (the first tutorial): a calculator agent with add, multiply and finish",
-    provenance: "gpt-4o's, as printed in seed 000",
+    name: "calculator",
+    title: "a calculator agent with add, multiply and finish",
+    provenance: "gpt-4o's recorded answers (the same tool-call ids)",
     input: "Add 200 and 10, then multiply the result by 2.",
     recordedModel: "openai:gpt-4o",
     parallelToolCalls: false,
@@ -126,44 +126,44 @@ export const SCENARIOS: readonly DemoScenario[] = [
       },
       { toolCalls: [{ id: "call_nbIGeKvgWtXPh4YlioZxfiyj", name: "finish", arguments: '{"answer":"420"}' }] },
     ],
-    instructions: SEED000_INSTRUCTIONS,
-    agent: seed000Agent,
+    instructions: CALCULATOR_INSTRUCTIONS,
+    agent: calculatorAgent,
   },
   {
-    name: "seed004-calculator",
-    title: "seed 004 (the tool-calling tutorial), example 1: a calculation with the built-in calculator",
-    provenance: SEED004,
+    name: "calculator-builtin",
+    title: "an assistant, example 1: a calculation with the built-in calculator",
+    provenance: ASSISTANT_ANSWERS,
     input: "What is (12 + 8) * 2?",
     recordedModel: "openai:gpt-3.5-turbo",
     answers: [
       {
-        toolCalls: [{ id: "call_seed004_calc", name: "calculator", arguments: '{"expression":"(12+8)*2"}' }],
+        toolCalls: [{ id: "call_demo_calc", name: "calculator", arguments: '{"expression":"(12+8)*2"}' }],
       },
       { text: "(12 + 8) * 2 is 40." },
     ],
-    instructions: SEED004_INSTRUCTIONS,
-    agent: seed004Agent,
+    instructions: ASSISTANT_INSTRUCTIONS,
+    agent: assistantAgent,
   },
   {
-    name: "seed004-weather",
-    title: "seed 004 (the tool-calling tutorial), example 2: two lookups, then a comparison",
-    provenance: SEED004,
+    name: "weather",
+    title: "an assistant, example 2: two lookups, then a comparison",
+    provenance: ASSISTANT_ANSWERS,
     input: "What is the weather in Beijing and in Shanghai, and which one is warmer?",
     recordedModel: "openai:gpt-3.5-turbo",
     answers: [
-      { toolCalls: [{ id: "call_seed004_bj", name: "search_weather", arguments: '{"city":"Beijing"}' }] },
-      { toolCalls: [{ id: "call_seed004_sh", name: "search_weather", arguments: '{"city":"Shanghai"}' }] },
+      { toolCalls: [{ id: "call_demo_bj", name: "search_weather", arguments: '{"city":"Beijing"}' }] },
+      { toolCalls: [{ id: "call_demo_sh", name: "search_weather", arguments: '{"city":"Shanghai"}' }] },
       {
         text: "From the lookups:\nBeijing: sunny, 15-25°C.\nShanghai: cloudy, 18-28°C.\nShanghai's high and low are both above Beijing's, so Shanghai is warmer.",
       },
     ],
-    instructions: SEED004_INSTRUCTIONS,
-    agent: seed004Agent,
+    instructions: ASSISTANT_INSTRUCTIONS,
+    agent: assistantAgent,
   },
   {
-    name: "seed004-hello",
-    title: "seed 004 (the tool-calling tutorial), example 3: an answer without tools",
-    provenance: SEED004,
+    name: "hello",
+    title: "an assistant, example 3: an answer without tools",
+    provenance: ASSISTANT_ANSWERS,
     input: "Hello, please introduce yourself.",
     recordedModel: "openai:gpt-3.5-turbo",
     answers: [
@@ -171,8 +171,8 @@ export const SCENARIOS: readonly DemoScenario[] = [
         text: "Hello! I am an AI assistant. I can help you by calling tools, for example to look up the weather or to do arithmetic. What can I do for you?",
       },
     ],
-    instructions: SEED004_INSTRUCTIONS,
-    agent: seed004Agent,
+    instructions: ASSISTANT_INSTRUCTIONS,
+    agent: assistantAgent,
   },
 ];
 
@@ -199,6 +199,6 @@ export function scenarioOfRequest(request: CanonicalRequest): DemoScenario | und
       .sort();
     return scenario.instructions === request.instructions && names.join() === tools.join();
   });
-  // Seed 004's examples share one agent: the recorded task tells them apart.
+  // The assistant's examples share one agent: the recorded task tells them apart.
   return matching.find((scenario) => scenario.input === task) ?? matching[0];
 }

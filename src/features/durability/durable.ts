@@ -1,8 +1,7 @@
 import { runStatusOf } from "../../core/errors.js";
-import type { AssistantMessage, Message, ToolCall } from "../../core/vocabulary/messages.js";
+import type { AssistantMessage, FinishReason, Message, ToolCall } from "../../core/vocabulary/messages.js";
 import type { ToolOutcome } from "../../core/vocabulary/outcome.js";
 import type { RunEnding, RunHooks, RunState } from "../../loop/hooks.js";
-import type { FinishReason } from "../../models/model.js";
 import type { PendingCall, ProgressMode, RunEnd, RunProgress, Store, StoredRun } from "../../store/store.js";
 import type { LoopGuard } from "../loop-guard.js";
 import { lastAssistant, startPosition } from "./resume.js";

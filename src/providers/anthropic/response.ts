@@ -1,5 +1,6 @@
-import type { ReasoningPart, ToolCall } from "../../core/vocabulary/messages.js";
-import type { FinishReason, ModelResponse, TokenUsage } from "../../models/model.js";
+import type { FinishReason, ReasoningPart, ToolCall } from "../../core/vocabulary/messages.js";
+import type { TokenUsage } from "../../core/vocabulary/usage.js";
+import type { ModelResponse } from "../../models/model.js";
 import { checkedTokenUsage, reportedCount } from "../../models/usage-check.js";
 import { anthropicProtocolError } from "./protocol-error.js";
 import type { AnthropicMessage, AnthropicUsage } from "./wire.js";

@@ -1,6 +1,7 @@
-import type { ReasoningPart, ToolCall } from "../../core/vocabulary/messages.js";
+import type { FinishReason, ReasoningPart, ToolCall } from "../../core/vocabulary/messages.js";
+import type { TokenUsage } from "../../core/vocabulary/usage.js";
 import { errorForStatus, ProviderProtocolError, StreamIncompleteError } from "../../models/errors.js";
-import type { FinishReason, ModelDelta, ModelResponse, TokenUsage } from "../../models/model.js";
+import type { ModelDelta, ModelResponse } from "../../models/model.js";
 import { checkedTokenUsage, reportedCount } from "../../models/usage-check.js";
 import { freshToolCallId } from "../openai/response.js";
 import { GeminiBlockedError } from "./errors.js";

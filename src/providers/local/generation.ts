@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import type { ChatHistoryItem, LlamaChatResponse, Token } from "node-llama-cpp";
-import type { ToolCall } from "../../core/vocabulary/messages.js";
+import type { FinishReason, ToolCall } from "../../core/vocabulary/messages.js";
 import { ContextOverflowError } from "../../models/errors.js";
-import type { FinishReason, ModelObserver, ModelRequest, ModelResponse } from "../../models/model.js";
+import type { ModelObserver, ModelRequest, ModelResponse } from "../../models/model.js";
 import { steerToolCalls } from "./chat-wrapper.js";
 import { describeError, LocalModelError } from "./errors.js";
 import { mustCallTool, toChatHistory, toFunctions } from "./history.js";

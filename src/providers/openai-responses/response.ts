@@ -1,6 +1,7 @@
-import type { ReasoningPart, ToolCall } from "../../core/vocabulary/messages.js";
+import type { FinishReason, ReasoningPart, ToolCall } from "../../core/vocabulary/messages.js";
+import type { TokenUsage } from "../../core/vocabulary/usage.js";
 import { errorForStatus, ProviderProtocolError } from "../../models/errors.js";
-import type { FinishReason, ModelResponse, TokenUsage } from "../../models/model.js";
+import type { ModelResponse } from "../../models/model.js";
 import { checkedTokenUsage, reportedCount } from "../../models/usage-check.js";
 import { RESPONSES_PROVIDER } from "./request.js";
 import type {

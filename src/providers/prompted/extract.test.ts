@@ -16,7 +16,7 @@ describe("extractToolCalls", () => {
     expect(out.text).toBe("Let me add them.\n\nOne moment.");
   });
 
-  it("reads a bare call surrounded by prose, and seed 004's {type: tool_call} shape", () => {
+  it("reads a bare call surrounded by prose, and the {type: tool_call} shape", () => {
     expect(calls('Sure: {"tool":"add","arguments":{"a":1,"b":2}} and then I will see.')).toEqual([
       { name: "add", args: { a: 1, b: 2 } },
     ]);

@@ -1,7 +1,8 @@
 import type { Message } from "../../core/vocabulary/messages.js";
+import type { StoredRunStatus } from "../../core/vocabulary/status.js";
 import type { StepUsage } from "../../core/vocabulary/usage.js";
 import { sessionLinkOf } from "../run-row.js";
-import type { PendingCall, RunProgress, StoredRun, StoredRunStatus, StoredRunSummary } from "../store.js";
+import type { PendingCall, RunProgress, StoredRun, StoredRunSummary } from "../store.js";
 import type { PgClient } from "./pg-driver.js";
 import { type PgRunRow, summaryOf } from "./pg-run-row.js";
 

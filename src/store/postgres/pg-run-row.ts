@@ -1,6 +1,7 @@
+import type { StoredRunStatus } from "../../core/vocabulary/status.js";
 import type { RunUsage } from "../../core/vocabulary/usage.js";
 import type { RunSessionColumns } from "../run-row.js";
-import type { RunTools, StoredRunStatus, StoredRunSummary } from "../store.js";
+import type { RunTools, StoredRunSummary } from "../store.js";
 
 /** A row of the runs table as `pg` returns it (json columns parsed, int8 as numbers). */
 export interface PgRunRow extends RunSessionColumns {

@@ -1,4 +1,5 @@
 import type { Message } from "../../core/vocabulary/messages.js";
+import type { StoredRunStatus } from "../../core/vocabulary/status.js";
 import type { RunUsage } from "../../core/vocabulary/usage.js";
 import { StoreError, UnknownRunError } from "../errors.js";
 import { ownerAlive } from "../owner.js";
@@ -12,7 +13,6 @@ import type {
   RunEnd,
   RunOwner,
   StoredRun,
-  StoredRunStatus,
   StoredRunSummary,
 } from "../store.js";
 import type { PgClient } from "./pg-driver.js";

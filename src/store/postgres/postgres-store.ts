@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { ConfigError } from "../../core/errors.js";
 import type { Message } from "../../core/vocabulary/messages.js";
+import type { StoredRunStatus } from "../../core/vocabulary/status.js";
 import { sessionLinkOf } from "../run-row.js";
 import type {
   ClaimExpectation,
@@ -15,7 +16,6 @@ import type {
   SessionSnapshot,
   Store,
   StoredRun,
-  StoredRunStatus,
   StoredRunSummary,
 } from "../store.js";
 import { loadPg, type PgClient, type PgPool, pgTypes } from "./pg-driver.js";

@@ -1,4 +1,4 @@
-import { defaultDatabasePath } from "./sqlite-open.js";
+import { defaultDatabasePath } from "./default-path.js";
 import { SqliteStore } from "./sqlite-store.js";
 
 const opened = new Map<string, SqliteStore>();

@@ -1,4 +1,5 @@
 import type { Message } from "../../core/vocabulary/messages.js";
+import type { StoredRunStatus } from "../../core/vocabulary/status.js";
 import type {
   ClaimExpectation,
   NewNote,
@@ -12,7 +13,6 @@ import type {
   SessionSnapshot,
   Store,
   StoredRun,
-  StoredRunStatus,
   StoredRunSummary,
 } from "../store.js";
 import { defaultDatabasePath } from "./default-path.js";

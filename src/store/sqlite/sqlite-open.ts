@@ -19,8 +19,6 @@ export interface SqliteOptions {
   synchronous?: "normal" | "full";
 }
 
-export { defaultDatabasePath } from "./default-path.js";
-
 // better-sqlite3 is CommonJS and native; loading it on first use keeps `import "glassloop"` fast.
 let driver: typeof Database | undefined;
 function loadDriver(): typeof Database {

@@ -1,5 +1,5 @@
+import type { StoredRunStatus } from "../../core/vocabulary/status.js";
 import type { RunSessionColumns } from "../run-row.js";
-import type { StoredRunStatus } from "../store.js";
 
 /** A row of the runs table as the driver returns it. */
 export interface RunRow extends RunSessionColumns {

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { Message } from "../../core/vocabulary/messages.js";
+import type { StoredRunStatus } from "../../core/vocabulary/status.js";
 import type { RunUsage, StepUsage } from "../../core/vocabulary/usage.js";
 import { RunBusyError, StoreError, UnknownRunError } from "../errors.js";
 import { ownerAlive } from "../owner.js";
@@ -13,7 +14,6 @@ import type {
   RunOwner,
   RunProgress,
   StoredRun,
-  StoredRunStatus,
   StoredRunSummary,
 } from "../store.js";
 import { parseStored } from "./sqlite-open.js";

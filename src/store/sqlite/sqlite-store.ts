@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { Message } from "../../core/vocabulary/messages.js";
+import type { StoredRunStatus } from "../../core/vocabulary/status.js";
 import { StoreError } from "../errors.js";
 import { sessionLinkOf } from "../run-row.js";
 import type {
@@ -15,11 +16,11 @@ import type {
   SessionSnapshot,
   Store,
   StoredRun,
-  StoredRunStatus,
   StoredRunSummary,
 } from "../store.js";
+import { defaultDatabasePath } from "./default-path.js";
 import { SqliteNotes } from "./sqlite-notes.js";
-import { defaultDatabasePath, openDatabase, type SqliteOptions, translateError } from "./sqlite-open.js";
+import { openDatabase, type SqliteOptions, translateError } from "./sqlite-open.js";
 import { SqliteRuns } from "./sqlite-runs.js";
 import { SqliteSessions } from "./sqlite-sessions.js";
 
