@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Message, ToolCall } from "../core/vocabulary/messages.js";
 
 /** What a provider accepts as a tool-call id, and how to make one up. */
@@ -8,6 +9,12 @@ export interface ToolCallIdRules {
   maxLength: number;
   /** Prefix of ids made up for calls that had none. */
   prefix: string;
+  /**
+   * Every id must have exactly this many characters (Mistral: 9 of `[a-zA-Z0-9]`). Ids that do not
+   * fit are replaced by a digest of the original in the allowed alphabet, so the same call gets
+   * the same id on every request.
+   */
+  fixedLength?: number;
 }
 
 /** Anthropic's rule: ids must match `^[a-zA-Z0-9_-]+$`. */
@@ -25,13 +32,24 @@ export const ANTHROPIC_TOOL_CALL_IDS: ToolCallIdRules = {
  * sends the same ids for the same calls.
  */
 export function normalizeToolCallIds(messages: readonly Message[], rules: ToolCallIdRules): Message[] {
-  const isValid = (id: string) => id.length > 0 && id.length <= rules.maxLength && allMatch(id, rules);
+  const isValid = (id: string) =>
+    id.length > 0 &&
+    id.length <= rules.maxLength &&
+    (rules.fixedLength === undefined || id.length === rules.fixedLength) &&
+    allMatch(id, rules);
   if (!needsRewrite(messages, isValid)) return [...messages];
 
   // Valid ids keep their names, so they are reserved before anything is rewritten.
   const taken = new Set<string>();
   for (const m of messages) for (const call of callsOf(m)) if (isValid(call.id)) taken.add(call.id);
   const claim = (base: string): string => {
+    const { fixedLength } = rules;
+    if (fixedLength !== undefined) {
+      let id = digestId(base, 1, fixedLength, rules);
+      for (let n = 2; taken.has(id); n++) id = digestId(base, n, fixedLength, rules);
+      taken.add(id);
+      return id;
+    }
     let id = base;
     for (let n = 2; taken.has(id); n++) {
       const suffix = `_${n}`;
@@ -84,7 +102,20 @@ function needsRewrite(messages: readonly Message[], isValid: (id: string) => boo
 
 /** A result whose call is not in the transcript: still made valid, though it pairs with nothing. */
 function orphanId(id: string, isValid: (id: string) => boolean, rules: ToolCallIdRules): string {
-  return isValid(id) ? id : sanitize(id, rules);
+  if (isValid(id)) return id;
+  return rules.fixedLength === undefined ? sanitize(id, rules) : digestId(id, 1, rules.fixedLength, rules);
+}
+
+/** The characters of the allowed alphabet that a digest id is drawn from (letters and digits). */
+const ALPHANUMERIC = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/** A `length`-character id derived from `base` (and `n`, to step past a taken one). */
+function digestId(base: string, n: number, length: number, rules: ToolCallIdRules): string {
+  const alphabet = [...ALPHANUMERIC].filter((ch) => rules.allowedChar.test(ch));
+  const bytes = createHash("sha256").update(`${base}\u0000${n}`).digest();
+  let out = "";
+  for (let i = 0; out.length < length; i++) out += alphabet[(bytes[i % bytes.length] ?? 0) % alphabet.length];
+  return out;
 }
 
 function sanitize(id: string, rules: ToolCallIdRules): string {

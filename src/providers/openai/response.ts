@@ -37,9 +37,36 @@ export function parseChatCompletion(body: unknown, provider: string, quirks: Ope
 }
 
 /** The reasoning text of a message or delta: `reasoning_content` (DeepSeek, vLLM, Ollama) or OpenRouter's `reasoning`. */
-export function reasoningTextOf(message: { reasoning_content?: unknown; reasoning?: unknown }): string {
+export function reasoningTextOf(message: {
+  reasoning_content?: unknown;
+  reasoning?: unknown;
+  content?: unknown;
+}): string {
   if (typeof message.reasoning_content === "string") return message.reasoning_content;
-  return typeof message.reasoning === "string" ? message.reasoning : "";
+  if (typeof message.reasoning === "string") return message.reasoning;
+  return partsText(message.content, "thinking");
+}
+
+/**
+ * The text of a `content` that is a string, or a list of parts: Mistral's reasoning models send
+ * `[{ type: "thinking", thinking: [{ type: "text", text }] }, { type: "text", text }]`.
+ */
+export function contentText(content: unknown): string {
+  return typeof content === "string" ? content : partsText(content, "text");
+}
+
+/** The text of the parts of one kind in a list of content parts (nothing for anything else). */
+function partsText(content: unknown, kind: "text" | "thinking"): string {
+  if (!Array.isArray(content)) return "";
+  let out = "";
+  for (const part of content as unknown[]) {
+    if (typeof part !== "object" || part === null) continue;
+    const { type, text, thinking } = part as { type?: unknown; text?: unknown; thinking?: unknown };
+    if (type !== kind) continue;
+    if (kind === "text" && typeof text === "string") out += text;
+    if (kind === "thinking") out += typeof thinking === "string" ? thinking : partsText(thinking, "text");
+  }
+  return out;
 }
 
 /** A compatible server's reasoning as a transcript part (text only: nothing is signed). */
@@ -67,7 +94,8 @@ export function toolCallEntries<T extends object>(
 
 /** The answer's text; a refusal (the model declined) is text the user must see too. */
 export function textOf(content: unknown, refusal: unknown): string {
-  if (typeof content === "string" && content !== "") return content;
+  const text = contentText(content);
+  if (text !== "") return text;
   return typeof refusal === "string" ? refusal : "";
 }
 

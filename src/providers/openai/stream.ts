@@ -9,6 +9,7 @@ import type { ModelObserver, ModelResponse } from "../../models/model.js";
 import type { OpenAIQuirks } from "./quirks.js";
 import {
   argumentsText,
+  contentText,
   failedToolCall,
   fillToolCallIds,
   finishReasonOf,
@@ -84,9 +85,10 @@ export class ChatStreamAssembler {
     if (!choice) return false;
     const delta = choice.delta;
     if (delta) {
-      if (typeof delta.content === "string" && delta.content !== "") {
-        this.#text += delta.content;
-        this.#observer.onDelta?.({ type: "text", text: delta.content });
+      const piece = contentText(delta.content);
+      if (piece !== "") {
+        this.#text += piece;
+        this.#observer.onDelta?.({ type: "text", text: piece });
       }
       if (typeof delta.refusal === "string") this.#refusal += delta.refusal;
       const thinking = reasoningTextOf(delta);
