@@ -4,6 +4,7 @@
  */
 import { cliBench } from "./cli.js";
 import { evalsBench } from "./evals.js";
+import { floorBench } from "./floor.js";
 import { localModelBench } from "./local-model.js";
 import { loopBench } from "./loop.js";
 import { memoryBench } from "./memory.js";
@@ -19,6 +20,7 @@ const sections: BenchSection[] = [
   { name: "loop", run: loopBench },
   { name: "trace", run: traceBench },
   { name: "providers", run: providersBench },
+  { name: "floor", run: floorBench },
   { name: "new-providers", run: newProvidersBench },
   { name: "memory", run: memoryBench },
   { name: "postgres", run: postgresBench },
