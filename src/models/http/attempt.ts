@@ -16,6 +16,7 @@ import {
   type HttpCall,
   type HttpOptions,
 } from "./call.js";
+import type { Exchange } from "./reply.js";
 import { backoffMs, isRetryableStatus, type RetryPolicy } from "./retry.js";
 
 /** An error plus what the retry decision needs to know about it. */
@@ -36,14 +37,15 @@ export class Failure {
 }
 
 /**
- * One attempt's abort controller and timers: the request timeout until the answer is in (for
+ * One attempt's timers, and what ends its request when one fires: the request timeout until the answer is in (for
  * streams: until the headers), then the idle timeout, reset by every chunk; and, over both, the
  * call's deadline, which nothing resets. One timer serves all three (a timer per bound would cost
  * a second timer per model call, which shows at high concurrency): it is set for whichever bound
  * comes first, and when it fires, the deadline wins if it has passed.
  */
 export class Attempt {
-  readonly #controller = new AbortController();
+  /** The request in flight, once `send` started it: what a timer ends. */
+  #exchange: Exchange | undefined;
   readonly #call: HttpCall;
   readonly #timeoutMs: number;
   readonly #idleMs: number;
@@ -56,7 +58,6 @@ export class Attempt {
   #timedOut: "request" | "stream_idle" | "deadline" | undefined;
   #stage: "request" | "stream" = "request";
   #delivered = false;
-  readonly #onCallerAbort: () => void;
 
   /** `remainingMs` is what is left of the call's deadline of `deadlineMs` when this attempt starts. */
   constructor(call: HttpCall, options: HttpOptions, deadline: { deadlineMs: number; remainingMs: number }) {
@@ -65,13 +66,12 @@ export class Attempt {
     this.#deadlineAt = performance.now() + Math.max(0, deadline.remainingMs);
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#idleMs = options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
-    this.#onCallerAbort = () => this.#controller.abort(call.signal.reason);
-    call.signal.addEventListener("abort", this.#onCallerAbort, { once: true });
     this.#arm("request", this.#timeoutMs);
   }
 
-  get signal(): AbortSignal {
-    return this.#controller.signal;
+  /** The request this attempt's timers end. */
+  started(exchange: Exchange): void {
+    this.#exchange = exchange;
   }
 
   get hasDelivered(): boolean {
@@ -107,7 +107,6 @@ export class Attempt {
   dispose(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.#call.signal.removeEventListener("abort", this.#onCallerAbort);
   }
 
   /** Turns whatever the attempt threw into a typed, redacted failure. */
@@ -172,7 +171,7 @@ export class Attempt {
   #expire(kind: "request" | "stream_idle" | "deadline"): void {
     this.#timer = undefined;
     this.#timedOut = kind;
-    this.#controller.abort(new Error(`${kind} timeout`));
+    this.#exchange?.abort(new Error(`${kind} timeout`));
   }
 }
 

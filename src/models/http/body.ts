@@ -1,37 +1,33 @@
 import { type OversizedPart, ResponseTooLargeError } from "../errors.js";
+import type { WireReply } from "./reply.js";
 
 /**
- * The body of `response` as text, read chunk by chunk and given up on at `limitBytes`: a hostile
+ * The body of `reply` as text, read chunk by chunk and given up on at `limitBytes`: a hostile
  * or broken server cannot make glassloop hold more than the cap in memory (a `Content-Length`
  * over it is refused before a byte is read). Over the cap is a `ResponseTooLargeError`.
  */
 export async function readCapped(
-  response: Response,
+  reply: WireReply,
   limitBytes: number,
   part: OversizedPart,
   provider: string,
 ): Promise<string> {
-  const tooLarge = () => new ResponseTooLargeError(part, limitBytes, { provider, status: response.status });
-  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  const tooLarge = () => new ResponseTooLargeError(part, limitBytes, { provider, status: reply.status });
+  const declared = Number(reply.header("content-length") ?? Number.NaN);
   if (declared > limitBytes) {
-    await response.body?.cancel().catch(() => {});
+    reply.cancel();
     throw tooLarge();
   }
-  if (!response.body) return "";
-  const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > limitBytes) throw tooLarge();
-      chunks.push(value);
-    }
-  } finally {
-    // The rest of an oversized body is never read: the connection is dropped instead.
-    reader.cancel().catch(() => {});
-  }
-  return Buffer.concat(chunks, total).toString("utf8");
+  // The rest of an oversized body is never read: the throw drops the connection.
+  await reply.read((chunk) => {
+    total += chunk.byteLength;
+    if (total > limitBytes) throw tooLarge();
+    chunks.push(chunk);
+    return undefined;
+  });
+  const only = chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks, total);
+  // A view, not a copy: node's chunks are Buffers already, fetch's are Uint8Arrays.
+  return Buffer.from(only.buffer, only.byteOffset, only.byteLength).toString("utf8");
 }

@@ -21,9 +21,10 @@ import {
   type StreamEnd,
 } from "./call.js";
 import { mergeHeaders } from "./headers.js";
-import { defaultPost, type PostFetch } from "./node-post.js";
+import { exchangerOf } from "./node-post.js";
+import type { Exchange, Exchanger, WireReply } from "./reply.js";
 import { DEFAULT_RETRY, isRetryableStatus, type RetryPolicy, retryAfterMs, sleep } from "./retry.js";
-import { readEvents, SseFormatError, type SseHandler } from "./sse.js";
+import { readBodyEvents, SseFormatError, type SseHandler } from "./sse.js";
 import { splitUserinfo, type UrlTarget, withBasicAuth } from "./url.js";
 
 export {
@@ -40,13 +41,21 @@ export {
 } from "./call.js";
 
 /** POSTs `call.body` and returns the parsed JSON answer, with retries, timeouts and typed errors. */
-export function postJson(given: HttpCall, options: HttpOptions = {}): Promise<JsonReply> {
+export function postJson(given: HttpCall, options: HttpOptions = NO_OPTIONS): Promise<JsonReply> {
   const call = withUrlSecrets(given);
   return send(call, options, "application/json", async (response, attempt, bounds) => {
     const text = await readCapped(response, bounds.maxResponseBytes, "body", call.provider);
     attempt.requestDone();
     try {
-      return { status: response.status, headers: response.headers, body: JSON.parse(text) as unknown };
+      const body = JSON.parse(text) as unknown;
+      return {
+        status: response.status,
+        // Built when asked for: most callers read only the body.
+        get headers() {
+          return response.headers;
+        },
+        body,
+      };
     } catch (cause) {
       throw new ProviderProtocolError(
         `${call.provider} sent a response that is not JSON`,
@@ -73,11 +82,11 @@ export type StreamHandlerFactory = (deliver: (delta: ModelDelta) => void) => Sse
 export function postEvents(
   given: HttpCall,
   open: StreamHandlerFactory,
-  options: HttpOptions = {},
+  options: HttpOptions = NO_OPTIONS,
 ): Promise<StreamEnd> {
   const call = withUrlSecrets(given);
   return send(call, options, "text/event-stream", async (response, attempt, bounds) => {
-    const type = response.headers.get("content-type") ?? "";
+    const type = response.header("content-type") ?? "";
     if (type.includes("application/json")) {
       // The server answered the streaming request with one JSON body: an error, or no streaming.
       const text = await readCapped(response, bounds.maxResponseBytes, "body", call.provider);
@@ -87,7 +96,7 @@ export function postEvents(
       if (fields.message !== undefined) throw errorForStatus({ ...init, status: response.status });
       throw new ProviderProtocolError(`${call.provider} answered a streaming request without a stream`, init);
     }
-    if (!response.body)
+    if (response.status === 204 || response.status === 205)
       throw new ProviderProtocolError(`${call.provider} sent an empty stream`, { provider: call.provider });
     attempt.streaming();
     const onEvent = open((delta) => {
@@ -106,8 +115,13 @@ export function postEvents(
         });
     };
     try {
-      const complete = await readEvents(response.body, onEvent, { onChunk });
-      return { complete, headers: response.headers };
+      const complete = await readBodyEvents((chunk) => response.read(chunk), onEvent, { onChunk });
+      return {
+        complete,
+        get headers() {
+          return response.headers;
+        },
+      };
     } catch (error) {
       if (error instanceof SseFormatError)
         throw new ProviderProtocolError(`${call.provider} stream is malformed: ${error.message}`, {
@@ -163,68 +177,114 @@ function sameStrings(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
-type Reader<T> = (response: Response, attempt: Attempt, bounds: Bounds) => Promise<T>;
+type Reader<T> = (reply: WireReply, attempt: Attempt, bounds: Bounds) => Promise<T>;
+
+/** What a call's options come to, worked out once per options object (a model passes the same one each call). */
+interface Settings {
+  policy: RetryPolicy;
+  bounds: Bounds;
+}
+const settingsCache = new WeakMap<HttpOptions, Settings>();
+const NO_OPTIONS: HttpOptions = {};
+
+function settingsOf(options: HttpOptions): Settings {
+  let settings = settingsCache.get(options);
+  if (settings === undefined) {
+    settings = { policy: { ...DEFAULT_RETRY, ...options.retry }, bounds: boundsOf(options) };
+    settingsCache.set(options, settings);
+  }
+  return settings;
+}
+
+/**
+ * The request headers of a call, merged once per headers object and kind of answer: a model sends
+ * the same headers object on every call (which is why `HttpCall.headers` must not be changed in
+ * place once used).
+ */
+const headerCache = new WeakMap<Record<string, string>, Map<string, Record<string, string>>>();
+
+function headersOf(
+  call: HttpCall,
+  accept: string,
+  target: UrlTarget,
+  shownUrl: string,
+): Record<string, string> {
+  let byKind = headerCache.get(call.headers);
+  const key = target.basicAuth === undefined ? accept : `${accept} ${target.basicAuth}`;
+  let headers = byKind?.get(key);
+  if (headers === undefined) {
+    // The caller's headers win over these defaults; see mergeHeaders.
+    headers = withBasicAuth(
+      mergeHeaders({ accept, "content-type": "application/json" }, call.headers),
+      target,
+      call.provider,
+      shownUrl,
+    );
+    if (byKind === undefined) {
+      byKind = new Map();
+      headerCache.set(call.headers, byKind);
+    }
+    byKind.set(key, headers);
+  }
+  return headers;
+}
 
 async function send<T>(call: HttpCall, options: HttpOptions, accept: string, read: Reader<T>): Promise<T> {
-  const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
-  const bounds = boundsOf(options);
+  const { policy, bounds } = settingsOf(options);
   const deadlineAt = performance.now() + bounds.deadlineMs;
-  const doFetch: PostFetch = options.fetch ?? defaultPost();
+  const exchange: Exchanger = exchangerOf(options.fetch);
   const text = JSON.stringify(call.body);
   const secrets = call.secrets ?? [];
   const { shownUrl, split: target } = targetOf(call.url, secrets);
-  // The caller's headers win over these defaults; see mergeHeaders.
-  const headers = withBasicAuth(
-    mergeHeaders({ accept, "content-type": "application/json" }, call.headers),
-    target,
-    call.provider,
-    shownUrl,
-  );
-  for (let n = 1; ; n++) {
-    if (call.signal.aborted) throw call.signal.reason;
-    const remainingMs = deadlineAt - performance.now();
-    if (remainingMs <= 0) throw new CallDeadlineError(call.provider, bounds.deadlineMs);
-    const attempt = new Attempt(call, options, { deadlineMs: bounds.deadlineMs, remainingMs });
-    let failure: Failure;
-    try {
-      call.observer.onRequest({ body: call.body, url: shownUrl, attempt: n });
-      const response = await doFetch(target.url, {
-        method: "POST",
-        headers,
-        body: text,
-        signal: attempt.signal,
-        // Never followed: a redirect would take the key headers along wherever it points (fetch
-        // drops only `authorization` across origins, not `x-api-key` or `x-goog-api-key`), and a
-        // POST turned into a GET is no model call. Not following also spares fetch part of its
-        // per-request work (about a tenth of a bare fetch's CPU on a short answer).
-        redirect: "error",
+  const headers = headersOf(call, accept, target, shownUrl);
+  const { signal } = call;
+  // One listener for the whole call, whatever the number of attempts: the caller's abort ends the
+  // request in flight.
+  let current: Exchange | undefined;
+  const onAbort = () => current?.abort(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    for (let n = 1; ; n++) {
+      if (signal.aborted) throw signal.reason;
+      const remainingMs = deadlineAt - performance.now();
+      if (remainingMs <= 0) throw new CallDeadlineError(call.provider, bounds.deadlineMs);
+      const attempt = new Attempt(call, options, { deadlineMs: bounds.deadlineMs, remainingMs });
+      let failure: Failure;
+      try {
+        call.observer.onRequest({ body: call.body, url: shownUrl, attempt: n });
+        current = exchange(target.url, headers, text);
+        attempt.started(current);
+        const reply = await current.reply;
+        if (reply.status < 200 || reply.status > 299) throw await failureOf(reply, call, attempt, bounds);
+        return await read(reply, attempt, bounds);
+      } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        failure = error instanceof Failure ? error : attempt.classify(error);
+      } finally {
+        current = undefined;
+        attempt.dispose();
+      }
+      const delayMs = failure.waitBefore(n, policy, attempt.hasDelivered);
+      // A retry that could not begin before the deadline is no retry: the failure stands.
+      if (delayMs === undefined || performance.now() + delayMs >= deadlineAt)
+        throw scrub(failure.error, secrets);
+      call.observer.onRetry?.({
+        attempt: n + 1,
+        maxAttempts: policy.maxRetries + 1,
+        delayMs,
+        error: redact(failure.error.message, secrets),
+        ...(failure.serverWaitMs !== undefined && { retryAfterMs: failure.serverWaitMs }),
+        cause: scrub(failure.error, secrets),
       });
-      if (!response.ok) throw await failureOf(response, call, attempt, bounds);
-      return await read(response, attempt, bounds);
-    } catch (error) {
-      if (call.signal.aborted) throw call.signal.reason;
-      failure = error instanceof Failure ? error : attempt.classify(error);
-    } finally {
-      attempt.dispose();
+      await sleep(delayMs, signal);
     }
-    const delayMs = failure.waitBefore(n, policy, attempt.hasDelivered);
-    // A retry that could not begin before the deadline is no retry: the failure stands.
-    if (delayMs === undefined || performance.now() + delayMs >= deadlineAt)
-      throw scrub(failure.error, secrets);
-    call.observer.onRetry?.({
-      attempt: n + 1,
-      maxAttempts: policy.maxRetries + 1,
-      delayMs,
-      error: redact(failure.error.message, secrets),
-      ...(failure.serverWaitMs !== undefined && { retryAfterMs: failure.serverWaitMs }),
-      cause: scrub(failure.error, secrets),
-    });
-    await sleep(delayMs, call.signal);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
   }
 }
 
 async function failureOf(
-  response: Response,
+  response: WireReply,
   call: HttpCall,
   attempt: Attempt,
   bounds: Bounds,

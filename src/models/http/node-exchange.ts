@@ -1,0 +1,266 @@
+import {
+  type ClientRequest,
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+  type RequestOptions,
+} from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { Readable } from "node:stream";
+import { urlToHttpOptions } from "node:url";
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import type { Exchange, WireReply } from "./reply.js";
+
+// One keep-alive pool per scheme for every model call (fetch keeps one too). Idle sockets do not
+// hold the process open, and the agent honours a server's `Keep-Alive: timeout=` hint.
+const agents = {
+  http: new HttpAgent({ keepAlive: true }),
+  https: new HttpsAgent({ keepAlive: true }),
+};
+
+// What `fetch` would have added; the caller's own headers of these names win.
+const DEFAULT_HEADERS = { "accept-encoding": "gzip, deflate", "user-agent": "node" };
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const NULL_BODY = new Set([204, 205, 304]);
+
+type Target = RequestOptions & { secure: boolean };
+
+/**
+ * The request options per URL and header set: a model sends every call to the same URL with the
+ * same headers object, so both are parsed and merged once. Bounded: more distinct URLs than this
+ * start the cache over; a header set is remembered only as long as its object lives.
+ */
+const parsed = new Map<string, { base: Target; byHeaders: WeakMap<object, Target> }>();
+const MAX_PARSED = 64;
+
+function optionsOf(url: string, headers: Record<string, string>): Target {
+  let entry = parsed.get(url);
+  if (entry === undefined) {
+    const { protocol, hostname, port, path } = urlToHttpOptions(new URL(url));
+    const secure = protocol === "https:";
+    const agent = secure ? agents.https : agents.http;
+    entry = {
+      base: { protocol, hostname, port, path, secure, agent, method: "POST" },
+      byHeaders: new WeakMap(),
+    };
+    if (parsed.size >= MAX_PARSED) parsed.clear();
+    parsed.set(url, entry);
+  }
+  let options = entry.byHeaders.get(headers);
+  if (options === undefined) {
+    options = { ...entry.base, headers: { ...DEFAULT_HEADERS, ...headers } };
+    entry.byHeaders.set(headers, options);
+  }
+  return options;
+}
+
+/**
+ * A POST over `node:http(s)` whose answer is read straight from the `IncomingMessage`: no web
+ * `Response`, no web stream, no `AbortSignal` (the transport calls `abort`). It fails as
+ * `fetch(url, { redirect: "error" })` does, so one classification fits both: a redirect is
+ * `TypeError("fetch failed")` caused by "unexpected redirect", an invalid URL or header a
+ * `TypeError`, socket errors keep their codes, and a body the connection cut short is `ECONNRESET`.
+ */
+export function exchangeWithNode(url: string, headers: Record<string, string>, body: string): Exchange {
+  let options: Target;
+  try {
+    options = optionsOf(url, headers);
+  } catch (cause) {
+    return refused(new TypeError(`Invalid URL: ${url}`, { cause }));
+  }
+  let request: ClientRequest;
+  try {
+    request = (options.secure ? httpsRequest : httpRequest)(options);
+    request.setHeader("content-length", Buffer.byteLength(body));
+  } catch (cause) {
+    // An invalid header name or value: fetch's Headers refuse it with a TypeError too.
+    return refused(new TypeError(cause instanceof Error ? cause.message : String(cause), { cause }));
+  }
+  const exchange = new NodeExchange(request);
+  request.end(body);
+  return exchange;
+}
+
+function refused(error: unknown): Exchange {
+  return { reply: Promise.reject(error), abort: () => {} };
+}
+
+/** One request and its answer; the answer is this object itself once the headers are in. */
+class NodeExchange implements Exchange, WireReply {
+  readonly reply: Promise<WireReply>;
+  status = 0;
+  readonly #request: ClientRequest;
+  #response: IncomingMessage | undefined;
+  /** The body as read: the response itself, or its decoder when the server compressed it. */
+  #source: Readable | undefined;
+  /** "response" once the headers are in, "done" once the exchange settled. */
+  #phase: "request" | "response" | "done" = "request";
+  #headers: Headers | undefined;
+  #resolve!: (reply: WireReply) => void;
+  #reject!: (error: unknown) => void;
+  /** What failed after the headers, before anyone read the body. */
+  #failed: { error: unknown } | undefined;
+  /** The body's reader, while one reads. */
+  #reading:
+    | { onChunk: (chunk: Uint8Array) => boolean | undefined; done: () => void; fail: (e: unknown) => void }
+    | undefined;
+  #stopped = false;
+
+  constructor(request: ClientRequest) {
+    this.#request = request;
+    this.reply = new Promise<WireReply>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+    request.on("error", this.#fail);
+    request.on("response", this.#onResponse);
+  }
+
+  abort(reason: unknown): void {
+    this.#fail(reason);
+  }
+
+  header(name: string): string | undefined {
+    const value = this.#response?.headers[name];
+    return Array.isArray(value) ? value.join(", ") : value;
+  }
+
+  get headers(): Headers {
+    if (this.#headers === undefined) {
+      const headers = new Headers();
+      const raw = this.#response?.rawHeaders ?? [];
+      for (let i = 0; i + 1 < raw.length; i += 2) {
+        try {
+          headers.append(raw[i] as string, raw[i + 1] as string);
+        } catch {
+          // A value web Headers refuse is left out; node's parser let it through.
+        }
+      }
+      this.#headers = headers;
+    }
+    return this.#headers;
+  }
+
+  read(onChunk: (chunk: Uint8Array) => boolean | undefined): Promise<void> {
+    if (this.#failed) return Promise.reject(this.#failed.error);
+    const source = this.#source;
+    if (this.#phase === "done" || source === undefined) return Promise.resolve();
+    return new Promise<void>((done, fail) => {
+      this.#reading = { onChunk, done, fail };
+      source.on("data", this.#onData);
+      source.on("end", this.#onEnd);
+    });
+  }
+
+  /** Stops the flow of chunks to the reader (a web stream built on this one is full). */
+  pause(): void {
+    this.#source?.pause();
+  }
+
+  /** Lets chunks flow to the reader again. */
+  resume(): void {
+    this.#source?.resume();
+  }
+
+  cancel(): void {
+    if (this.#phase === "done") return;
+    this.#phase = "done";
+    this.#drop();
+    this.#reading?.done();
+  }
+
+  #onResponse = (res: IncomingMessage): void => {
+    this.#response = res;
+    res.on("error", this.#fail);
+    const status = res.statusCode ?? 0;
+    if (REDIRECTS.has(status)) {
+      // The shape fetch rejects with under `redirect: "error"`.
+      this.#fail(new TypeError("fetch failed", { cause: new Error("unexpected redirect") }));
+      return;
+    }
+    if (status < 200 || status > 599) {
+      // A status a web Response refuses: fetch fails on it too.
+      this.#fail(new TypeError("fetch failed", { cause: new RangeError(`status ${status}`) }));
+      return;
+    }
+    this.status = status;
+    if (NULL_BODY.has(status)) {
+      this.#phase = "done";
+      res.resume();
+    } else {
+      this.#phase = "response";
+      this.#source = decoded(res, this.#fail);
+      // The connection closed before the whole message arrived (a reset, a proxy giving up).
+      res.on("close", this.#onClose);
+    }
+    this.#resolve(this);
+  };
+
+  #onData = (chunk: Buffer): void => {
+    const reading = this.#reading;
+    if (this.#phase !== "response" || reading === undefined || this.#stopped) return;
+    let stop: boolean | undefined;
+    try {
+      stop = reading.onChunk(chunk);
+    } catch (error) {
+      this.#fail(error);
+      return;
+    }
+    if (stop !== true) return;
+    // The rest is unwanted: its end (usually already on its way) lets the socket be reused;
+    // a body still open after a turn of the event loop is dropped instead.
+    this.#stopped = true;
+    setImmediate(this.#late);
+  };
+
+  #late = (): void => {
+    if (this.#phase === "done") return;
+    this.cancel();
+  };
+
+  #onEnd = (): void => {
+    if (this.#phase === "done") return;
+    this.#phase = "done";
+    this.#reading?.done();
+  };
+
+  #onClose = (): void => {
+    if (!this.#response?.complete)
+      this.#fail(
+        Object.assign(new Error("the connection closed before the body ended"), { code: "ECONNRESET" }),
+      );
+  };
+
+  #fail = (error: unknown): void => {
+    if (this.#phase === "done") return;
+    const streaming = this.#phase === "response";
+    this.#phase = "done";
+    // The connection is dropped, never returned to the pool half-read.
+    this.#drop();
+    if (!streaming) this.#reject(error);
+    else if (this.#stopped) this.#reading?.done();
+    else if (this.#reading) this.#reading.fail(error);
+    else this.#failed = { error };
+  };
+
+  #drop(): void {
+    this.#source?.destroy();
+    this.#response?.destroy();
+    this.#request.destroy();
+  }
+}
+
+function decoded(res: IncomingMessage, fail: (error: unknown) => void): Readable {
+  const coding = res.headers["content-encoding"]?.trim().toLowerCase();
+  const decoder =
+    coding === "gzip" || coding === "x-gzip"
+      ? createGunzip()
+      : coding === "deflate"
+        ? createInflate()
+        : coding === "br"
+          ? createBrotliDecompress()
+          : undefined;
+  if (decoder === undefined) return res;
+  decoder.on("error", fail);
+  return res.pipe(decoder);
+}
