@@ -23,13 +23,18 @@ const STEP = [
   "modelAnswer",
   // Older trees sent every model call through the context view, feature or not.
   "callThroughView",
+  "stepRequest",
   "callModel",
   "toAssistantMessage",
   "actOn",
   "decideAnswer",
+  // Older trees named the turn's levels runTurn, executeCall and runTool.
   "runTurn",
   "executeCall",
   "runTool",
+  "takeTurn",
+  "dispatchCall",
+  "executeTool",
   "announceCall",
   "recordResult",
   "closeOpenCalls",

@@ -4,7 +4,7 @@
  */
 
 import type { ToolOutcome } from "../core/vocabulary/outcome.js";
-import type { RunHooks, StartPosition, StepRequest, TurnStop } from "../loop/hooks.js";
+import type { CallAnswers, RunHooks, StartPosition, StepRequest, TurnStop } from "../loop/hooks.js";
 import type { ModelResponse } from "../models/model.js";
 
 /** No feature at all: the loop calls nothing. */
@@ -51,15 +51,26 @@ export function composeHooks(features: readonly RunHooks[]): RunHooks {
     );
   const beforeTools = having("beforeTools");
   if (beforeTools)
-    hooks.beforeTools = sequence(beforeTools, (f, state, step, prepared, decided) =>
-      f.beforeTools?.(state, step, prepared, decided),
-    );
+    hooks.beforeTools = async (state, step, prepared, answered) => {
+      const view = [...answered];
+      const answers = new Map<number, ToolOutcome>();
+      for (const f of beforeTools) take(view, answers, await f.beforeTools?.(state, step, prepared, view));
+      return answers;
+    };
   const concurrent = having("beforeConcurrentCalls");
   if (concurrent)
-    hooks.beforeConcurrentCalls = (state, step, prepared, decided) => {
+    hooks.beforeConcurrentCalls = (state, step, prepared, answered) => {
+      const view = [...answered];
+      const answers = new Map<number, ToolOutcome>();
       let stop: TurnStop | undefined;
-      for (const f of concurrent) stop ??= f.beforeConcurrentCalls?.(state, step, prepared, decided);
-      return stop;
+      // The first stop wins; the features after it are not asked.
+      for (const f of concurrent) {
+        const decision = f.beforeConcurrentCalls?.(state, step, prepared, view);
+        take(view, answers, decision?.answers);
+        stop = decision?.stop;
+        if (stop) break;
+      }
+      return stop ? { answers, stop } : { answers };
     };
   const tool = having("toolCall");
   if (tool)
@@ -98,6 +109,20 @@ export function composeHooks(features: readonly RunHooks[]): RunHooks {
   const end = having("end");
   if (end) hooks.end = sequence(end, (f, state, ending) => f.end?.(state, ending));
   return Object.keys(hooks).length === 0 ? NO_HOOKS : hooks;
+}
+
+/** Adds a feature's answers to those of the features before it; an answered call keeps its first answer. */
+function take(
+  view: (ToolOutcome | undefined)[],
+  answers: Map<number, ToolOutcome>,
+  more: CallAnswers | undefined,
+) {
+  if (!more) return;
+  for (const [i, outcome] of more) {
+    if (view[i] !== undefined) continue;
+    view[i] = outcome;
+    answers.set(i, outcome);
+  }
 }
 
 /** A method that calls each feature's in turn, awaiting each. */

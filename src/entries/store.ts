@@ -41,5 +41,6 @@ export type {
   SessionSnapshot,
   Store,
   StoredRun,
+  StoredRunEnd,
   StoredRunSummary,
 } from "../store/store.js";

@@ -2,7 +2,7 @@ import { RunError } from "../core/errors.js";
 import { fenceFor } from "../core/prompt-fence.js";
 import type { Message } from "../core/vocabulary/messages.js";
 import type { RunHooks, RunState, StepRequest } from "../loop/hooks.js";
-import { callError, callObserver, raceAbort, recordResponse } from "../loop/model-call.js";
+import { callModel } from "../loop/model-call.js";
 import { abortError, budgetError } from "../loop/run-state.js";
 import type { LongTermMemory } from "../memory/long-term.js";
 import type { MemoryStrategy, SummaryRequest } from "../memory/strategy.js";
@@ -127,33 +127,21 @@ export class ContextView {
 
   /**
    * A summarization call: checked against tokens, dollars and time (not `maxSteps`: it serves the
-   * current step), counted and visible like the agent's own calls, and raced with the run's signal.
+   * current step), then made by the loop's one model call, marked `summary`.
    */
-  async #summarize(state: RunState<unknown>, step: number, request: SummaryRequest): Promise<string> {
+  async #summarize(state: RunState<unknown>, step: number, summary: SummaryRequest): Promise<string> {
     const breach = state.budget.beforeSideCall();
     if (breach) throw budgetError(state, breach);
     if (state.signal.aborted) throw abortError(state);
-    const model = request.model ?? state.model;
-    const started = performance.now();
-    const generation = model.generate(
-      {
-        instructions: request.instructions,
-        messages: [{ role: "user", content: request.prompt }],
-        tools: [],
-        ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
-        signal: state.signal,
-      },
-      callObserver(state, step, model.id, "summary"),
-    );
-    let response: ModelResponse;
-    try {
-      // Like the agent's own call: a summarizer that ignores its signal cannot hold the run.
-      response = await raceAbort(generation, state.signal);
-    } catch (error) {
-      generation.catch(() => {});
-      throw callError(state, error);
-    }
-    recordResponse(state, step, response, started, "summary", model.id);
+    const request = {
+      instructions: summary.instructions,
+      messages: [{ role: "user" as const, content: summary.prompt }],
+      tools: [],
+      ...(summary.maxOutputTokens !== undefined && { maxOutputTokens: summary.maxOutputTokens }),
+      signal: state.signal,
+    };
+    // The step's own model call: the same events, abort race, request and usage counting.
+    const response = await callModel(state, step, request, "summary", summary.model ?? state.model);
     return response.text.trim();
   }
 }

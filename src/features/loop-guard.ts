@@ -2,7 +2,15 @@ import { ConfigError, LoopDetectedError } from "../core/errors.js";
 import type { ToolCall } from "../core/vocabulary/messages.js";
 import type { ToolOutcome } from "../core/vocabulary/outcome.js";
 import { truncate } from "../loop/environment/feedback.js";
-import type { PreparedCall, RunHooks, RunState, TurnRecord, TurnStop } from "../loop/hooks.js";
+import type {
+  AnsweredCalls,
+  ConcurrentDecision,
+  PreparedCall,
+  RunHooks,
+  RunState,
+  TurnRecord,
+  TurnStop,
+} from "../loop/hooks.js";
 import { errorState } from "../loop/run-state.js";
 
 /** Settings of the guard against repeated identical calls. */
@@ -87,8 +95,8 @@ export class LoopGuard {
  */
 export function loopGuardHooks(guard: LoopGuard): RunHooks {
   return {
-    beforeConcurrentCalls(state, _step, prepared, decided) {
-      return answerRepeats(guard, state, prepared, decided);
+    beforeConcurrentCalls(state, _step, prepared, answered) {
+      return answerRepeats(guard, state, prepared, answered);
     },
     afterTurn(_state, _step, turn) {
       rememberTurn(guard, turn);
@@ -100,31 +108,34 @@ function answerRepeats(
   guard: LoopGuard,
   state: RunState<unknown>,
   prepared: readonly PreparedCall[],
-  decided: ToolOutcome[],
-): TurnStop | undefined {
+  answered: AnsweredCalls,
+): ConcurrentDecision | undefined {
   let loop: { toolName: string; repeats: number } | undefined;
+  let answers: Map<number, ToolOutcome> | undefined;
   for (let i = 0; i < prepared.length; i++) {
     const p = prepared[i] as PreparedCall;
-    if (p.kind !== "ready" || decided[i]) continue;
+    if (p.kind !== "ready" || answered[i]) continue;
     const repeat = guard.check(p.call);
     if (!repeat) continue;
     guard.record(p.call, repeat.earlierContent, repeat.repeats);
-    decided[i] = {
+    answers ??= new Map();
+    answers.set(i, {
       status: "repeated",
       // Instruction first, so the size limit can only cut the repeated result, never the point.
       content: truncate(
         `You already called ${p.call.name} with these exact arguments in the previous step. Do not repeat the call; use its result or try something different. Its result was: ${repeat.earlierContent}`,
         p.tool.maxResultChars ?? state.environment.options.maxResultChars,
       ),
-    };
+    });
     if (repeat.repeats > guard.maxRepeats) loop ??= { toolName: p.call.name, repeats: repeat.repeats + 1 };
   }
-  if (!loop) return undefined;
+  if (!loop) return answers && { answers };
   const { toolName, repeats } = loop;
-  return {
+  const stop: TurnStop = {
     reason: "loop detected",
     error: (s) => new LoopDetectedError(toolName, repeats, errorState(s)),
   };
+  return answers ? { answers, stop } : { stop };
 }
 
 /** Remembers the results of the turn's calls that ran (not a terminal call's) and ends the turn. */

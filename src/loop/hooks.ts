@@ -31,7 +31,7 @@ export interface RunState<TContext> {
 }
 
 /** How a successful run ended. */
-export interface LoopOutcome {
+export interface FinalAnswer {
   output: unknown;
   /** `text` for a plain answer, otherwise the name of the tool that ended the run. */
   finishedBy: string;
@@ -44,7 +44,7 @@ export interface LoopOutcome {
  * count stands).
  */
 export type StepResult =
-  | { kind: "done"; outcome: LoopOutcome }
+  | { kind: "done"; outcome: FinalAnswer }
   | { kind: "next"; unusable?: string; failed?: boolean; reviewed?: true };
 
 /** A turn a resumed run must finish first: its answer was stored, some of its calls have no result. */
@@ -74,6 +74,21 @@ export interface StepRequest {
 /** A call of the turn as the environment prepared it: ready to run, or refused with feedback. */
 export type PreparedCall = ReadyCall<unknown> | InvalidCall;
 
+/**
+ * Outcomes hooks give calls of a turn instead of running them, by each call's index in the turn. A
+ * call already answered keeps its answer: a hook's answer never replaces an earlier one.
+ */
+export type CallAnswers = ReadonlyMap<number, ToolOutcome>;
+
+/** The outcomes a turn's calls have so far, by index (a hole: no outcome yet), as hooks read them. */
+export type AnsweredCalls = readonly (ToolOutcome | undefined)[];
+
+/** What a hook decides before a turn's concurrent calls run: answers for some calls, a stop, or both. */
+export interface ConcurrentDecision {
+  answers?: CallAnswers;
+  stop?: TurnStop;
+}
+
 /** A stop a hook asks for before a turn's concurrent calls run: they are not run, and the turn ends with `error`. */
 export interface TurnStop {
   /** For the calls not run: "Not executed: the run stopped (reason)." */
@@ -90,7 +105,7 @@ export interface TurnRecord {
 }
 
 /** How a run ended, for `end`. A pause for approval is no end: `end` is not called for it. */
-export type RunEnding = { ok: true; outcome: LoopOutcome } | { ok: false; error: RunError };
+export type RunEnding = { ok: true; outcome: FinalAnswer } | { ok: false; error: RunError };
 
 /** The rest of a model call, for an around hook: the next hook, or the call itself. */
 export type ModelNext = (request: StepRequest) => Promise<ModelResponse>;
@@ -128,25 +143,25 @@ export interface RunHooks {
     finishReason: FinishReason,
   ): Promise<void>;
   /**
-   * Before any call of the turn runs: fill `decided[i]` to answer call i instead of running it
-   * (never over an earlier hook's answer), or throw to stop the run before anything ran.
+   * Before any call of the turn runs: returns the calls it answers instead of running them
+   * (`answered`: what earlier hooks answered), or throws to stop the run before anything ran.
    */
   beforeTools?(
     state: RunState<unknown>,
     step: number,
     prepared: readonly PreparedCall[],
-    decided: ToolOutcome[],
-  ): Promise<void>;
+    answered: AnsweredCalls,
+  ): Promise<CallAnswers | undefined>;
   /**
    * Before the turn's non-terminal calls run together (its terminal calls had their go, none
-   * ended the run): answer calls through `decided`, or return a stop.
+   * ended the run; `answered` holds every outcome so far): returns answers for calls, a stop, or both.
    */
   beforeConcurrentCalls?(
     state: RunState<unknown>,
     step: number,
     prepared: readonly PreparedCall[],
-    decided: ToolOutcome[],
-  ): TurnStop | undefined;
+    answered: AnsweredCalls,
+  ): ConcurrentDecision | undefined;
   /** Around each tool call that runs (budget checked and counted already). */
   toolCall?(
     state: RunState<unknown>,

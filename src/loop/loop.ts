@@ -2,10 +2,10 @@ import { GlassloopError, ModelBehaviorError, RunError, runStatusOf } from "../co
 import { LIMIT_DEFAULTS } from "../core/vocabulary/limits.js";
 import type { AssistantMessage, FinishReason, ToolCall, ToolMessage } from "../core/vocabulary/messages.js";
 import type { ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
-import type { LoopOutcome, PendingTurn, RunState, StepRequest, StepResult } from "./hooks.js";
-import { type CallSettings, callModel, toAssistantMessage } from "./model-call.js";
+import type { FinalAnswer, PendingTurn, RunState, StepRequest, StepResult } from "./hooks.js";
+import { type CallSettings, callModel, stepRequest, toAssistantMessage } from "./model-call.js";
 import { abortError, budgetError, errorState, silent } from "./run-state.js";
-import { announceCall, recordResult, runTurn } from "./turn.js";
+import { announceCall, recordResult, takeTurn } from "./turn.js";
 
 /** Settings of one loop run that are not part of the shared state. */
 export interface LoopSettings extends CallSettings {
@@ -29,7 +29,7 @@ export interface LoopSettings extends CallSettings {
  * answer, handle its tool calls, repeat until an answer ends the run or a limit stops it. What is
  * optional acts through `state.hooks` (hooks.ts).
  */
-export async function runLoop(state: RunState<unknown>, settings: LoopSettings): Promise<LoopOutcome> {
+export async function runLoop(state: RunState<unknown>, settings: LoopSettings): Promise<FinalAnswer> {
   const { emit, budget, hooks } = state;
   const maxRetries = budget.limits.maxRetries ?? LIMIT_DEFAULTS.maxRetries;
   let retries = 0;
@@ -41,7 +41,7 @@ export async function runLoop(state: RunState<unknown>, settings: LoopSettings):
     limits: { ...budget.limits },
     ...(settings.resumed && { resumed: true }),
   });
-  let outcome: LoopOutcome;
+  let outcome: FinalAnswer;
   try {
     const position = hooks.start ? await hooks.start(state) : undefined;
     let step = position?.step ?? 1;
@@ -129,7 +129,7 @@ function actOn(
 ): Promise<StepResult> {
   const { assistant, calls, known } = turn;
   const decided = decideAnswer(state, settings, step, assistant, turn.finishReason, calls);
-  if (!decided) return runTurn(state, step, calls, known);
+  if (!decided) return takeTurn(state, step, calls, known);
   state.hooks.afterTurn?.(state, step, { prepared: [], outcomes: [], resumed: known !== undefined });
   return Promise.resolve(decided);
 }
@@ -160,7 +160,7 @@ function modelAnswer(state: RunState<unknown>, settings: LoopSettings, step: num
     tools,
     toolChoice: settings.toolChoice,
   };
-  const call = (r: StepRequest) => callModel(state, settings, step, r);
+  const call = (r: StepRequest) => callModel(state, step, stepRequest(r, settings, state.signal));
   return state.hooks.modelCall ? state.hooks.modelCall(state, step, request, call) : call(request);
 }
 

@@ -1,7 +1,7 @@
 import { ModelCallError, RunError } from "../core/errors.js";
 import type { ModelResponseEvent } from "../core/vocabulary/events.js";
 import type { AssistantMessage, Message, ToolCall } from "../core/vocabulary/messages.js";
-import type { ModelObserver, ModelRequest, ModelResponse } from "../models/model.js";
+import type { Model, ModelObserver, ModelRequest, ModelResponse } from "../models/model.js";
 import type { RunState, StepRequest } from "./hooks.js";
 import { abortError, errorState, silent } from "./run-state.js";
 
@@ -15,15 +15,11 @@ export interface CallSettings {
   temperature?: number;
 }
 
-/** The agent's own model call on one step's request: events out, a failure as a RunError, usage counted. */
-export async function callModel(
-  state: RunState<unknown>,
-  settings: CallSettings,
-  step: number,
-  parts: StepRequest,
-): Promise<ModelResponse> {
-  const { model, signal } = state;
-  const started = performance.now();
+/**
+ * The request of a step's model call: the parts the hooks shaped plus the agent's settings and the
+ * run's signal.
+ */
+export function stepRequest(parts: StepRequest, settings: CallSettings, signal: AbortSignal): ModelRequest {
   // Built by assignment, in the key order of the literal it replaces (a replayed or recorded
   // request shows its keys in this order): a literal with conditional spreads is several times
   // slower, and this runs every step.
@@ -36,15 +32,31 @@ export async function callModel(
   if (settings.maxOutputTokens !== undefined) request.maxOutputTokens = settings.maxOutputTokens;
   if (settings.temperature !== undefined) request.temperature = settings.temperature;
   request.signal = signal;
+  return request as ModelRequest;
+}
+
+/**
+ * The one model call of a run, for a step's answer and for a call besides it (a summary: `purpose`):
+ * events out, raced with the run's signal, every request sent counted (a failed one too), usage
+ * counted and checked, a failure as a RunError.
+ */
+export async function callModel(
+  state: RunState<unknown>,
+  step: number,
+  request: ModelRequest,
+  purpose?: CallPurpose,
+  model: Model = state.model,
+): Promise<ModelResponse> {
+  const started = performance.now();
   const sent = { count: 0 };
   const generation = model.generate(
-    request as ModelRequest,
-    countingRequests(callObserver(state, step, model.id), sent),
+    request,
+    countingRequests(callObserver(state, step, model.id, purpose), sent),
   );
   let response: ModelResponse;
   try {
     // Raced with the signal so a model that ignores it still cannot hold the run.
-    response = await raceAbort(generation, signal);
+    response = await raceAbort(generation, request.signal);
   } catch (error) {
     generation.catch(() => {});
     // Attempts that failed were requests all the same: `3 requests` after three refused
@@ -54,7 +66,7 @@ export async function callModel(
   }
   // The answer counts one request; the attempts retried before it count too.
   if (sent.count > 1) state.meter.addRequests(sent.count - 1);
-  recordResponse(state, step, response, started, undefined, model.id);
+  recordResponse(state, step, response, started, purpose, model.id);
   return response;
 }
 
@@ -73,7 +85,7 @@ function countingRequests(observer: ModelObserver, sent: { count: number }): Mod
  * Turns what a model reports during a call into the run's events: each request sent, each retry,
  * and text deltas (only of the agent's own answer: a summary's text is not the answer).
  */
-export function callObserver(
+function callObserver(
   state: RunState<unknown>,
   step: number,
   modelId: string,
@@ -155,7 +167,7 @@ const SILENT_OBSERVER: ModelObserver = { onRequest() {}, onDelta() {}, onRetry()
 const SILENT_SIDE_OBSERVER: ModelObserver = { onRequest() {}, onRetry() {} };
 
 /** The error that ends the run for a failed model call: the abort or timeout if the signal fired. */
-export function callError(state: RunState<unknown>, error: unknown): RunError {
+function callError(state: RunState<unknown>, error: unknown): RunError {
   if (state.signal.aborted) return abortError(state);
   return error instanceof RunError ? error : new ModelCallError(error, errorState(state));
 }
@@ -165,7 +177,7 @@ export function callError(state: RunState<unknown>, error: unknown): RunError {
  * the one rule of models/usage-check.ts (any `Model`, a user's own included) ends the run with a
  * `ModelCallError` whose cause is a `ProviderProtocolError`: a budget never shrinks.
  */
-export function recordResponse(
+function recordResponse(
   state: RunState<unknown>,
   step: number,
   response: ModelResponse,

@@ -4,17 +4,19 @@ import type { Breach } from "./budget.js";
 import { mapConcurrent } from "./environment/concurrency.js";
 import type { ReadyCall } from "./environment/environment.js";
 import { abortedOutcome } from "./environment/feedback.js";
-import type { PreparedCall, RunState, StepResult, TurnStop } from "./hooks.js";
+import type { CallAnswers, PreparedCall, RunState, StepResult, TurnStop } from "./hooks.js";
 import { FINAL_RESULT_TOOL } from "./output.js";
 import { abortError, budgetError, silent } from "./run-state.js";
 
 /**
- * Handles the tool calls of one assistant message. Results are appended in the order the model
+ * Takes the turn of one assistant message: its tool calls, each dispatched (dispatchCall), executed
+ * in the environment (executeTool → environment.execute) where the tool's own `run` is called.
+ * Results are appended in the order the model
  * listed the calls, every call gets exactly one, and only then does a stop (budget, loop, abort)
  * propagate, so the transcript is complete whatever happens. `known` holds the outcomes a
  * resumed turn already has: those calls are not run again.
  */
-export async function runTurn(
+export async function takeTurn(
   state: RunState<unknown>,
   step: number,
   calls: ToolCall[],
@@ -28,7 +30,7 @@ export async function runTurn(
   for (const call of calls) announceCall(state, step, call);
   // Before anything runs: human approval answers or pauses (approval.ts).
   // (Not awaited at all without a hook: this runs every step.)
-  if (hooks.beforeTools) await hooks.beforeTools(state, step, prepared, results);
+  if (hooks.beforeTools) answer(results, await hooks.beforeTools(state, step, prepared, results));
 
   // The first budget breach of the turn, shared by its calls.
   const stop: BudgetStop = { breach: undefined, known };
@@ -38,7 +40,7 @@ export async function runTurn(
   let ended: { toolName: string; output: unknown } | undefined;
   for (const [endIndex, p] of prepared.entries()) {
     if (p.kind !== "ready" || !p.tool.terminal || results[endIndex]) continue;
-    const outcome = await executeCall(state, step, p, stop);
+    const outcome = await dispatchCall(state, step, p, stop);
     results[endIndex] = outcome;
     if (outcome.status !== "ok") continue;
     ended = { toolName: p.tool.name, output: outcome.value };
@@ -59,7 +61,11 @@ export async function runTurn(
       };
     }
     // The loop guard answers repeats from memory and may stop the run (loop-guard.ts).
-    halt = hooks.beforeConcurrentCalls?.(state, step, prepared, results);
+    const decision = hooks.beforeConcurrentCalls?.(state, step, prepared, results);
+    if (decision) {
+      answer(results, decision.answers);
+      halt = decision.stop;
+    }
     const runnable: number[] = [];
     for (let i = 0; i < prepared.length; i++) if (!results[i]) runnable.push(i);
     if (halt) {
@@ -67,7 +73,7 @@ export async function runTurn(
         results[i] = { status: "not_executed", content: `Not executed: the run stopped (${halt.reason}).` };
     } else {
       await mapConcurrent(runnable, environment.options.concurrency, async (i) => {
-        results[i] = await executeCall(state, step, prepared[i] as ReadyCall<unknown>, stop);
+        results[i] = await dispatchCall(state, step, prepared[i] as ReadyCall<unknown>, stop);
       });
     }
   }
@@ -93,14 +99,19 @@ export async function runTurn(
   return invalid === calls.length ? { kind: "next", failed, unusable: detail } : { kind: "next", failed };
 }
 
+/** Takes the hooks' answers into the turn's outcomes; a call already answered keeps its answer. */
+function answer(results: ToolOutcome[], answers: CallAnswers | undefined): void {
+  if (answers) for (const [i, outcome] of answers) results[i] ??= outcome;
+}
+
 /** What the calls of one turn share: its first budget breach, and a resumed turn's known outcomes. */
 interface BudgetStop {
   breach: Breach | undefined;
   known: ReadonlyMap<string, ToolOutcome> | undefined;
 }
 
-/** Runs one validated call of a turn: budget checked and counted, then through the hooks around it. */
-function executeCall(
+/** Dispatches one validated call of a turn: budget checked and counted, then through the hooks around it. */
+function dispatchCall(
   state: RunState<unknown>,
   step: number,
   ready: ReadyCall<unknown>,
@@ -124,12 +135,16 @@ function executeCall(
   }
   const { toolCall } = state.hooks;
   return toolCall
-    ? toolCall(state, step, ready, () => runTool(state, step, ready))
-    : runTool(state, step, ready);
+    ? toolCall(state, step, ready, () => executeTool(state, step, ready))
+    : executeTool(state, step, ready);
 }
 
-/** The tool itself, in the environment (validated arguments, hidden context, timeout, size limits). */
-function runTool(state: RunState<unknown>, step: number, ready: ReadyCall<unknown>): Promise<ToolOutcome> {
+/** Executes the tool in the environment (validated arguments, hidden context, timeout, size limits). */
+function executeTool(
+  state: RunState<unknown>,
+  step: number,
+  ready: ReadyCall<unknown>,
+): Promise<ToolOutcome> {
   // Methods, not arrow properties: no per-call name definitions under a name-keeping loader.
   return state.environment.execute(ready, {
     signal: state.signal,

@@ -10,8 +10,8 @@ import {
   APPROVAL_WAITING_EVENT,
   type ApprovalMessage,
   approvalTopic,
+  type QueuedRunResult,
   RUN_WORKFLOW,
-  type RunOutcome,
   type RunRequest,
 } from "./workflow.js";
 
@@ -30,8 +30,8 @@ export interface EnqueueOptions {
   version?: string;
 }
 
-/** Where a run stands, as DBOS records it, and which worker has it. */
-export interface RunSummary {
+/** Where a queued run stands, as DBOS records it, and which worker has it. */
+export interface QueuedRun {
   runId: string;
   /** DBOS's status: ENQUEUED, PENDING (running, or its worker died), SUCCESS, ERROR, CANCELLED… */
   status: string;
@@ -42,6 +42,9 @@ export interface RunSummary {
   createdAt: number;
   updatedAt?: number;
 }
+
+/** @deprecated Renamed `QueuedRun` (`RunSummary` is a trace's run, in `glassloop/trace`). */
+export type RunSummary = QueuedRun;
 
 /** A run enqueued by a client: its result, its events, and the means to cancel it. */
 export class RunHandle {
@@ -54,7 +57,7 @@ export class RunHandle {
   }
 
   /** Waits for the run to end, on whichever worker; a cancelled run ends `aborted`. */
-  result(): Promise<RunOutcome> {
+  result(): Promise<QueuedRunResult> {
     return this.#client.result(this.runId);
   }
 
@@ -146,11 +149,11 @@ export class ScaleClient {
   }
 
   /** Waits for `runId` to end. */
-  async result(runId: string): Promise<RunOutcome> {
+  async result(runId: string): Promise<QueuedRunResult> {
     try {
-      return (await this.#dbos.retrieveWorkflow<RunOutcome>(runId).getResult({
+      return (await this.#dbos.retrieveWorkflow<QueuedRunResult>(runId).getResult({
         pollingIntervalMs: this.#pollMs,
-      })) as RunOutcome;
+      })) as QueuedRunResult;
     } catch (error) {
       const status = await this.#dbos.getWorkflow(runId);
       if (status?.status === "CANCELLED")
@@ -219,7 +222,7 @@ export class ScaleClient {
   /** The runs, newest first; `worker` keeps those of one executor id, `status` those in one DBOS status. */
   async listRuns(
     options: { limit?: number; status?: string; worker?: string; runIds?: string[] } = {},
-  ): Promise<RunSummary[]> {
+  ): Promise<QueuedRun[]> {
     const rows = await this.#dbos.listWorkflows({
       workflowName: RUN_WORKFLOW,
       ...(options.worker !== undefined && { executorId: options.worker }),

@@ -10,7 +10,13 @@ export {
   type WaitingApproval,
 } from "../features/approval/approval-rule.js";
 export { type AgentFactory, defineWorker, type WorkerModule } from "./agents.js";
-export { type EnqueueOptions, RunHandle, type RunSummary, ScaleClient } from "./client.js";
+export {
+  type EnqueueOptions,
+  type QueuedRun,
+  RunHandle,
+  type RunSummary,
+  ScaleClient,
+} from "./client.js";
 export { ScaleUnknownError, WorkerIdTakenError } from "./errors.js";
 export type { ScaleEvent } from "./events.js";
 export { DBOS_SDK, DBOS_SDK_VERSION } from "./sdk.js";
@@ -23,4 +29,9 @@ export {
   type Worker,
   type WorkerOptions,
 } from "./worker.js";
-export { RUN_WORKFLOW, type RunOutcome, type RunRequest } from "./workflow.js";
+export {
+  type QueuedRunResult,
+  RUN_WORKFLOW,
+  type RunOutcome,
+  type RunRequest,
+} from "./workflow.js";

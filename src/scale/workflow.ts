@@ -35,8 +35,8 @@ export interface RunRequest {
   limits?: Limits;
 }
 
-/** How a run ended, as the workflow returns it (JSON: any process can read it). */
-export type RunOutcome =
+/** How a queued run ended, as its workflow returns it (JSON: any process can read it). */
+export type QueuedRunResult =
   | { status: "ok"; output: unknown; finishedBy: string; messages: Message[]; usage: RunUsage }
   | {
       status: Exclude<RunStatus, "ok">;
@@ -44,6 +44,9 @@ export type RunOutcome =
       messages: Message[];
       usage?: RunUsage;
     };
+
+/** @deprecated Renamed `QueuedRunResult`. */
+export type RunOutcome = QueuedRunResult;
 
 /**
  * The topic a decision for one wait is sent on (`client.approve`): named by the wait's ticket
@@ -84,14 +87,14 @@ export interface WorkflowEnv {
  * every model call, tool call, session load, approval wait and the run's end are steps, so the
  * replay gets their recorded results and continues where the dead worker stopped.
  */
-export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<RunOutcome> {
+export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<QueuedRunResult> {
   const { DBOS } = env.dbos;
-  return async function glassloopRun(request: RunRequest): Promise<RunOutcome> {
+  return async function glassloopRun(request: RunRequest): Promise<QueuedRunResult> {
     const runId = DBOS.workflowID as string;
     const steps = new RunSteps(DBOS, runId, env.fence, env.scrubber);
     const events = new EventLog(env.db.pool, runId, env.executorId, env.scrubber);
     // DBOS records what the workflow returns (and any client reads it): a sink like the others.
-    const output = redactingSink("dbos workflow output", env.scrubber, (clean: RunOutcome) => clean);
+    const output = redactingSink("dbos workflow output", env.scrubber, (clean: QueuedRunResult) => clean);
     // Loaded at run time: any factory; what it returns is passed to `Agent`, which checks it.
     const factory = (env.module.agents as Record<string, AgentFactory>)[request.agent];
     if (!factory) {
@@ -110,7 +113,7 @@ export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<
         : await steps.step("session.load", () => env.store.lockSession(request.session as string, runId));
     const agent = new Agent(durableConfig(config, steps) as AgentConfigWithoutOutput<unknown, unknown>);
     const waits = new ApprovalWaits(steps, env.approvalTimeoutSeconds);
-    let outcome: RunOutcome;
+    let outcome: QueuedRunResult;
     try {
       const result = await agent.run(request.input, {
         runId,
@@ -145,7 +148,7 @@ export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<
   };
 }
 
-function failed(code: string, message: string): RunOutcome {
+function failed(code: string, message: string): QueuedRunResult {
   return { status: "failed", error: { code, message }, messages: [] };
 }
 
@@ -219,7 +222,7 @@ async function recordEnd(
   request: RunRequest,
   config: AnyAgentConfig,
   history: { sessionId: string; messages: Message[]; version: number } | undefined,
-  outcome: RunOutcome,
+  outcome: QueuedRunResult,
 ): Promise<void> {
   const messages = outcome.messages;
   const offset = messages[0]?.role === "system" ? 1 : 0;

@@ -1,5 +1,5 @@
 import type { Scrubber } from "../core/sink.js";
-import type { NewNote, NewRun, Note, RunCheckpoint, RunEnd, Store } from "./store.js";
+import type { NewNote, NewRun, Note, RunCheckpoint, Store, StoredRunEnd } from "./store.js";
 
 /** What scrubs values before they are stored: the sinks' `Scrubber` (the library's `Redactor` is one). */
 export type StoreScrubber = Scrubber;
@@ -28,7 +28,7 @@ export function redactingStore<S extends Store>(store: S, scrubber: StoreScrubbe
         progress: scrubber.value(checkpoint.progress),
       }),
     // A session saves messages from before `persisted` too, so the end scrubs the whole transcript.
-    finishRun: (runId: string, end: RunEnd) =>
+    finishRun: (runId: string, end: StoredRunEnd) =>
       store.finishRun(runId, {
         ...end,
         messages: scrubber.value(end.messages),

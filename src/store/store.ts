@@ -108,7 +108,7 @@ export interface RunCheckpoint {
 }
 
 /** The end of a run: the final checkpoint plus its outcome; saves the session in the same transaction. */
-export interface RunEnd {
+export interface StoredRunEnd {
   persisted: number;
   messages: readonly Message[];
   usage: RunUsage;
@@ -116,6 +116,9 @@ export interface RunEnd {
   output?: unknown;
   error?: { code: string; message: string };
 }
+
+/** @deprecated Renamed `StoredRunEnd` (a stored record, not the `run_end` event). */
+export type RunEnd = StoredRunEnd;
 
 /** The state a claimer read the run in; the claim fails if the run moved on since. */
 export interface ClaimExpectation {
@@ -206,7 +209,7 @@ export interface Store {
   /** Writes a checkpoint atomically. */
   checkpoint(runId: string, checkpoint: RunCheckpoint): Promise<void>;
   /** Writes the end of a run; for a session run, saves the session and releases its lock, atomically. */
-  finishRun(runId: string, end: RunEnd): Promise<void>;
+  finishRun(runId: string, end: StoredRunEnd): Promise<void>;
   /** A run with its transcript; throws UnknownRunError. */
   loadRun(runId: string): Promise<StoredRun>;
   /**

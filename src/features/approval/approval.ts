@@ -82,9 +82,7 @@ export class ApprovalGate {
   /** The gate as a run feature: it reviews each turn before any of its calls runs. */
   hooks(): RunHooks {
     return {
-      beforeTools: async (state, _step, prepared, decided) => {
-        for (const [i, outcome] of await this.review(state, prepared)) decided[i] = outcome;
-      },
+      beforeTools: (state, _step, prepared) => this.review(state, prepared),
     };
   }
 

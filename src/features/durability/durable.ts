@@ -2,7 +2,14 @@ import { runStatusOf } from "../../core/errors.js";
 import type { AssistantMessage, FinishReason, Message, ToolCall } from "../../core/vocabulary/messages.js";
 import type { ToolOutcome } from "../../core/vocabulary/outcome.js";
 import type { RunEnding, RunHooks, RunState } from "../../loop/hooks.js";
-import type { PendingCall, ProgressMode, RunEnd, RunProgress, Store, StoredRun } from "../../store/store.js";
+import type {
+  PendingCall,
+  ProgressMode,
+  RunProgress,
+  Store,
+  StoredRun,
+  StoredRunEnd,
+} from "../../store/store.js";
 import type { LoopGuard } from "../loop-guard.js";
 import { lastAssistant, startPosition } from "./resume.js";
 
@@ -132,7 +139,10 @@ export class DurableRun {
   }
 
   /** The end of the run, with the session save in the same transaction. */
-  finish(state: RunState<unknown>, end: Omit<RunEnd, "persisted" | "messages" | "usage">): Promise<void> {
+  finish(
+    state: RunState<unknown>,
+    end: Omit<StoredRunEnd, "persisted" | "messages" | "usage">,
+  ): Promise<void> {
     return this.#enqueue(async () => {
       await this.store.finishRun(this.runId, {
         ...end,

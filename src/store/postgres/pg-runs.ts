@@ -10,9 +10,9 @@ import type {
   NewRun,
   PendingCall,
   RunCheckpoint,
-  RunEnd,
   RunOwner,
   StoredRun,
+  StoredRunEnd,
   StoredRunSummary,
 } from "../store.js";
 import type { PgClient } from "./pg-driver.js";
@@ -121,7 +121,7 @@ export class PgRuns {
   }
 
   /** Writes the end of a run; returns the row (locked) so the caller can save its session. */
-  async finish(c: PgClient, runId: string, end: RunEnd): Promise<PgRunRow> {
+  async finish(c: PgClient, runId: string, end: StoredRunEnd): Promise<PgRunRow> {
     const row = await this.#lockOpen(c, runId, end.persisted);
     await this.#appendTranscript(c, runId, end.messages, end.persisted, end.usage);
     await c.query(

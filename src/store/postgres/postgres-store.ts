@@ -9,13 +9,13 @@ import type {
   NewRun,
   Note,
   RunCheckpoint,
-  RunEnd,
   RunOwner,
   ScoredNote,
   SessionInfo,
   SessionSnapshot,
   Store,
   StoredRun,
+  StoredRunEnd,
   StoredRunSummary,
 } from "../store.js";
 import { loadPg, type PgClient, type PgPool, pgTypes } from "./pg-driver.js";
@@ -133,7 +133,7 @@ export class PostgresStore implements Store {
     await this.#tx((c) => this.#runs.checkpoint(c, runId, checkpoint), "single");
   }
 
-  async finishRun(runId: string, end: RunEnd): Promise<void> {
+  async finishRun(runId: string, end: StoredRunEnd): Promise<void> {
     await this.#tx(async (c) => {
       const link = sessionLinkOf(await this.#runs.finish(c, runId, end));
       // Only a run that still holds its session saves into it; a discarded one never does.

@@ -6,13 +6,13 @@ import type {
   NewRun,
   Note,
   RunCheckpoint,
-  RunEnd,
   RunOwner,
   ScoredNote,
   SessionInfo,
   SessionSnapshot,
   Store,
   StoredRun,
+  StoredRunEnd,
   StoredRunSummary,
 } from "../store.js";
 import { defaultDatabasePath } from "./default-path.js";
@@ -59,7 +59,7 @@ class DeferredStore implements Store {
   async checkpoint(runId: string, checkpoint: RunCheckpoint): Promise<void> {
     return (await this.#store()).checkpoint(runId, checkpoint);
   }
-  async finishRun(runId: string, end: RunEnd): Promise<void> {
+  async finishRun(runId: string, end: StoredRunEnd): Promise<void> {
     return (await this.#store()).finishRun(runId, end);
   }
   async loadRun(runId: string): Promise<StoredRun> {

@@ -10,10 +10,10 @@ import type {
   ClaimExpectation,
   NewRun,
   RunCheckpoint,
-  RunEnd,
   RunOwner,
   RunProgress,
   StoredRun,
+  StoredRunEnd,
   StoredRunSummary,
 } from "../store.js";
 import { parseStored } from "./sqlite-open.js";
@@ -97,7 +97,7 @@ export class SqliteRuns {
   }
 
   /** Writes the end of a run; returns the row so the caller can save its session. */
-  finish(runId: string, end: RunEnd): RunRow {
+  finish(runId: string, end: StoredRunEnd): RunRow {
     this.#checkOpen(runId);
     const row = this.#get(runId);
     this.#appendTranscript(row.id, end.messages, end.persisted, end.usage);

@@ -9,13 +9,13 @@ import type {
   NewRun,
   Note,
   RunCheckpoint,
-  RunEnd,
   RunOwner,
   ScoredNote,
   SessionInfo,
   SessionSnapshot,
   Store,
   StoredRun,
+  StoredRunEnd,
   StoredRunSummary,
 } from "../store.js";
 import { defaultDatabasePath } from "./default-path.js";
@@ -62,7 +62,7 @@ export class SqliteStore implements Store {
     this.#write(() => this.#runs.checkpoint(runId, checkpoint));
   }
 
-  async finishRun(runId: string, end: RunEnd): Promise<void> {
+  async finishRun(runId: string, end: StoredRunEnd): Promise<void> {
     this.#write(() => {
       const row = this.#runs.finish(runId, end);
       const link = sessionLinkOf(row);
