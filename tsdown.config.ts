@@ -19,6 +19,7 @@ export default defineConfig({
     "store/postgres/index": "src/store/postgres/index.ts",
     "scale/index": "src/scale/index.ts",
     "serve/index": "src/serve/index.ts",
+    "a2a/index": "src/a2a/index.ts",
     "cli/main": "src/cli/main.ts",
   },
   format: "esm",

@@ -231,6 +231,28 @@ describe("the root entry", () => {
     );
   });
 
+  it("glassloop/a2a holds the A2A server and client, their options, errors and wire types: exactly these names", () => {
+    const a2a = (names.get("src/a2a/index.ts") ?? []).map((n) => n.name);
+    expect(a2a).toEqual(
+      [
+        "A2AAgentCard",
+        "A2AAgentSkill",
+        "A2AArtifact",
+        "A2AAuthScheme",
+        "A2ACardOptions",
+        "A2AHandlerOptions",
+        "A2AMessage",
+        "A2APart",
+        "A2ARequestError",
+        "A2AServeOptions",
+        "A2ATask",
+        "A2ATaskState",
+        "A2ATaskStatus",
+        "createA2AHandler",
+      ].sort(),
+    );
+  });
+
   it("resolves every built-in model string with nothing imported but the root", async () => {
     // This file imports no provider module itself: the root's own imports register the prefixes.
     const { resolveModel } = await import("glassloop");

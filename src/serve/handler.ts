@@ -1,4 +1,6 @@
 import { Hono, type MiddlewareHandler } from "hono";
+import type { A2AServeOptions } from "../a2a/server/options.js";
+import { a2aRoutes } from "../a2a/server/routes.js";
 import { type RedactionOptions, Redactor } from "../core/redact.js";
 import { deferredDefaultStore } from "../store/sqlite/deferred-default-store.js";
 import type { Store } from "../store/store.js";
@@ -36,6 +38,8 @@ export interface ServeOptions {
   page?: boolean | PageDirs;
   /** Resume runs a previous process left running (default true). */
   recover?: boolean;
+  /** Serve each agent over A2A too: its card and JSON-RPC under `/a2a/<agent>` (default off; docs/a2a.md). */
+  a2a?: boolean | A2AServeOptions;
 }
 
 /** Counters for monitoring (and the bench's memory figures). */
@@ -141,6 +145,7 @@ export function createHandler(options: ServeOptions): ServeHandler {
   chatRoutes(app, ctx);
   runRoutes(app, ctx);
   aguiRoutes(app, ctx);
+  if (options.a2a) a2aRoutes(app, ctx, options.a2a === true ? {} : options.a2a);
   app.all("/api/*", () => {
     throw new ServeRequestError(404, "not_found", "no such route");
   });

@@ -87,7 +87,11 @@ export type SurfaceErrorCode =
   /** An HTTP request to `glassloop/serve` was refused (its problem details say why). */
   | "serve_request"
   /** `glassloop/serve` was configured wrongly (no agents, a bad token list, a bad limit). */
-  | "serve_config";
+  | "serve_config"
+  /** A JSON-RPC request to glassloop's A2A server was refused (its error object says why). */
+  | "a2a_request"
+  /** A remote A2A agent answered something glassloop does not accept, or ran past a bound. */
+  | "a2a_peer";
 
 /** Every code a GlassloopError can carry. */
 export type ErrorCode =

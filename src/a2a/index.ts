@@ -1,0 +1,19 @@
+/**
+ * `glassloop/a2a`: agents over the Agent2Agent protocol. `createA2AHandler` (or
+ * `createHandler({ a2a: true })` from `glassloop/serve`) serves each agent with its card and the
+ * JSON-RPC methods of spec 1.0 and v0.3, over stored, resumable runs; `a2aAgent` calls a remote
+ * A2A agent as a tool. See docs/a2a.md.
+ */
+export { type A2AHandlerOptions, createA2AHandler } from "./server/handler.js";
+export type { A2AAuthScheme, A2ACardOptions, A2AServeOptions } from "./server/options.js";
+export { A2ARequestError } from "./server/rpc.js";
+export type {
+  AgentCard as A2AAgentCard,
+  AgentSkill as A2AAgentSkill,
+  Artifact as A2AArtifact,
+  Message as A2AMessage,
+  Part as A2APart,
+  Task as A2ATask,
+  TaskState as A2ATaskState,
+  TaskStatus as A2ATaskStatus,
+} from "./wire.js";

@@ -1,0 +1,60 @@
+/**
+ * The agent card of one served agent: its public face, readable without credentials. It names
+ * the agent, its skills and the auth scheme callers must use, and where to send JSON-RPC in each
+ * spelling; it never shows instructions, tools' code or context.
+ */
+import type { AgentCard, SecurityScheme } from "../wire.js";
+import type { A2AAuthScheme, A2AServeOptions } from "./options.js";
+
+/** The JSON-RPC endpoint of an agent under a base URL. */
+export function endpointOf(base: string, agent: string): string {
+  return `${base.replace(/\/+$/, "")}/a2a/${encodeURIComponent(agent)}`;
+}
+
+function schemesOf(scheme: A2AAuthScheme): { name: string; v1: SecurityScheme; v03: SecurityScheme } {
+  if (scheme === "bearer")
+    return {
+      name: "bearer",
+      v1: { httpAuthSecurityScheme: { scheme: "Bearer", description: "a token the server knows" } },
+      v03: { type: "http", scheme: "bearer" },
+    };
+  return {
+    name: "apiKey",
+    v1: { apiKeySecurityScheme: { location: "header", name: scheme.apiKeyHeader } },
+    v03: { type: "apiKey", in: "header", name: scheme.apiKeyHeader },
+  };
+}
+
+/** The card of `agent`, its URLs under `base`; `open` when the server takes callers without credentials. */
+export function agentCard(agent: string, base: string, open: boolean, options: A2AServeOptions): AgentCard {
+  const given = options.cards?.[agent] ?? {};
+  const description = given.description ?? `The glassloop agent "${agent}".`;
+  const url = endpointOf(base, agent);
+  const card: AgentCard = {
+    name: given.name ?? agent,
+    description,
+    version: given.version ?? "1.0.0",
+    supportedInterfaces: [
+      { url, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+      { url, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+    ],
+    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ["text/plain", "application/json"],
+    defaultOutputModes: ["text/plain", "application/json"],
+    skills: given.skills ?? [{ id: agent, name: given.name ?? agent, description, tags: [agent] }],
+    ...(given.provider && { provider: given.provider }),
+    url,
+    protocolVersion: "0.3.0",
+    preferredTransport: "JSONRPC",
+  };
+  if (!open) {
+    const { name, v1, v03 } = schemesOf(options.authScheme ?? "bearer");
+    // One object read by both spellings: 1.0 reads its one-of key, v0.3 its OpenAPI fields.
+    card.securitySchemes = { [name]: { ...v1, ...v03 } };
+    card.securityRequirements = [{ schemes: { [name]: { list: [] } } }];
+    card.security = [{ [name]: [] }];
+  }
+  return card;
+}

@@ -1,0 +1,249 @@
+/**
+ * The A2A methods over serve's stored runs: a task is a run, its context a chat of the caller's.
+ * `SendMessage` starts a turn (or answers an input-required task with decisions) and waits for the
+ * task to end or ask; `SendStreamingMessage` streams it; `GetTask` reads it; `CancelTask` aborts
+ * it; `SubscribeToTask` joins it where it stands, also after the server restarted.
+ */
+import { randomUUID } from "node:crypto";
+import { CHAT_ID } from "../../serve/chat-request.js";
+import { endsSegment, type LogEntry } from "../../serve/log-items.js";
+import type { ServeContext } from "../../serve/serve-context.js";
+import type { RunRecord } from "../../serve/serve-log.js";
+import { parseEventId, runEventStream } from "../../serve/sse.js";
+import { getParams, idParams, sendParams } from "../schemas.js";
+import { taskV03 } from "../v03.js";
+import { type StreamResponse, type Task, TERMINAL_STATES } from "../wire.js";
+import { decisionsOf, turnText } from "./input.js";
+import type { A2AServeOptions } from "./options.js";
+import { A2ARequestError, type RpcId, resultResponse, rpcError } from "./rpc.js";
+import { a2aEncoder, rpcResult, type StreamTarget } from "./stream-encoder.js";
+import { taskOf } from "./task-view.js";
+
+/** Entries read from the end of a run's log to tell where it stands. */
+const TAIL = 16;
+const DEFAULT_BLOCKING_WAIT_MS = 5 * 60_000;
+const CANCEL_WAIT_MS = 10_000;
+
+/** One call of a method: who asks, of which agent, in which spelling. */
+export interface Call {
+  ctx: ServeContext;
+  options: A2AServeOptions;
+  agent: string;
+  principal: string;
+  version: "1.0" | "0.3";
+  id: RpcId;
+  request: Request;
+}
+
+function parse<T>(
+  schema: {
+    safeParse(
+      v: unknown,
+    ):
+      | { success: true; data: T }
+      | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
+  },
+  params: unknown,
+): T {
+  const parsed = schema.safeParse(params);
+  if (!parsed.success)
+    throw rpcError.invalidParams(
+      "invalid params",
+      parsed.error.issues
+        .slice(0, 20)
+        .map((i) => ({ path: i.path.map(String).join("."), message: i.message })),
+    );
+  return parsed.data;
+}
+
+/** The caller's own run of this agent; anything else is "not found", whoever owns it. */
+async function ownRun(call: Call, taskId: string): Promise<RunRecord> {
+  const run = await call.ctx.log.getRun(taskId);
+  if (!run || run.principal !== call.principal || run.agent !== call.agent)
+    throw rpcError.taskNotFound(taskId);
+  return run;
+}
+
+/** The task of `run` as its log says now. */
+export async function currentTask(ctx: ServeContext, run: RunRecord, historyLength?: number): Promise<Task> {
+  const last = ctx.hub.get(run.runId)?.lastSeq ?? run.lastSeq;
+  const from = Math.max(-1, last - TAIL);
+  const { entries } = await ctx.hub.read(run.runId, from, TAIL + 1);
+  const fresh = (await ctx.log.getRun(run.runId)) ?? run;
+  return taskOf(fresh, entries, historyLength);
+}
+
+function lastSeqOf(ctx: ServeContext, run: RunRecord): number {
+  return ctx.hub.get(run.runId)?.lastSeq ?? run.lastSeq;
+}
+
+/** Waits until the run's stream after `after` ends a segment (ends, or pauses), or time runs out. */
+async function settle(
+  ctx: ServeContext,
+  runId: string,
+  after: number,
+  maxMs: number,
+  signal: AbortSignal,
+): Promise<void> {
+  const until = Date.now() + maxMs;
+  let cursor = after;
+  while (!signal.aborted && Date.now() < until) {
+    const { entries, live } = await ctx.hub.read(runId, cursor, 256);
+    for (const entry of entries as LogEntry[]) {
+      cursor = entry.seq;
+      if (endsSegment(entry.item)) return;
+    }
+    if (entries.length > 0) continue;
+    if (!live) return;
+    await ctx.hub.wait(runId, cursor, Math.max(1, Math.min(1000, until - Date.now())));
+  }
+}
+
+/** A task as a result: 1.0's `SendMessage` wraps it (`{ task }`, a one-of with `message`); `GetTask` and `CancelTask` do not. */
+function taskResult(call: Call, task: Task, wrapped = false): unknown {
+  if (call.version === "0.3") return taskV03(task);
+  return wrapped ? { task } : task;
+}
+
+/** An SSE response: the task as it stands first, then the run's events after `after`. */
+function streamResponse(call: Call, run: RunRecord, after: number, first: Task): Response {
+  const target: StreamTarget = { version: call.version, rpcId: call.id };
+  const inner = runEventStream({
+    hub: call.ctx.hub,
+    runId: run.runId,
+    after,
+    encoder: a2aEncoder(run, target),
+    keepAliveMs: call.ctx.limits.keepAliveMs,
+    idleMs: call.ctx.limits.streamIdleMs,
+    ...(call.ctx.onBytes && { onBytes: call.ctx.onBytes }),
+    ...(call.ctx.onStream && { onStream: call.ctx.onStream }),
+  });
+  const head = new TextEncoder().encode(
+    `data: ${JSON.stringify(rpcResult(target, { task: first } satisfies StreamResponse))}\n\n`,
+  );
+  const reader = inner.getReader();
+  let headSent = false;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (!headSent) {
+          headSent = true;
+          controller.enqueue(head);
+          return;
+        }
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return new Response(body, {
+    status: 200,
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    },
+  });
+}
+
+/** `SendMessage` / `message/send` and `SendStreamingMessage` / `message/stream`. */
+export async function sendMessage(call: Call, params: unknown, streaming: boolean): Promise<Response> {
+  const { ctx } = call;
+  const { message, configuration } = parse(sendParams, params);
+  if (message.role !== "ROLE_USER")
+    throw rpcError.invalidParams("the message must be the caller's (ROLE_USER)");
+  let run: RunRecord;
+  let after: number;
+  if (message.taskId) {
+    const existing = await ownRun(call, message.taskId);
+    if (message.contextId && message.contextId !== existing.chatId)
+      throw rpcError.invalidParams("contextId does not match the task's context");
+    const task = await currentTask(ctx, existing);
+    if (task.status.state !== "TASK_STATE_INPUT_REQUIRED") {
+      if (TERMINAL_STATES.has(task.status.state))
+        throw rpcError.unsupported(
+          `task ${existing.runId} has ended (${task.status.state}); send a new message in its context instead`,
+        );
+      throw rpcError.unsupported(
+        `task ${existing.runId} is working; wait for it, subscribe to it, or cancel it`,
+      );
+    }
+    const open = await ctx.log.openApprovals(existing.runId);
+    const decided = await ctx.runs.decide(call.principal, decisionsOf(message, open), existing.chatId);
+    run = decided.run;
+    after = decided.after;
+  } else {
+    const text = turnText(message, ctx.limits.maxMessageChars);
+    const contextId = message.contextId ?? `ctx-${randomUUID()}`;
+    if (!CHAT_ID.test(contextId)) throw rpcError.invalidParams("contextId must match [A-Za-z0-9_-]{1,128}");
+    const chat = await ctx.log.getChat(call.principal, contextId);
+    if (chat && chat.agent !== call.agent)
+      throw rpcError.invalidParams(`context ${contextId} belongs to another agent`);
+    const current =
+      chat ??
+      (await ctx.log.ensureChat({
+        principal: call.principal,
+        chatId: contextId,
+        agent: call.agent,
+        title: text.slice(0, 80),
+      }));
+    run = await ctx.runs.startTurn(call.principal, current, text);
+    after = -1;
+  }
+  if (streaming) return streamResponse(call, run, after, await currentTask(ctx, run));
+  const immediately = configuration?.returnImmediately === true || configuration?.blocking === false;
+  if (!immediately)
+    await settle(
+      ctx,
+      run.runId,
+      after,
+      call.options.blockingWaitMs ?? DEFAULT_BLOCKING_WAIT_MS,
+      call.request.signal,
+    );
+  return resultResponse(
+    call.id,
+    taskResult(call, await currentTask(ctx, run, configuration?.historyLength), true),
+  );
+}
+
+/** `GetTask` / `tasks/get`. */
+export async function getTask(call: Call, params: unknown): Promise<Response> {
+  const { id, historyLength } = parse(getParams, params);
+  const run = await ownRun(call, id);
+  return resultResponse(call.id, taskResult(call, await currentTask(call.ctx, run, historyLength)));
+}
+
+/** `CancelTask` / `tasks/cancel`: aborts a working task, discards one that waits for input. */
+export async function cancelTask(call: Call, params: unknown): Promise<Response> {
+  const { id } = parse(idParams, params);
+  const run = await ownRun(call, id);
+  const before = await currentTask(call.ctx, run);
+  if (TERMINAL_STATES.has(before.status.state))
+    throw new A2ARequestError(-32002, `task ${id} has ended (${before.status.state}) and cannot be canceled`);
+  const after = lastSeqOf(call.ctx, run);
+  await call.ctx.runs.cancel(call.principal, id);
+  await settle(call.ctx, id, after, CANCEL_WAIT_MS, call.request.signal);
+  return resultResponse(call.id, taskResult(call, await currentTask(call.ctx, run)));
+}
+
+/**
+ * `SubscribeToTask` / `tasks/resubscribe`: the task as it stands, then its events from here on
+ * (after `Last-Event-ID` when the caller sends one). A task that has ended has nothing to follow.
+ */
+export async function subscribeToTask(call: Call, params: unknown): Promise<Response> {
+  const { id } = parse(idParams, params);
+  const run = await ownRun(call, id);
+  const task = await currentTask(call.ctx, run);
+  if (TERMINAL_STATES.has(task.status.state))
+    throw rpcError.unsupported(`task ${id} has ended (${task.status.state}); read it with GetTask`);
+  const resume = parseEventId(call.request.headers.get("last-event-id"));
+  const last = lastSeqOf(call.ctx, run);
+  const after = resume?.runId === id && resume.seq <= last ? resume.seq : last;
+  return streamResponse(call, run, after, task);
+}

@@ -1,0 +1,102 @@
+/**
+ * The A2A routes on serve's app: each agent's card (public: it says how to authenticate) at
+ * `/a2a/<agent>/.well-known/agent-card.json`, the default agent's at `/.well-known/agent-card.json`,
+ * and JSON-RPC at `POST /a2a/<agent>` in spec 1.0's method names and v0.3's. Calls take serve's
+ * auth, rate limit and body cap, and reach only the caller's own tasks.
+ */
+import type { Hono } from "hono";
+import { ServeConfigError, ServeRequestError } from "../../serve/errors.js";
+import { RateLimiter, readJsonBody } from "../../serve/limits.js";
+import type { ServeContext, ServeEnv } from "../../serve/serve-context.js";
+import { RPC } from "../wire.js";
+import { agentCard } from "./card.js";
+import { type Call, cancelTask, getTask, sendMessage, subscribeToTask } from "./methods.js";
+import type { A2AServeOptions } from "./options.js";
+import { A2ARequestError, envelope, errorResponse, type RpcId } from "./rpc.js";
+
+type Method = (call: Call, params: unknown) => Promise<Response>;
+
+const METHODS: Record<string, { version: "1.0" | "0.3"; run: Method }> = {
+  SendMessage: { version: "1.0", run: (c, p) => sendMessage(c, p, false) },
+  SendStreamingMessage: { version: "1.0", run: (c, p) => sendMessage(c, p, true) },
+  GetTask: { version: "1.0", run: getTask },
+  CancelTask: { version: "1.0", run: cancelTask },
+  SubscribeToTask: { version: "1.0", run: subscribeToTask },
+  "message/send": { version: "0.3", run: (c, p) => sendMessage(c, p, false) },
+  "message/stream": { version: "0.3", run: (c, p) => sendMessage(c, p, true) },
+  "tasks/get": { version: "0.3", run: getTask },
+  "tasks/cancel": { version: "0.3", run: cancelTask },
+  "tasks/resubscribe": { version: "0.3", run: subscribeToTask },
+};
+
+const PUSH_METHODS = /PushNotificationConfig|pushNotificationConfig/;
+
+/** Mounts the A2A routes on serve's app (`createHandler({ a2a })` calls this). */
+export function a2aRoutes(app: Hono<ServeEnv>, ctx: ServeContext, options: A2AServeOptions = {}): void {
+  const fallback = options.defaultAgent ?? ctx.agents.names[0];
+  if (fallback === undefined || !ctx.agents.has(fallback))
+    throw new ServeConfigError(
+      `a2a.defaultAgent ${JSON.stringify(options.defaultAgent)} is not a served agent`,
+    );
+  const rate = new RateLimiter(ctx.limits.requestsPerMinute);
+  const baseOf = (request: Request) => options.publicUrl ?? new URL(request.url).origin;
+  const card = (agent: string, request: Request) =>
+    Response.json(agentCard(agent, baseOf(request), ctx.auth.open, options), {
+      headers: { "cache-control": "public, max-age=300" },
+    });
+
+  app.get("/.well-known/agent-card.json", (c) => card(fallback, c.req.raw));
+  app.get("/a2a/:agent/.well-known/agent-card.json", (c) => {
+    const agent = c.req.param("agent");
+    if (!ctx.agents.has(agent))
+      throw new ServeRequestError(404, "unknown_agent", `no agent named ${JSON.stringify(agent)}`);
+    return card(agent, c.req.raw);
+  });
+
+  app.post("/a2a/:agent", async (c) => {
+    let id: RpcId = null;
+    try {
+      const agent = c.req.param("agent");
+      const principal = await ctx.auth.principal(c.req.raw);
+      if (!principal)
+        throw new A2ARequestError(RPC.serverError, "a valid bearer token is required", {
+          httpStatus: 401,
+          headers: { "www-authenticate": 'Bearer realm="glassloop"' },
+        });
+      rate.take(principal.id);
+      if (!ctx.agents.has(agent))
+        throw new A2ARequestError(RPC.methodNotFound, `no agent named ${JSON.stringify(agent)}`, {
+          httpStatus: 404,
+        });
+      let body: unknown;
+      try {
+        body = await readJsonBody(c.req.raw, ctx.limits.maxBodyBytes);
+      } catch (error) {
+        if (error instanceof ServeRequestError && error.status === 422)
+          throw new A2ARequestError(RPC.parseError, error.message);
+        throw error;
+      }
+      const parsed = envelope.safeParse(body);
+      if (!parsed.success) throw new A2ARequestError(RPC.invalidRequest, "not a JSON-RPC 2.0 request");
+      id = parsed.data.id ?? null;
+      const method = METHODS[parsed.data.method];
+      if (!method) {
+        if (PUSH_METHODS.test(parsed.data.method))
+          throw new A2ARequestError(RPC.pushNotSupported, "push notifications are not supported");
+        throw new A2ARequestError(RPC.methodNotFound, `method not found: ${parsed.data.method}`);
+      }
+      const call: Call = {
+        ctx,
+        options,
+        agent,
+        principal: principal.id,
+        version: method.version,
+        id,
+        request: c.req.raw,
+      };
+      return await method.run(call, parsed.data.params);
+    } catch (error) {
+      return errorResponse(id, error);
+    }
+  });
+}
