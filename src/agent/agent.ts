@@ -77,6 +77,11 @@ export class Agent<TContext = undefined, TOutput = string> {
     for (const source of config.toolSources ?? []) this.#unsubscribe.push(followToolSource(registry, source));
   }
 
+  /** The schema of the agent's typed output (`output` in its config), or undefined for text. */
+  get outputSchema(): z.ZodType<TOutput> | undefined {
+    return this.#config.output;
+  }
+
   /** Closes the agent's tool sources (MCP servers); the agent should not run afterwards. */
   async close(): Promise<void> {
     for (const stop of this.#unsubscribe.splice(0)) stop();

@@ -26,7 +26,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
     load: () => import("./commands/models.js"),
   },
   mcp: {
-    summary: "Serve an agent as an MCP tool over stdio (mcp serve <module>)",
+    summary: "Serve an agent as an MCP tool over stdio or streamable HTTP (mcp serve <module> [--http])",
     load: () => import("./commands/mcp.js"),
   },
   worker: {

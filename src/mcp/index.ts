@@ -3,6 +3,15 @@
  * agents as MCP servers. A separate entry so the core never loads the MCP SDK.
  */
 export { McpClient, McpConnectError, McpToolListError } from "./client.js";
+export { BoundedEventStore } from "./event-store.js";
+export { createMcpHttpHandler, type McpHttpHandler, type McpHttpOptions } from "./http-handler.js";
+export {
+  type AgentMcpHttpOptions,
+  createAgentMcpHandler,
+  type RunningMcpServer,
+  type ServeOverHttpOptions,
+  serveAgentOverHttp,
+} from "./http-server.js";
 export { type JsonSchemaToolDefinition, jsonSchemaTool } from "./json-schema-tool.js";
 export {
   type AgentServerOptions,

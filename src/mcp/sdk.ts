@@ -8,17 +8,22 @@ import type * as StdioClientModule from "@modelcontextprotocol/sdk/client/stdio.
 import type * as HttpClientModule from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type * as ServerModule from "@modelcontextprotocol/sdk/server/mcp.js";
 import type * as StdioServerModule from "@modelcontextprotocol/sdk/server/stdio.js";
+import type * as HttpServerModule from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { importOptional, MCP_SDK } from "../core/optional-dependency.js";
 
-const [client, stdioClient, httpClient, types, server, stdioServer] = await importOptional(MCP_SDK, () =>
-  Promise.all([
-    import("@modelcontextprotocol/sdk/client/index.js"),
-    import("@modelcontextprotocol/sdk/client/stdio.js"),
-    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
-    import("@modelcontextprotocol/sdk/types.js"),
-    import("@modelcontextprotocol/sdk/server/mcp.js"),
-    import("@modelcontextprotocol/sdk/server/stdio.js"),
-  ]),
+const [client, stdioClient, httpClient, types, server, stdioServer, httpServer, auth] = await importOptional(
+  MCP_SDK,
+  () =>
+    Promise.all([
+      import("@modelcontextprotocol/sdk/client/index.js"),
+      import("@modelcontextprotocol/sdk/client/stdio.js"),
+      import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+      import("@modelcontextprotocol/sdk/types.js"),
+      import("@modelcontextprotocol/sdk/server/mcp.js"),
+      import("@modelcontextprotocol/sdk/server/stdio.js"),
+      import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+      import("@modelcontextprotocol/sdk/client/auth.js"),
+    ]),
 );
 
 /** The SDK's MCP client. */
@@ -43,3 +48,12 @@ export type McpServer = ServerModule.McpServer;
 export const StdioServerTransport = stdioServer.StdioServerTransport;
 /** An instance of the stdio server transport. */
 export type StdioServerTransport = StdioServerModule.StdioServerTransport;
+/** The SDK's streamable HTTP server transport on Web-standard Request and Response. */
+export const WebStandardStreamableHTTPServerTransport = httpServer.WebStandardStreamableHTTPServerTransport;
+/** An instance of the streamable HTTP server transport. */
+export type WebStandardStreamableHTTPServerTransport =
+  HttpServerModule.WebStandardStreamableHTTPServerTransport;
+/** The SDK's request and notification schemas (the client registers handlers with them). */
+export const schemas = types;
+/** The SDK's OAuth client flow (discovery, registration, PKCE, token exchange and refresh). */
+export const oauth = auth;

@@ -2,6 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import type { Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { Agent } from "glassloop";
+import { serveAgentOverHttp } from "glassloop/mcp";
+import { FunctionModel } from "glassloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRelayTarget } from "./conformance/glassloop-client.js";
 import {
@@ -9,6 +12,7 @@ import {
   readResults,
   runRunner,
   type ScenarioResult,
+  SERVER_SCENARIOS_COUNT,
   unavailable,
 } from "./conformance/suite.js";
 
@@ -19,6 +23,16 @@ import {
  * this test until the list (and the table) say so.
  */
 const EXPECTED_CLIENT_PASSES = ["initialize", "tools_call", "sse-retry"];
+const EXPECTED_SERVER_PASSES = [
+  "server-initialize",
+  "logging-set-level",
+  "ping",
+  "tools-list",
+  "tools-call-simple-text",
+  "tools-call-error",
+  "server-sse-multiple-streams",
+  "dns-rebinding-protection",
+];
 
 const why = unavailable();
 const required = process.env.CI === "true" || process.env.GLASSLOOP_REQUIRE_MCP_CONFORMANCE === "1";
@@ -75,4 +89,36 @@ describe.skipIf(why !== undefined)("the official MCP conformance suite", () => {
     );
     expect(results.filter((r) => r.passed).map((r) => r.scenario)).toEqual(EXPECTED_CLIENT_PASSES);
   }, 240_000);
+
+  it("glassloop's agent server over streamable HTTP passes the server scenarios the table lists", async () => {
+    const agent = new Agent({
+      name: "echo",
+      model: new FunctionModel(() => ({ text: "the agent's answer" })),
+    });
+    const running = await serveAgentOverHttp(agent);
+    try {
+      // The suite's DNS-rebinding scenario needs a loopback URL by name.
+      const url = running.url.replace("127.0.0.1", "localhost");
+      const out = join(dir, "server");
+      await runRunner(["server", "--suite", "all", "--url", url], out, {}, 120_000);
+      const results = readResults(out, "server-");
+      expect(results).toHaveLength(SERVER_SCENARIOS_COUNT);
+      console.log(
+        `MCP conformance, server: ${results.filter((r) => r.passed).length}/${results.length}\n${results
+          .map(
+            (r) =>
+              `  ${r.passed ? "pass" : "FAIL"} ${r.scenario}${r.passed ? "" : ` (${r.failures[0] ?? ""})`}`,
+          )
+          .join("\n")}`,
+      );
+      expect(
+        results
+          .filter((r) => r.passed)
+          .map((r) => r.scenario)
+          .sort(),
+      ).toEqual([...EXPECTED_SERVER_PASSES].sort());
+    } finally {
+      await running.close();
+    }
+  }, 180_000);
 });

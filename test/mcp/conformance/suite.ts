@@ -97,3 +97,6 @@ export function readResults(out: string, prefix = ""): ScenarioResult[] {
   if (existsSync(out)) walk(out, "");
   return results;
 }
+
+/** Every server scenario of the suite (the active ones and the pending SSE polling one). */
+export const SERVER_SCENARIOS_COUNT = 32;

@@ -1,0 +1,67 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { getRequestListener } from "@hono/node-server";
+import { createMcpHttpHandler, type McpHttpHandler, type McpHttpOptions } from "./http-handler.js";
+import { type AgentServerOptions, createAgentServer, type ServableAgent } from "./server.js";
+
+/** Options of `createAgentMcpHandler`: how the agent is offered and who may reach it. */
+export interface AgentMcpHttpOptions extends AgentServerOptions, McpHttpOptions {}
+
+/** The agent as an MCP server on streamable HTTP, as a handler to mount (e.g. at `/mcp`). */
+export function createAgentMcpHandler(
+  agent: ServableAgent,
+  options: AgentMcpHttpOptions = {},
+): McpHttpHandler {
+  return createMcpHttpHandler(() => createAgentServer(agent, options), options);
+}
+
+/** Where and how `serveAgentOverHttp` listens. */
+export interface ServeOverHttpOptions extends AgentMcpHttpOptions {
+  /** Default 0: a free port. */
+  port?: number;
+  /** Default `127.0.0.1`. Another address needs `allowedHosts` (the names clients will use). */
+  host?: string;
+  /** The endpoint's path (default `/mcp`). */
+  path?: string;
+}
+
+/** A running MCP HTTP server. */
+export interface RunningMcpServer {
+  /** The endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Serves `agent` over streamable HTTP (`glassloop mcp serve --http`). */
+export async function serveAgentOverHttp(
+  agent: ServableAgent,
+  options: ServeOverHttpOptions = {},
+): Promise<RunningMcpServer> {
+  const path = options.path ?? "/mcp";
+  const handler = createAgentMcpHandler(agent, options);
+  const listener = getRequestListener((request: Request) =>
+    new URL(request.url).pathname === path
+      ? handler.fetch(request)
+      : Promise.resolve(new Response(null, { status: 404 })),
+  );
+  const server = createServer(listener);
+  server.headersTimeout = 15_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port, address } = server.address() as AddressInfo;
+  const host = address.includes(":") ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}${path}`,
+    async close() {
+      await handler.close();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
