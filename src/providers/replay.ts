@@ -7,7 +7,7 @@ import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { FinishReason, ToolCall } from "../core/vocabulary/messages.js";
 import type { TokenUsage } from "../core/vocabulary/usage.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../models/model.js";
-import { canonicalFromBody, canonicalFromRequest } from "./replay/canonical.js";
+import { canonicalFromBody, canonicalFromRequest, wireFormatOf } from "./replay/canonical.js";
 import { registerProvider } from "./resolve.js";
 
 /** One model call of a recording: what was asked and what came back (or how it failed). */
@@ -132,7 +132,9 @@ export class ReplayModel implements Model {
       );
     }
     const expected = canonicalFromBody(recorded.body, recorded.model);
-    const actual = canonicalFromRequest(plain);
+    // Compared in the recording's own terms (a Gemini recording as Gemini would read the request).
+    const format = wireFormatOf(recordedBody(recorded.body), recorded.model);
+    const actual = canonicalFromRequest(plain, format);
     const difference = firstDifference(expected, actual);
     if (difference) {
       const path = difference.path || "(request)";
@@ -232,3 +234,10 @@ export function exchangesOf(events: readonly AgentEvent[]): RecordedExchange[] {
 }
 
 registerProvider("replay", (spec) => ReplayModel.fromFile(spec));
+
+/** A recorded body as an object (anything else reads as an empty one). */
+function recordedBody(body: unknown): Record<string, unknown> {
+  return body !== null && typeof body === "object" && !Array.isArray(body)
+    ? (body as Record<string, unknown>)
+    : {};
+}
