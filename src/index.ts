@@ -39,6 +39,13 @@ export {
   ToolError,
 } from "./core/errors.js";
 export { MissingDependencyError } from "./core/optional-dependency.js";
+export {
+  InputTooLargeError,
+  NotAFileError,
+  PathOutsideError,
+  READ_CAPS,
+  type ReadKind,
+} from "./core/read-caps.js";
 export type { ErrorCode } from "./core/vocabulary/error-codes.js";
 export type { AgentEvent } from "./core/vocabulary/events.js";
 export type { LimitName, Limits } from "./core/vocabulary/limits.js";

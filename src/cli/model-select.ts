@@ -1,6 +1,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { GlassloopError } from "../core/errors.js";
+import { InputTooLargeError, READ_CAPS, readBodyCapped } from "../core/read-caps.js";
 import { modelCacheDir } from "../providers/local/name.js";
 import { ollamaBaseURL } from "../providers/presets.js";
 import type { CliConfig } from "./config.js";
@@ -94,7 +95,14 @@ export async function probeOllama(env: NodeJS.ProcessEnv, timeoutMs = 500): Prom
   try {
     const response = await fetch(`${ollamaRoot(env)}/api/tags`, { signal: AbortSignal.timeout(timeoutMs) });
     if (!response.ok) return undefined;
-    const body = (await response.json()) as { models?: { name?: unknown }[] };
+    // A local server is still a server: its list is read under the provider body cap.
+    const bytes = await readBodyCapped(
+      response.body,
+      READ_CAPS.providerBody,
+      () => new InputTooLargeError("providerBody", READ_CAPS.providerBody, "Ollama /api/tags"),
+      response.headers.get("content-length"),
+    );
+    const body = JSON.parse(bytes.toString("utf8")) as { models?: { name?: unknown }[] };
     return (body.models ?? []).map((m) => m.name).filter((n): n is string => typeof n === "string");
   } catch {
     return undefined;

@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs";
 import { basename, extname } from "node:path";
 import { isMap, isSeq, LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
+import { InputTooLargeError, NotAFileError, readFileCapped, tooLargeReason } from "../core/read-caps.js";
 import { GlassloopError } from "../index.js";
 import { dataset } from "./dataset.js";
 import type { Dataset, EvalCase } from "./types.js";
@@ -51,8 +51,11 @@ export const caseSchema = z
 export function loadDataset(path: string): Dataset {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readFileCapped(path, "dataset");
   } catch (error) {
+    if (error instanceof InputTooLargeError)
+      throw new DatasetError(path, 0, undefined, tooLargeReason("dataset", error.limitBytes));
+    if (error instanceof NotAFileError) throw new DatasetError(path, 0, undefined, error.why);
     const code = (error as NodeJS.ErrnoException).code;
     throw new DatasetError(path, 0, undefined, code === "ENOENT" ? "no such file" : `cannot read: ${code}`);
   }

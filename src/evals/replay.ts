@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { containedPath } from "../core/read-caps.js";
 import { exchangesOf, ReplayDivergenceError, ReplayModel, readTraceEvents } from "../entries/trace.js";
 import { ConfigError, GlassloopError, type Model } from "../index.js";
 import { dataset } from "./dataset.js";
@@ -53,6 +53,18 @@ export async function replayEval<TOutput, TExpected>(
   const cases = definition.dataset.cases.filter((c) =>
     recordedCases.get(c.id)?.trials.some((t) => t.status !== "skipped" && t.status !== "aborted"),
   );
+  // The recording is someone else's file: each trace it names must lie inside it (a `../` path
+  // would be read and shown in the diff). Checked before anything runs.
+  const traces = new Map<string, { agent?: string; judge?: string }>();
+  for (const c of recorded.cases) {
+    for (const t of Array.isArray(c.trials) ? c.trials : []) {
+      const inside = (name: unknown) =>
+        typeof name === "string" ? containedPath(dir, name, "a trace path in the recording") : undefined;
+      const agent = inside(t.trace);
+      const judge = inside(t.judgeTrace);
+      traces.set(`${c.id}\u0000${t.repeat}`, { ...(agent && { agent }), ...(judge && { judge }) });
+    }
+  }
   const stop = new AbortController();
   const replayed = await evaluate({
     ...definition,
@@ -61,10 +73,10 @@ export async function replayEval<TOutput, TExpected>(
     concurrency: 1,
     signal: stop.signal,
     models: (caseId, repeat) => {
-      const trial = recordedCases.get(caseId)?.trials.find((t) => t.repeat === repeat);
+      const paths = traces.get(`${caseId}\u0000${repeat}`);
       return {
-        agent: replayOf(trial?.trace && join(dir, trial.trace), `${caseId} r${repeat}`),
-        judge: replayOf(trial?.judgeTrace && join(dir, trial.judgeTrace), `${caseId} r${repeat} (judge)`),
+        agent: replayOf(paths?.agent, `${caseId} r${repeat}`),
+        judge: replayOf(paths?.judge, `${caseId} r${repeat} (judge)`),
       };
     },
     onEvent: (event) => {

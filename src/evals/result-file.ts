@@ -1,6 +1,13 @@
-import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve, sep } from "node:path";
+import { existsSync, readdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { GlassloopError } from "../core/errors.js";
+import {
+  containedPath,
+  InputTooLargeError,
+  NotAFileError,
+  PathOutsideError,
+  readFileCapped,
+} from "../core/read-caps.js";
 import type { EvalResult } from "./types.js";
 
 /** Where `glassloop eval` writes results: one directory per eval, `result.json` plus `traces/`. */
@@ -38,8 +45,10 @@ export function readResult(spec: string): LoadedResult {
   if (existsSync(path) && statSync(path).isDirectory()) path = join(path, RESULT_FILE);
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readFileCapped(path, "evalResult");
   } catch (error) {
+    if (error instanceof InputTooLargeError || error instanceof NotAFileError)
+      throw new EvalResultError(`Refused eval result ${error.message}`);
     const code = (error as NodeJS.ErrnoException).code;
     throw new EvalResultError(`No eval result at ${path}${code === "ENOENT" ? "" : ` (${code})`}`);
   }
@@ -139,11 +148,25 @@ export function resultTraceFiles(loaded: readonly LoadedResult[]): string[] {
       for (const t of c.trials) {
         for (const f of [t.trace, t.judgeTrace]) {
           // A result file is input like any other: its paths must stay inside its own directory.
-          const path = f === undefined ? undefined : resolve(dir, f);
-          if (path?.startsWith(dir + sep) && path.endsWith(".jsonl")) files.push(path);
+          const path = f === undefined ? undefined : traceInRecording(dir, f);
+          if (path?.endsWith(".jsonl")) files.push(path);
         }
       }
     }
   }
   return files.filter((f) => existsSync(f));
+}
+
+/**
+ * The file a trial's `trace` or `judgeTrace` names, inside the recording's folder (core/read-caps.ts
+ * contains it: `../`, absolute paths and links out are a PathOutsideError), or undefined for none.
+ */
+export function traceInRecording(dir: string, name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  try {
+    return containedPath(dir, name, "a trace path in the recording");
+  } catch (error) {
+    if (error instanceof PathOutsideError) return undefined;
+    throw error;
+  }
 }

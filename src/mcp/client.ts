@@ -1,8 +1,10 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { GlassloopError, ToolError } from "../core/errors.js";
+import { InputTooLargeError } from "../core/read-caps.js";
 import type { JsonSchema } from "../models/model.js";
 import type { AgentTool } from "../tools/tool.js";
 import type { ToolSource } from "../tools/tool-source.js";
+import { CUT_OFF_CODE } from "./capped-fetch.js";
 import { jsonSchemaTool } from "./json-schema-tool.js";
 import { renderContent } from "./render-content.js";
 import { imageBlocks, pdfResources } from "./result-blocks.js";
@@ -177,7 +179,9 @@ export class McpClient implements ToolSource {
         } catch (error) {
           if (signal.aborted) throw error;
           const why = this.#exited ? `it stopped: ${this.#exited}` : messageOf(error);
-          throw new ToolError(`MCP server "${server}" failed on ${remote.name}: ${why}`);
+          throw new ToolError(`MCP server "${server}" failed on ${remote.name}: ${why}`, {
+            cause: cutOff(error, server) ?? error,
+          });
         }
         const text = renderContent(result);
         if (result.isError) throw new ToolError(text || `${remote.name} reported an error`);
@@ -203,6 +207,14 @@ export class McpClient implements ToolSource {
 function localName(remote: string, prefix: string | undefined): string {
   const full = prefix ? `${prefix}_${remote}` : remote;
   return full.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
+}
+
+/** The typed error of an answer cut off at the message cap (capped-fetch.ts), however it arrived. */
+function cutOff(error: unknown, server: string): InputTooLargeError | undefined {
+  if (error instanceof InputTooLargeError) return error;
+  const data = (error as { data?: { code?: unknown; limitBytes?: unknown } } | null)?.data;
+  if (data?.code !== CUT_OFF_CODE || typeof data.limitBytes !== "number") return undefined;
+  return new InputTooLargeError("mcpMessage", data.limitBytes, `MCP server ${JSON.stringify(server)}`);
 }
 
 function messageOf(error: unknown): string {

@@ -1,5 +1,6 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ConfigError } from "../core/errors.js";
+import { cappedFetch } from "./capped-fetch.js";
 import { StdioClientTransport, StreamableHTTPClientTransport } from "./sdk.js";
 
 /** How to reach an MCP server: spawn it (stdio) or call it (streamable HTTP). */
@@ -18,6 +19,12 @@ export type McpServerConfig = {
   maxTools?: number;
   /** Most pages one tool listing may take (default 64). */
   maxListPages?: number;
+  /**
+   * Most bytes of one message from a streamable HTTP server (a JSON body, or one SSE event; default
+   * `READ_CAPS.mcpMessage`, 32 MiB). A larger answer is cut off: the call fails with an
+   * InputTooLargeError and the rest is never read. (stdio servers are capped by the SDK.)
+   */
+  maxMessageBytes?: number;
   /**
    * Told about what the server got wrong and glassloop ignored (a line on stdout that is not
    * JSON-RPC, a response to no request, a tool list it refused). Default: `process.emitWarning`,
@@ -44,6 +51,7 @@ export function transportFor(config: Exclude<McpServerConfig, { transport: Trans
   if ("url" in config) {
     return new StreamableHTTPClientTransport(new URL(config.url), {
       ...(config.headers && { requestInit: { headers: config.headers } }),
+      fetch: cappedFetch(config.name, config.maxMessageBytes),
     });
   }
   throw new ConfigError("An MCP server needs a `command` (stdio) or a `url` (streamable HTTP)");

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import { ConfigError, GlassloopError } from "../core/errors.js";
+import { InputTooLargeError, NotAFileError, readFileCapped } from "../core/read-caps.js";
 import { describeValue, firstDifference } from "../core/request-diff.js";
 import { parseTraceText } from "../core/trace-format.js";
 import type { ErrorCode } from "../core/vocabulary/error-codes.js";
@@ -98,8 +98,10 @@ export class ReplayModel implements Model {
     const runId = hash > 0 ? spec.slice(hash + 1) : undefined;
     let text: string;
     try {
-      text = readFileSync(path, "utf8");
+      text = readFileCapped(path, "recording");
     } catch (error) {
+      if (error instanceof InputTooLargeError || error instanceof NotAFileError)
+        throw new ConfigError(`Replay: cannot read ${error.message}`);
       const code = (error as NodeJS.ErrnoException).code;
       throw new ConfigError(
         `Replay: cannot read ${path}${code === "ENOENT" ? " (no such file)" : `: ${code}`}`,

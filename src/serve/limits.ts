@@ -1,3 +1,4 @@
+import { readBodyCapped } from "../core/read-caps.js";
 import { ServeConfigError, ServeRequestError } from "./errors.js";
 
 /** The server's limits; every one has a default. */
@@ -82,23 +83,12 @@ export async function readJsonBody(request: Request, max: number): Promise<unkno
   const type = request.headers.get("content-type") ?? "";
   if (!/^application\/json\b/i.test(type))
     throw new ServeRequestError(415, "unsupported_media_type", "the body must be application/json");
-  const length = Number(request.headers.get("content-length") ?? Number.NaN);
-  if (Number.isFinite(length) && length > max) throw tooLarge(max);
+  const length = request.headers.get("content-length");
+  if (Number(length) > max) throw tooLarge(max);
   if (!request.body) throw new ServeRequestError(422, "invalid_request", "the request has no body");
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(max);
-    }
-    chunks.push(value);
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
+  // The one capped body reader (core/read-caps.ts): bytes past the cap are never held.
+  const bytes = await readBodyCapped(request.body, max, () => tooLarge(max), length);
+  const text = bytes.toString("utf8");
   try {
     return JSON.parse(text);
   } catch {

@@ -1,15 +1,7 @@
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-} from "node:fs";
+import { existsSync, lstatSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { GlassloopError } from "../core/errors.js";
+import { InputTooLargeError, NotAFileError, readFileCapped, tooLargeReason } from "../core/read-caps.js";
 import { parseTraceText, type TraceProblem } from "../core/trace-format.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import { buildRunView, groupByRun } from "./build-run-view.js";
@@ -70,28 +62,19 @@ function readEvents(
 }
 
 /**
- * The text of a trace file, which must be a regular file: a FIFO would block the (synchronous)
- * read forever, so the file is opened without blocking and checked on the open descriptor.
+ * The text of a trace file: a regular file under the recording cap (core/read-caps.ts), opened
+ * without blocking, so a FIFO with a trace's name cannot hang the read.
  */
 function readRegular(full: string, noFollow: boolean): string {
-  let fd: number;
   try {
-    fd = openSync(full, constants.O_RDONLY | constants.O_NONBLOCK | (noFollow ? constants.O_NOFOLLOW : 0));
+    return readFileCapped(full, "recording", { noFollow });
   } catch (error) {
+    if (error instanceof NotAFileError) throw new TraceFormatError(`Refused trace ${full}: ${error.why}`);
+    if (error instanceof InputTooLargeError)
+      throw new TraceFormatError(`Refused trace ${full}: ${tooLargeReason("recording", error.limitBytes)}`);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw new TraceNotFoundError(`No trace file at ${full}`);
-    if (code === "ELOOP") throw new TraceFormatError(`Refused trace ${full}: it is a symlink`);
     throw new TraceFormatError(`Cannot read trace ${full}: ${code ?? (error as Error).message}`);
-  }
-  try {
-    if (!fstatSync(fd).isFile()) throw new TraceFormatError(`Refused trace ${full}: not a regular file`);
-    return readFileSync(fd, "utf8");
-  } catch (error) {
-    if (error instanceof TraceFormatError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new TraceFormatError(`Cannot read trace ${full}: ${code ?? (error as Error).message}`);
-  } finally {
-    closeSync(fd);
   }
 }
 

@@ -1,9 +1,10 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { extname, join, resolve, sep } from "node:path";
+import { extname, join, resolve } from "node:path";
 import { GlassloopError } from "../core/errors.js";
 import { packageRoot } from "../core/package-root.js";
+import { isInside } from "../core/read-caps.js";
 import { type RedactionOptions, Redactor } from "../core/redact.js";
 import { DEFAULT_EVAL_DIR, listResults, resultTraceFiles } from "../evals/result-file.js";
 import { listRuns, readTraceFile, traceFiles } from "./reader.js";
@@ -160,7 +161,7 @@ export async function startViewer(options: ViewerOptions = {}): Promise<ViewerSe
 
   function serveAsset(path: string, res: ServerResponse): void {
     const full = resolve(assets, `.${path}`);
-    if (!full.startsWith(assets + sep) || !existsSync(full) || !statSync(full).isFile()) {
+    if (!isInside(assets, full) || full === assets || !existsSync(full) || !statSync(full).isFile()) {
       send(res, 404, { error: "not found" });
       return;
     }

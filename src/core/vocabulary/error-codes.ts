@@ -102,5 +102,11 @@ export type ErrorCode =
   | "config"
   /** A decision named a call that does not wait for one (features/approval/approval-rule.ts). */
   | "approval_not_waiting"
+  /** Bytes from elsewhere (a server, a recording, a dataset) went over their cap (core/read-caps.ts). */
+  | "input_too_large"
+  /** A path written in someone else's file pointed outside the folder it must stay in. */
+  | "path_outside"
+  /** A file to read was a FIFO, a device or (where refused) a symlink. */
+  | "not_a_file"
   | "tool_error"
   | "missing_dependency";

@@ -1,3 +1,4 @@
+import { READ_CAPS } from "../../core/read-caps.js";
 import type { ModelObserver } from "../model.js";
 import type { RetryPolicy } from "./retry.js";
 
@@ -37,11 +38,11 @@ export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 120_000;
 /** Default total deadline of one model call: 15 minutes, retries and the whole stream included. */
 export const DEFAULT_DEADLINE_MS = 900_000;
 /** Default cap on one streamed answer: 64 MiB (a 128k-token answer is about 30 MB of SSE). */
-export const DEFAULT_MAX_STREAM_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_STREAM_BYTES: number = READ_CAPS.providerStream;
 /** Default cap on a non-streamed answer: 8 MiB. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_MAX_RESPONSE_BYTES: number = READ_CAPS.providerBody;
 /** Default cap on an error body: 64 KiB (only its first 500 characters are ever shown). */
-export const DEFAULT_MAX_ERROR_BODY_BYTES = 64 * 1024;
+export const DEFAULT_MAX_ERROR_BODY_BYTES: number = READ_CAPS.providerErrorBody;
 
 /** The caps of `HttpOptions`, defaults filled in. */
 export interface Bounds {

@@ -3,6 +3,7 @@ import { type FileHandle, open, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { ToolError } from "../../core/errors.js";
+import { READ_CAPS } from "../../core/read-caps.js";
 import { type Tool, tool } from "../tool.js";
 import { resolveInside } from "./safe-path.js";
 
@@ -23,7 +24,7 @@ export interface FilesOptions {
 const WRITE_FLAGS =
   constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-const DEFAULTS = { maxReadBytes: 100_000, maxWriteBytes: 1_000_000, maxEntries: 500 };
+const DEFAULTS = { maxReadBytes: READ_CAPS.fileTool, maxWriteBytes: 1_000_000, maxEntries: 500 };
 
 const pathField = z.string().describe("A path relative to the root, e.g. notes/todo.md");
 const readInput = z.object({ path: pathField });

@@ -3,6 +3,7 @@ import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { z } from "zod";
 import { ToolError } from "../../core/errors.js";
+import { READ_CAPS } from "../../core/read-caps.js";
 import { type Tool, tool } from "../tool.js";
 import { BlockedAddressError, guardedLookup, isPrivateAddress, type Resolver } from "./net-guard.js";
 
@@ -31,7 +32,7 @@ export interface HttpGetResult {
   truncated?: true;
 }
 
-const DEFAULTS = { maxBytes: 100_000, timeoutMs: 10_000, maxRedirects: 5 };
+const DEFAULTS = { maxBytes: READ_CAPS.httpTool, timeoutMs: 10_000, maxRedirects: 5 };
 const TEXT_TYPE = /^(text\/|application\/(json|xml|javascript|x-ndjson|[\w.+-]+\+(json|xml))\b)/i;
 
 const input = z.object({ url: z.string().describe("An http:// or https:// URL") });
