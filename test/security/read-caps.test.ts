@@ -301,10 +301,9 @@ const USES_CAPS =
 
 /** Readers that read only glassloop's or the user's own bytes, or count bytes against READ_CAPS elsewhere. */
 const OWN_OR_COUNTED: Record<string, string> = {
-  "models/http/sse.ts":
-    "provider streams: each event capped here, the bytes counted against READ_CAPS.providerStream by transport.ts",
-  "models/http/node-post.ts":
-    "the node:http transport: bytes counted against READ_CAPS.providerStream/providerBody by transport.ts",
+  "models/http/node-exchange.ts":
+    "the node:http transport: bytes counted against READ_CAPS.providerStream/providerBody by transport.ts and body.ts",
+  "models/http/reply.ts": "a provider reply's chunks, counted against READ_CAPS by transport.ts and body.ts",
   "serve/page-routes.ts": "glassloop's own built chat page",
   "cli/config.ts": "the user's own config file",
   "cli/cli.ts": "glassloop's own package.json",
