@@ -241,7 +241,18 @@ describe("the root entry", () => {
     expect(a2a).toEqual(
       [
         "A2AAgentCard",
+        "A2AAgentOptions",
+        "A2AAgentResult",
         "A2AAgentSkill",
+        "A2AClient",
+        "A2AClientOptions",
+        "A2AInputAnswer",
+        "A2AInputRequest",
+        "A2APeerError",
+        "A2APeerReason",
+        "A2APeerSend",
+        "A2APeerTask",
+        "a2aAgent",
         "A2AArtifact",
         "A2AAuthScheme",
         "A2ACardOptions",

@@ -4,6 +4,20 @@
  * JSON-RPC methods of spec 1.0 and v0.3, over stored, resumable runs; `a2aAgent` calls a remote
  * A2A agent as a tool. See docs/a2a.md.
  */
+export {
+  type A2AAgentOptions,
+  type A2AAgentResult,
+  type A2AInputAnswer,
+  type A2AInputRequest,
+  a2aAgent,
+} from "./client/a2a-agent.js";
+export {
+  A2AClient,
+  type A2AClientOptions,
+  type PeerSend as A2APeerSend,
+  type PeerTask as A2APeerTask,
+} from "./client/a2a-client.js";
+export { A2APeerError, type A2APeerReason } from "./client/peer-error.js";
 export { type A2AHandlerOptions, createA2AHandler } from "./server/handler.js";
 export type { A2AAuthScheme, A2ACardOptions, A2AServeOptions } from "./server/options.js";
 export { A2ARequestError } from "./server/rpc.js";
