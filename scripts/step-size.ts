@@ -11,13 +11,21 @@
  * core/errors.ts, tools/ (not tools/builtin/) and loop/ (with loop/environment/); agent/ (the
  * files that assemble an agent) and features/ are not core.
  * Lines are `wc -l` lines.
+ *
+ * One model call: the files a reader opens to follow one model call of a default agent
+ * (`agent.run`, OpenAI Chat Completions, no store, default features) from `agent.run` to the
+ * socket and back: the functions named in MODEL_CALL below (its loop, agent and provider side),
+ * plus the transport side: the kit (`models/http-provider.ts`) and every file of `models/http/` it
+ * reaches through value imports. test/step-size.test.ts keeps the names real and the totals
+ * under their ceilings.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
 import ts from "typescript";
 
 /** The functions one step runs, in the order it reaches them, as the loop, the model call and the turn name them. */
-const STEP = [
+export const STEP = [
   "runLoop",
   "runStep",
   "modelAnswer",
@@ -41,16 +49,106 @@ const STEP = [
   "Environment",
 ];
 
+/**
+ * One default model call, in the order a reader meets it: the agent assembles the run (state,
+ * emitter, features: the loop guard and the context view are on by default), the loop reaches the
+ * model call through the context view, the provider builds the body, the kit sends it (the
+ * transport side is counted apart), and the answer comes back through the provider's parser, the
+ * usage check, the model call's events and the loop's admission of the calls.
+ */
+export const MODEL_CALL = [
+  "Agent",
+  "initialMessages",
+  "startRun",
+  "makeEmitter",
+  "attachFeatures",
+  "Persistence",
+  "loopGuardHooks",
+  "contextHooks",
+  "composeHooks",
+  "runLoop",
+  "runStep",
+  "modelAnswer",
+  "stepRequest",
+  "callModel",
+  "OpenAIChatModel",
+  "toChatBody",
+  "OPENAI_QUIRKS",
+  "checkedImages",
+  "checkedFiles",
+  "parseChatCompletion",
+  "checkedTokenUsage",
+  "toAssistantMessage",
+  "Environment",
+];
+
+/** The transport side of a model call: the kit, and the files of this folder it reaches. */
+export const TRANSPORT_ENTRY = "models/http-provider.ts";
+export const TRANSPORT_ROOM = "models/http/";
+
 /** What the step reads besides its own code: the run's state, the hooks, the budget. */
-const NOUNS = ["RunState", "RunHooks", "Budget"];
+export const NOUNS = ["RunState", "RunHooks", "Budget"];
 
 const CORE_ROOMS = ["core/vocabulary", "core/errors.ts", "tools", "loop"];
 
 /** The folder of the files that assemble an agent for a run rather than run a step. */
 const ASSEMBLER = "agent/";
 
-const root = process.argv[2] ?? process.cwd();
-const src = join(root, "src");
+/** Files (relative to src/) and their lines. */
+export interface Count {
+  files: string[];
+  lines: number;
+}
+
+/** The sizes this script reports, for the tree at `root`. */
+export interface Sizes {
+  step: Count;
+  nouns: Count;
+  modelCall: { loopSide: Count; transportSide: Count; total: Count };
+  core: Count;
+  assembler: Count;
+  /** Names of STEP and MODEL_CALL no file of the tree defines. */
+  missing: string[];
+}
+
+/** Measures the tree at `root`. */
+export function measure(root: string): Sizes {
+  const src = join(root, "src");
+  const files = sourceFiles(src).map((path) => relative(src, path));
+  const lineCount = new Map(files.map((f) => [f, lines(join(src, f))]));
+  const count = (list: readonly string[]): Count => ({
+    files: [...list],
+    lines: list.reduce((sum, f) => sum + (lineCount.get(f) ?? 0), 0),
+  });
+  const declared = declarations(src, files);
+  const definers = (names: readonly string[]) =>
+    [...new Set(names.flatMap((n) => declared.get(n) ?? []))].sort();
+  const missing = [...STEP, ...MODEL_CALL].filter((n) => !declared.has(n));
+
+  const step = definers(STEP);
+  const nouns = definers(NOUNS).filter((f) => !step.includes(f));
+  const transport = reached(
+    src,
+    TRANSPORT_ENTRY,
+    (f) => f === TRANSPORT_ENTRY || f.startsWith(TRANSPORT_ROOM),
+  );
+  const loopSide = definers(MODEL_CALL).filter((f) => !transport.includes(f));
+  const inCore = (f: string) =>
+    CORE_ROOMS.some((room) => (room.endsWith(".ts") ? f === room : f.startsWith(`${room}/`))) &&
+    !f.startsWith("tools/builtin/");
+  return {
+    step: count(step),
+    nouns: count(nouns),
+    modelCall: {
+      loopSide: count(loopSide),
+      transportSide: count(transport),
+      total: count([...loopSide, ...transport]),
+    },
+    core: count(files.filter(inCore).sort()),
+    assembler: count(files.filter((f) => f.startsWith(ASSEMBLER))),
+    missing,
+  };
+}
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
@@ -64,49 +162,86 @@ function sourceFiles(dir: string): string[] {
 }
 
 const lines = (file: string) => readFileSync(file, "utf8").split("\n").length - 1;
-const files = sourceFiles(src).map((path) => relative(src, path));
 
-/** The file that declares each top-level function or class named in `names`. */
-function definers(names: readonly string[]): string[] {
-  const wanted = new Set(names);
-  const found = new Set<string>();
+/** Each top-level function, class, interface, type or variable name, with the files declaring it. */
+function declarations(src: string, files: readonly string[]): Map<string, string[]> {
+  const declared = new Map<string, string[]>();
+  const add = (name: string, file: string) => declared.set(name, [...(declared.get(name) ?? []), file]);
   for (const file of files) {
-    const text = readFileSync(join(src, file), "utf8");
-    const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest);
+    const sf = ts.createSourceFile(file, readFileSync(join(src, file), "utf8"), ts.ScriptTarget.Latest);
     for (const node of sf.statements) {
       const named =
         ts.isFunctionDeclaration(node) ||
         ts.isClassDeclaration(node) ||
         ts.isInterfaceDeclaration(node) ||
         ts.isTypeAliasDeclaration(node);
-      if (named && node.name && wanted.has(node.name.text)) found.add(file);
+      if (named && node.name) add(node.name.text, file);
+      if (ts.isVariableStatement(node))
+        for (const d of node.declarationList.declarations)
+          if (ts.isIdentifier(d.name)) add(d.name.text, file);
     }
   }
-  return [...found].sort();
+  return declared;
 }
 
-function report(title: string, list: readonly string[]): number {
-  const total = list.reduce((sum, f) => sum + lines(join(src, f)), 0);
-  console.log(`${title}: ${list.length} files, ${total} lines`);
-  for (const f of list) console.log(`  ${String(lines(join(src, f))).padStart(5)}  src/${f}`);
-  return total;
+/** `entry` and the files it reaches through value imports (not `import type`), kept to `inside`. */
+function reached(src: string, entry: string, inside: (file: string) => boolean): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file) || !inside(file) || !existsSync(join(src, file))) return;
+    seen.add(file);
+    const sf = ts.createSourceFile(file, readFileSync(join(src, file), "utf8"), ts.ScriptTarget.Latest);
+    for (const node of sf.statements) {
+      const spec =
+        ts.isImportDeclaration(node) && !node.importClause?.isTypeOnly
+          ? node.moduleSpecifier
+          : ts.isExportDeclaration(node) && !node.isTypeOnly
+            ? node.moduleSpecifier
+            : undefined;
+      if (!spec || !ts.isStringLiteral(spec) || !spec.text.startsWith(".")) continue;
+      // An import of only types (`import { type A }`) loads nothing.
+      const clause = ts.isImportDeclaration(node) ? node.importClause : undefined;
+      const bindings = clause?.namedBindings;
+      if (
+        clause &&
+        !clause.name &&
+        bindings &&
+        ts.isNamedImports(bindings) &&
+        bindings.elements.every((e) => e.isTypeOnly)
+      )
+        continue;
+      visit(join(dirname(file), spec.text).replace(/\.js$/, ".ts"));
+    }
+  };
+  visit(entry);
+  return [...seen].sort();
 }
 
-const step = definers(STEP);
-report("one step (its own code)", step);
-const nouns = definers(NOUNS).filter((f) => !step.includes(f));
-report("  and the nouns it reads", nouns);
-
-const inCore = (f: string) =>
-  CORE_ROOMS.some((room) => (room.endsWith(".ts") ? f === room : f.startsWith(`${room}/`))) &&
-  !f.startsWith("tools/builtin/");
-const core = files.filter(inCore).sort();
-const coreLines = core.reduce((sum, f) => sum + lines(join(src, f)), 0);
-console.log(`core: ${core.length} files, ${coreLines} lines`);
-for (const room of CORE_ROOMS) {
-  const of = core.filter((f) => (room.endsWith(".ts") ? f === room : f.startsWith(`${room}/`)));
-  console.log(`  ${room}: ${of.length} files, ${of.reduce((s, f) => s + lines(join(src, f)), 0)} lines`);
+function print(root: string): void {
+  const sizes = measure(root);
+  const src = join(root, "src");
+  const show = (title: string, c: Count) => {
+    console.log(`${title}: ${c.files.length} files, ${c.lines} lines`);
+    for (const f of c.files) console.log(`  ${String(lines(join(src, f))).padStart(5)}  src/${f}`);
+  };
+  show("one step (its own code)", sizes.step);
+  show("  and the nouns it reads", sizes.nouns);
+  const { loopSide, transportSide, total } = sizes.modelCall;
+  console.log(
+    `one default model call, agent.run to the socket and back: ${total.files.length} files, ${total.lines} lines`,
+  );
+  show("  agent, loop, features and provider", loopSide);
+  show("  transport (the kit and models/http/)", transportSide);
+  console.log(`core: ${sizes.core.files.length} files, ${sizes.core.lines} lines`);
+  for (const room of CORE_ROOMS) {
+    const of = sizes.core.files.filter((f) => (room.endsWith(".ts") ? f === room : f.startsWith(`${room}/`)));
+    console.log(`  ${room}: ${of.length} files, ${of.reduce((s, f) => s + lines(join(src, f)), 0)} lines`);
+  }
+  console.log(
+    `  (not core: the assembler, ${sizes.assembler.files.length} files, ${sizes.assembler.lines} lines)`,
+  );
+  if (sizes.missing.length > 0) console.log(`names this tree does not define: ${sizes.missing.join(", ")}`);
 }
-const assembler = files.filter((f) => f.startsWith(ASSEMBLER));
-const assemblerLines = assembler.reduce((sum, f) => sum + lines(join(src, f)), 0);
-console.log(`  (not core: the assembler, ${assembler.length} files, ${assemblerLines} lines)`);
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
+  print(process.argv[2] ?? process.cwd());

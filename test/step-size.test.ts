@@ -1,0 +1,44 @@
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { MODEL_CALL, measure, STEP } from "../scripts/step-size.js";
+
+// The counts docs/architecture.md gives for one step and one model call, measured on this tree by
+// scripts/step-size.ts. A renamed function would silently drop its file from the count, so every
+// name must still be defined; a step or a model call that grows past its ceiling fails here.
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+/** Names older trees used; the script still lists them so it can measure an older checkout. */
+const OLDER_NAMES = ["callThroughView", "runTurn", "executeCall", "runTool"];
+
+describe("scripts/step-size.ts on this tree", () => {
+  const sizes = measure(ROOT);
+
+  it("finds every function it names for one step and one model call", () => {
+    expect(sizes.missing.filter((n) => !OLDER_NAMES.includes(n))).toEqual([]);
+    expect(MODEL_CALL.length).toBeGreaterThan(0);
+    expect(STEP.length).toBeGreaterThan(0);
+  });
+
+  it("keeps one featureless step to four files of the loop, about 1,000 lines", () => {
+    expect(sizes.step.files).toEqual([
+      "loop/environment/environment.ts",
+      "loop/loop.ts",
+      "loop/model-call.ts",
+      "loop/turn.ts",
+    ]);
+    expect(sizes.step.lines).toBeLessThanOrEqual(1_100);
+  });
+
+  it("counts one default model call from agent.run to the socket and back, both sides", () => {
+    const { loopSide, transportSide, total } = sizes.modelCall;
+    expect(loopSide.files).toContain("agent/agent.ts");
+    expect(loopSide.files).toContain("providers/openai/response.ts");
+    expect(transportSide.files).toContain("models/http-provider.ts");
+    expect(
+      transportSide.files.every((f) => f === "models/http-provider.ts" || f.startsWith("models/http/")),
+    ).toBe(true);
+    expect(total.files.length).toBe(loopSide.files.length + transportSide.files.length);
+    // The agent, loop, features and provider side: 17 files, 2,763 lines when this test was written.
+    expect(loopSide.files.length).toBeLessThanOrEqual(17);
+    expect(loopSide.lines).toBeLessThanOrEqual(2_850);
+  });
+});
