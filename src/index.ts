@@ -11,6 +11,7 @@
 // `"openai:gpt-4o-mini"` and the other model strings resolve from here: each provider registers
 // its prefix when its module loads.
 import "./providers/anthropic/index.js";
+import "./providers/bedrock/index.js";
 import "./providers/google/index.js";
 import "./providers/openai-responses/index.js";
 import "./providers/presets.js";

@@ -6,6 +6,7 @@
  */
 
 export { UnsupportedContentError } from "../models/attachments.js";
+export { CloudCredentialsError, type TokenProvider } from "../models/cloud-credentials.js";
 export {
   AuthenticationError,
   CallDeadlineError,
@@ -50,7 +51,8 @@ export {
   type RateLimitWaitInfo,
   type RetryInfo,
 } from "../models/model.js";
-export { priceOf, setModelPrice } from "../models/prices.js";
+export { MODEL_TABLE, MODEL_TABLE_DATE, type ModelInfo } from "../models/model-table.js";
+export { contextWindowOf, modelInfo, priceOf, setModelInfo, setModelPrice } from "../models/prices.js";
 export {
   globalRateLimits,
   type Permit,
@@ -76,6 +78,13 @@ export {
   type AnthropicOptions,
   anthropic,
 } from "../providers/anthropic/index.js";
+export {
+  type AwsCredentialSource,
+  type AwsCredentials,
+  BedrockModel,
+  type BedrockOptions,
+  bedrock,
+} from "../providers/bedrock/index.js";
 export {
   GEMINI_DEFAULT_BASE_URL,
   GeminiBlockedError,

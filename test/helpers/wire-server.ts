@@ -45,9 +45,9 @@ export interface JsonReply extends ReplyBase {
   json: unknown;
 }
 
-/** Any body, sent as is (set `content-type` in `headers`). */
+/** Any body, sent as is (set `content-type` in `headers`); bytes for binary framings (AWS event streams). */
 export interface TextReply extends ReplyBase {
-  text: string;
+  text: string | Uint8Array;
   split?: number[];
 }
 
@@ -197,7 +197,8 @@ async function answer(res: ServerResponse, reply: WireReply): Promise<void> {
     return;
   }
   const isSse = "sse" in reply;
-  const bytes = Buffer.from(isSse ? reply.sse : reply.text, "utf8");
+  const body = isSse ? reply.sse : reply.text;
+  const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : Buffer.from(body);
   res.writeHead(status, {
     ...(isSse && { "content-type": "text/event-stream", "cache-control": "no-cache" }),
     ...reply.headers,

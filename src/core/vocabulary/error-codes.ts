@@ -39,6 +39,8 @@ export type ModelErrorCode =
   | "fallback_exhausted"
   /** The request is larger than the model's context window, found before sending. */
   | "context_window_exceeded"
+  /** A cloud provider's credentials are missing, expired or unusable (AWS, Azure Entra ID, Google). */
+  | "cloud_credentials"
   | "local_engine_missing"
   | "local_engine_unavailable"
   | "local_model_not_found"

@@ -1,0 +1,36 @@
+import { GlassloopError } from "../core/errors.js";
+
+/**
+ * A cloud provider's credentials are missing, expired or could not be obtained (AWS keys, an
+ * Entra ID or Google access token). The message names what to set; nothing was sent.
+ */
+export class CloudCredentialsError extends GlassloopError {
+  /** The provider label, e.g. `bedrock`, `azure`, `vertex`. */
+  readonly provider: string;
+  constructor(provider: string, message: string, options?: { cause?: unknown }) {
+    super("cloud_credentials", message, options);
+    this.provider = provider;
+  }
+}
+
+/**
+ * Supplies a bearer token for each call (an Entra ID or Google access token); called before every
+ * request, so it should cache and refresh as token libraries do.
+ */
+export type TokenProvider = () => string | Promise<string>;
+
+/** Asks `provider` for a token, turning a failure or an empty answer into a `CloudCredentialsError`. */
+export async function tokenFrom(tokens: TokenProvider, label: string, hint: string): Promise<string> {
+  let token: string;
+  try {
+    token = await tokens();
+  } catch (cause) {
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    throw new CloudCredentialsError(label, `${label}: the token provider failed (${detail}); ${hint}`, {
+      cause,
+    });
+  }
+  if (typeof token !== "string" || token.trim() === "")
+    throw new CloudCredentialsError(label, `${label}: the token provider returned no token; ${hint}`);
+  return token.trim();
+}

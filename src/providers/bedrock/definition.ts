@@ -1,0 +1,195 @@
+/**
+ * Amazon Bedrock through its Converse API: `/model/{id}/converse` and `/converse-stream`, signed
+ * with SigV4 (or a Bedrock API key as a bearer token), the stream's binary event-stream framing
+ * decoded with its checksums. Any model Converse serves (Anthropic, Nova, Llama, Mistral…) by its
+ * model or inference-profile id.
+ */
+import { ConfigError } from "../../core/errors.js";
+import { defaultPost, type PostFetch } from "../../models/http/node-post.js";
+import type { HttpOptions } from "../../models/http/transport.js";
+import { endpointUrl } from "../../models/http/url.js";
+import {
+  type Connection,
+  callHttp,
+  connect,
+  type Endpoint,
+  type HttpProvider,
+  shownUrl,
+} from "../../models/http-provider.js";
+import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
+import { contextWindowOf, priceOf } from "../../models/prices.js";
+import { registerProvider } from "../resolve.js";
+import { type AwsCredentialSource, awsCredentials, awsRegion } from "./credentials.js";
+import { eventStreamToSse } from "./event-stream.js";
+import { type ConverseSettings, toConverseBody } from "./request.js";
+import { ConverseStreamAssembler, parseConverse } from "./response.js";
+import { amzDate, signatureV4 } from "./sigv4.js";
+
+const PROVIDER = "bedrock";
+
+/** How to reach a model on Bedrock. */
+export interface BedrockOptions extends ConverseSettings {
+  /** AWS region; default `AWS_REGION`, `AWS_DEFAULT_REGION`, then the profile's region. */
+  region?: string;
+  /** Static credentials or a provider of them; default: the environment, then the shared profile files. */
+  credentials?: AwsCredentialSource;
+  /** A Bedrock API key, sent as a bearer token instead of signing; default `AWS_BEARER_TOKEN_BEDROCK`. */
+  apiKey?: string;
+  /** Another endpoint (a VPC endpoint, a proxy, a test server); default `AWS_ENDPOINT_URL_BEDROCK_RUNTIME`. */
+  baseURL?: string;
+  /** Extra headers; they replace ours of the same name, in any case. */
+  headers?: Record<string, string>;
+  /** Extended thinking for Anthropic models (sent in `additionalModelRequestFields`). */
+  thinking?: { budgetTokens: number };
+  /** Price per million tokens; default: the table's price of the Anthropic model of the same name. */
+  price?: ModelPrice;
+  /** Context window in tokens; default: the table's. */
+  contextWindow?: number;
+  /** Retries and timeouts. */
+  http?: HttpOptions;
+  /** Where variables and profile files are read from; `process.env` by default. */
+  env?: NodeJS.ProcessEnv;
+}
+
+interface CallSettings {
+  converse: ConverseSettings;
+}
+
+const CONVERSE: HttpProvider<CallSettings> = {
+  toBody: (request, settings) => toConverseBody(request, settings.converse, PROVIDER),
+  fromBody: (body, _settings, provider) => parseConverse(body, provider),
+  stream: (_settings, context) => new ConverseStreamAssembler(context),
+};
+
+function bedrockEndpoint(model: string, region: string): Endpoint {
+  const id = encodeURIComponent(model);
+  return {
+    defaultBaseURL: `https://bedrock-runtime.${region}.amazonaws.com`,
+    baseURLEnv: "AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
+    keyEnv: [],
+    url: (base, stream) => endpointUrl(base, `/model/${id}/${stream ? "converse-stream" : "converse"}`),
+    headers: (apiKey): Record<string, string> => (apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+  };
+}
+
+/** A model on Amazon Bedrock, called through Converse and ConverseStream. */
+export class BedrockModel implements Model {
+  readonly id: string;
+  readonly price?: ModelPrice;
+  readonly contextWindow?: number;
+  /** The AWS region requests are signed for. */
+  readonly region: string;
+  readonly #connection: Connection;
+  readonly #settings: CallSettings;
+  readonly #http: HttpOptions;
+
+  constructor(
+    readonly modelName: string,
+    options: BedrockOptions = {},
+  ) {
+    if (!modelName)
+      throw new ConfigError(
+        'Bedrock model id is empty; use e.g. "bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0"',
+      );
+    const env = options.env ?? process.env;
+    this.id = `${PROVIDER}:${modelName}`;
+    this.region = awsRegion(PROVIDER, options.region, env);
+    const apiKey = options.apiKey ?? (env.AWS_BEARER_TOKEN_BEDROCK?.trim() || undefined);
+    this.#connection = connect(this.id, PROVIDER, bedrockEndpoint(modelName, this.region), {
+      ...(apiKey && { apiKey }),
+      ...(options.baseURL && { baseURL: options.baseURL }),
+      ...(options.headers && { headers: options.headers }),
+      env,
+    });
+    const additional = {
+      ...options.additionalModelRequestFields,
+      ...(options.thinking && {
+        thinking: { type: "enabled", budget_tokens: options.thinking.budgetTokens },
+      }),
+    };
+    this.#settings = {
+      converse: {
+        ...(options.cache && { cache: true }),
+        ...(Object.keys(additional).length > 0 && { additionalModelRequestFields: additional }),
+      },
+    };
+    const family = familyOf(modelName);
+    const price = options.price ?? priceOf(PROVIDER, modelName) ?? priceOf("anthropic", family);
+    if (price) this.price = price;
+    const window = options.contextWindow ?? contextWindowOf("anthropic", family);
+    if (window) this.contextWindow = window;
+    const base = options.http?.fetch ?? defaultPost();
+    const sign = apiKey ? undefined : { source: options.credentials, env, region: this.region };
+    this.#http = { ...options.http, fetch: signingFetch(base as PostFetch, sign) as typeof fetch };
+  }
+
+  /** The URL requests go to. */
+  get url(): string {
+    return shownUrl(this.#connection);
+  }
+
+  /** Sends one Converse request (ConverseStream when `request.stream`) and normalizes the answer. */
+  generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
+    return callHttp(CONVERSE, this.#connection, this.#settings, request, observer, this.#http);
+  }
+}
+
+/**
+ * Signs each attempt as it leaves (a fresh `x-amz-date` per retry, over the exact bytes sent) and
+ * turns an event-stream answer into server-sent events for the transport's stream reader.
+ */
+function signingFetch(
+  base: PostFetch,
+  sign: { source: AwsCredentialSource | undefined; env: NodeJS.ProcessEnv; region: string } | undefined,
+): PostFetch {
+  return async (url, init) => {
+    const target = new URL(url);
+    const stream = target.pathname.endsWith("/converse-stream");
+    const headers: Record<string, string> = { ...init.headers };
+    if (stream) headers.accept = "application/vnd.amazon.eventstream";
+    if (sign) {
+      const credentials = await awsCredentials(PROVIDER, sign.source, sign.env);
+      const date = new Date();
+      const signed: Record<string, string> = { host: target.host, "x-amz-date": amzDate(date) };
+      if (credentials.sessionToken) signed["x-amz-security-token"] = credentials.sessionToken;
+      headers.authorization = signatureV4(
+        {
+          method: "POST",
+          path: target.pathname,
+          query: Object.fromEntries(target.searchParams),
+          headers: signed,
+          body: init.body,
+        },
+        credentials,
+        { region: sign.region, service: "bedrock", date },
+      );
+      for (const [name, value] of Object.entries(signed)) if (name !== "host") headers[name] = value;
+    }
+    const response = await base(url, { ...init, headers });
+    const type = response.headers.get("content-type") ?? "";
+    if (!response.ok || !response.body || !type.includes("application/vnd.amazon.eventstream"))
+      return response;
+    const sseHeaders = new Headers(response.headers);
+    sseHeaders.set("content-type", "text/event-stream");
+    return new Response(response.body.pipeThrough(eventStreamToSse(PROVIDER)), {
+      status: response.status,
+      headers: sseHeaders,
+    });
+  };
+}
+
+/** `us.anthropic.claude-sonnet-4-5-20250929-v1:0` → `claude-sonnet-4-5-20250929`: the name the price table knows. */
+function familyOf(modelId: string): string {
+  return modelId
+    .replace(/^(?:[a-z]{2}|global|apac)\./, "")
+    .replace(/^anthropic\./, "")
+    .replace(/-v\d+(?::\d+)?$/, "");
+}
+
+/** A model on Amazon Bedrock, e.g. `bedrock("us.anthropic.claude-sonnet-4-5-20250929-v1:0")`. */
+export const bedrock = (model: string, options?: BedrockOptions) => new BedrockModel(model, options);
+
+registerProvider(
+  PROVIDER,
+  (model, env, options) => new BedrockModel(model, { env, ...(options?.http && { http: options.http }) }),
+);
