@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -27,6 +28,9 @@ export default defineConfig({
     // Type-level tests (*.test-d.ts) are checked by `tsc --noEmit`, which `npm test` runs first;
     // running vitest's typecheck too would type-check the whole project a second time.
     testTimeout: 30_000,
+    // Vitest's default is one worker fewer than the cores: one worker on a 2-core CI machine, which
+    // left a core idle while tests wait on their child processes and servers. One file per core.
+    maxWorkers: Math.max(2, availableParallelism()),
     // Starting chromium or a child server can take seconds on a loaded 2-core CI machine.
     hookTimeout: 60_000,
   },

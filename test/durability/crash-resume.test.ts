@@ -8,6 +8,7 @@ import { openToolCalls } from "glassloop/memory";
 import { SqliteStore } from "glassloop/store";
 import type { FunctionModel } from "glassloop/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleChild } from "../helpers/bundle-child.js";
 import { chatJson } from "../helpers/openai-replies.js";
 import { startWireServer, type WireServer } from "../helpers/wire-server.js";
 import { crashAgent, crashModelReply, logLine, TURNS } from "./fixtures/crash-agent.js";
@@ -58,7 +59,7 @@ function runChild(
 ): Promise<string[]> {
   const child: ChildProcess = spawn(
     process.execPath,
-    ["--import", "tsx", CHILD, dir, CHILD_SECRET, session ?? "-", ...(baseURL ? [baseURL] : [])],
+    [childScript, dir, CHILD_SECRET, session ?? "-", ...(baseURL ? [baseURL] : [])],
     { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] },
   );
   let stderr = "";
@@ -94,10 +95,13 @@ function dbBytes(dir: string): Buffer {
 
 let baseline: Message[];
 let server: WireServer;
+/** The child, bundled: it starts a few dozen times. */
+let childScript: string;
 // The loopback model server answers every scenario; the path names the scenario's directory.
 const serverDirs = new Map<string, string>();
 
 beforeAll(async () => {
+  childScript = await bundleChild(CHILD);
   server = await startWireServer();
   server.handler = (request) => {
     const dir = serverDirs.get(request.path.split("/")[1] ?? "") as string;

@@ -15,6 +15,7 @@ import { ScriptedModel } from "glassloop/testing";
 import { NOT_APPROVED } from "glassloop/tools";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { bundleChild } from "../helpers/bundle-child.js";
 import { freshSchema, POSTGRES_SKIP, postgresUrl } from "../helpers/postgres.js";
 import { crashAgent, TURNS } from "./fixtures/crash-agent.js";
 
@@ -41,8 +42,11 @@ describe.skipIf(POSTGRES_SKIP !== undefined)("durable runs on PostgresStore", ()
     dirs.push(dir);
     return dir;
   }
+  /** The crash child, bundled: it starts once per kill point. */
+  let crashChild: string;
   beforeAll(async () => {
     url = await postgresUrl();
+    crashChild = await bundleChild(CRASH_CHILD);
   });
   afterAll(async () => {
     await Promise.all(stores.map((s) => s.close()));
@@ -51,7 +55,7 @@ describe.skipIf(POSTGRES_SKIP !== undefined)("durable runs on PostgresStore", ()
 
   /** Runs the crash child on `schema` until its log has `killAt` lines, then SIGKILLs it. */
   function killChild(dir: string, schema: string, killAt: number): Promise<void> {
-    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", CRASH_CHILD, dir, SECRET, "-"], {
+    const child: ChildProcess = spawn(process.execPath, [crashChild, dir, SECRET, "-"], {
       cwd: ROOT,
       stdio: ["ignore", "ignore", "pipe"],
       env: { ...process.env, GLASSLOOP_TEST_PG_URL: url, GLASSLOOP_TEST_PG_SCHEMA: schema },

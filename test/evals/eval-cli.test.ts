@@ -2,12 +2,16 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cleanEnv, runCli, tempCwd, useWireServer } from "../helpers/cli.js";
+import { cleanEnv, runCli as runAnyCli, tempCwd, useWireServer } from "../helpers/cli.js";
 import { chatJson, sentBody } from "../helpers/openai-replies.js";
 import type { RecordedRequest } from "../helpers/wire-server.js";
 
 const FIXTURE = join(import.meta.dirname, "fixtures/capitals.eval.ts");
 const SRC = join(import.meta.dirname, "../../src");
+
+/** The eval file imports glassloop's sources, so the CLI that loads it runs from them too (one copy). */
+const runCli = (args: string[], options: Parameters<typeof runAnyCli>[1]) =>
+  runAnyCli(args, { ...options, src: true });
 
 type Body = { messages: { role: string; content?: string | null }[] };
 

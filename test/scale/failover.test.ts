@@ -9,6 +9,7 @@ import { startWireServer, type WireServer } from "../helpers/wire-server.js";
 import {
   type EffectLine,
   freshDatabase,
+  prepareWorkers,
   readEffects,
   spawnWorker,
   type TestWorker,
@@ -59,6 +60,7 @@ describe.skipIf(POSTGRES_SKIP)("failover between worker processes killed with SI
   });
 
   it("finishes every run of 3 workers with one killed at 10 points: no side effect twice, every cut-off call reported, transcripts as uninterrupted, adopted within the bound", async () => {
+    await prepareWorkers();
     const url = await freshDatabase();
     const effects = join(mkdtempSync(join(tmpdir(), "glassloop-failover-")), "effects.log");
     const server = await startWireServer();

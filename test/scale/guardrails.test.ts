@@ -5,7 +5,7 @@ import type { ScaleClient, ScaleEvent } from "glassloop/scale";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POSTGRES_SKIP } from "../helpers/postgres.js";
 import { startWireServer, type WireServer } from "../helpers/wire-server.js";
-import { freshDatabase, readEffects, spawnWorker, type TestWorker } from "./scale-harness.js";
+import { freshDatabase, prepareWorkers, readEffects, spawnWorker, type TestWorker } from "./scale-harness.js";
 import { scriptedReply } from "./scale-script.js";
 
 const ready = (worker: TestWorker) =>
@@ -35,6 +35,7 @@ describe.skipIf(POSTGRES_SKIP)("guardrails on scale-out workers", () => {
   const effects = join(mkdtempSync(join(tmpdir(), "glassloop-scale-guardrails-")), "effects.log");
 
   beforeAll(async () => {
+    await prepareWorkers();
     url = await freshDatabase();
     wire = await startWireServer();
     wire.handler = (request) => scriptedReply(request, 0);

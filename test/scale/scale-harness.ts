@@ -7,7 +7,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { loadPg, type PgPoolConfig } from "../../src/store/postgres/pg-driver.js";
-import { cleanEnv, cliArgv } from "../helpers/cli.js";
+import { bundleChildren } from "../helpers/bundle-child.js";
+import { CLI_MAIN, cleanEnv } from "../helpers/cli.js";
 import { postgresUrl } from "../helpers/postgres.js";
 
 /** The worker module every test worker loads. */
@@ -17,6 +18,18 @@ export const WORKER_MODULE = fileURLToPath(new URL("./fixtures/worker-module.ts"
 export const TIMING = { leaseMs: 2_000, adoptEveryMs: 250, pollMs: 50 } as const;
 
 let databases = 0;
+
+/** The CLI and the worker module, bundled together (one copy of glassloop between them). */
+let bundled: { cli: string; module: string } | undefined;
+
+/**
+ * Bundles the CLI and the worker module for `spawnWorker` (once per test file): a worker started
+ * from sources through tsx spends about 1.5 s of CPU loading them, and these tests start dozens.
+ */
+export async function prepareWorkers(): Promise<void> {
+  const [cli, module] = await bundleChildren([CLI_MAIN, WORKER_MODULE]);
+  bundled = { cli: cli as string, module: module as string };
+}
 
 /** A database no other test uses, on the shared test server (DBOS's tables and ours start empty). */
 export async function freshDatabase(): Promise<string> {
@@ -57,9 +70,11 @@ export function spawnWorker(
     id?: string;
   },
 ): TestWorker {
-  const [command, ...args] = cliArgv(
+  if (!bundled) throw new Error("spawnWorker: await prepareWorkers() first");
+  const args = [
+    bundled.cli,
     "worker",
-    WORKER_MODULE,
+    bundled.module,
     "--postgres",
     options.url,
     "--id",
@@ -72,8 +87,8 @@ export function spawnWorker(
     String(TIMING.adoptEveryMs),
     "--poll-ms",
     String(TIMING.pollMs),
-  ) as [string, ...string[]];
-  const child = spawn(command, args, {
+  ];
+  const child = spawn(process.execPath, args, {
     stdio: ["ignore", "ignore", "pipe"],
     env: cleanEnv({
       SCALE_WIRE_URL: options.wireUrl,

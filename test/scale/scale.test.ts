@@ -14,7 +14,7 @@ import { listRuns as listTraceRuns, readTraceEvents, traceFiles } from "../../sr
 import { cleanEnv, runCli, tempCwd } from "../helpers/cli.js";
 import { POSTGRES_SKIP } from "../helpers/postgres.js";
 import { startWireServer, type WireServer } from "../helpers/wire-server.js";
-import { freshDatabase, readEffects, spawnWorker, type TestWorker } from "./scale-harness.js";
+import { freshDatabase, prepareWorkers, readEffects, spawnWorker, type TestWorker } from "./scale-harness.js";
 import { scriptedReply, workerOf } from "./scale-script.js";
 
 describe.skipIf(POSTGRES_SKIP)("scale-out on DBOS: runs as workflows on worker processes", () => {
@@ -25,6 +25,7 @@ describe.skipIf(POSTGRES_SKIP)("scale-out on DBOS: runs as workflows on worker p
   const effects = join(mkdtempSync(join(tmpdir(), "glassloop-scale-")), "effects.log");
 
   beforeAll(async () => {
+    await prepareWorkers();
     url = await freshDatabase();
     wire = await startWireServer();
     wire.handler = (request) => scriptedReply(request, 0);
