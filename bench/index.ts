@@ -13,6 +13,7 @@ import { postgresBench } from "./postgres.js";
 import { providersBench } from "./providers.js";
 import { scaleBench } from "./scale.js";
 import { serveBench } from "./serve.js";
+import { streamMemoryBench } from "./stream-memory.js";
 import { type BenchSection, formatTable } from "./table.js";
 import { traceBench } from "./trace.js";
 
@@ -21,6 +22,7 @@ const sections: BenchSection[] = [
   { name: "trace", run: traceBench },
   { name: "providers", run: providersBench },
   { name: "floor", run: floorBench },
+  { name: "stream-memory", run: streamMemoryBench },
   { name: "new-providers", run: newProvidersBench },
   { name: "memory", run: memoryBench },
   { name: "postgres", run: postgresBench },

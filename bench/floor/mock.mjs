@@ -106,7 +106,7 @@ function respond(res, request, answer, bodyBytes) {
 }
 
 /**
- * Streams a text answer of about `bytes` bytes in 100-character deltas, written in 64 KiB slices
+ * Streams a text answer of `bytes` characters (rounded up to whole deltas) in 100-character deltas, written in 64 KiB slices
  * that wait for the socket to drain (a real server's pace at loopback speed, without buffering
  * the whole answer).
  */
@@ -116,7 +116,7 @@ function streamBig(res, bytes) {
   const perSlice = Math.max(1, Math.floor((64 * 1024) / event.length));
   const slice = event.repeat(perSlice);
   const tail = `data: ${JSON.stringify({ id: "big", object: "chat.completion.chunk", created: 1764633600, model: "gpt-4o-mini", choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: usage(100, Math.ceil(bytes / 4)) })}\n\ndata: [DONE]\n\n`;
-  let left = Math.ceil(bytes / event.length);
+  let left = Math.ceil(bytes / piece.length);
   res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
   const pump = () => {
     while (left > 0) {

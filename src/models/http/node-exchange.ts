@@ -1,29 +1,44 @@
-import {
-  type ClientRequest,
-  Agent as HttpAgent,
-  request as httpRequest,
-  type IncomingMessage,
-  type RequestOptions,
-} from "node:http";
-import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { ClientRequest, IncomingMessage, RequestOptions } from "node:http";
+import { createRequire } from "node:module";
 import type { Readable } from "node:stream";
 import { urlToHttpOptions } from "node:url";
-import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { Exchange, WireReply } from "./reply.js";
 
-// One keep-alive pool per scheme for every model call (fetch keeps one too). Idle sockets do not
-// hold the process open, and the agent honours a server's `Keep-Alive: timeout=` hint.
-const agents = {
-  http: new HttpAgent({ keepAlive: true }),
-  https: new HttpsAgent({ keepAlive: true }),
-};
+// node:http, node:https (with tls) and node:zlib are loaded on the first call that needs them,
+// not when glassloop is imported: together they were a large share of its import time, and a
+// program that never calls a model over HTTP (or never meets a compressed answer) needs none.
+const load = createRequire(import.meta.url);
+let http: typeof import("node:http") | undefined;
+let https: typeof import("node:https") | undefined;
+
+/** The request function and keep-alive pool of a scheme, loaded on first use. */
+function clientOf(secure: boolean): {
+  request: typeof import("node:http").request;
+  agent: import("node:http").Agent;
+} {
+  // One keep-alive pool per scheme for every model call (fetch keeps one too). Idle sockets do not
+  // hold the process open, and the agent honours a server's `Keep-Alive: timeout=` hint.
+  if (secure) {
+    https ??= load("node:https") as typeof import("node:https");
+    httpsAgent ??= new https.Agent({ keepAlive: true });
+    return { request: https.request, agent: httpsAgent };
+  }
+  http ??= load("node:http") as typeof import("node:http");
+  httpAgent ??= new http.Agent({ keepAlive: true });
+  return { request: http.request, agent: httpAgent };
+}
+let httpAgent: import("node:http").Agent | undefined;
+let httpsAgent: import("node:https").Agent | undefined;
 
 // What `fetch` would have added; the caller's own headers of these names win.
 const DEFAULT_HEADERS = { "accept-encoding": "gzip, deflate", "user-agent": "node" };
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY = new Set([204, 205, 304]);
 
-type Target = RequestOptions & { secure: boolean };
+interface Target {
+  options: RequestOptions;
+  request: typeof import("node:http").request;
+}
 
 /**
  * The request options per URL and header set: a model sends every call to the same URL with the
@@ -37,10 +52,9 @@ function optionsOf(url: string, headers: Record<string, string>): Target {
   let entry = parsed.get(url);
   if (entry === undefined) {
     const { protocol, hostname, port, path } = urlToHttpOptions(new URL(url));
-    const secure = protocol === "https:";
-    const agent = secure ? agents.https : agents.http;
+    const { request, agent } = clientOf(protocol === "https:");
     entry = {
-      base: { protocol, hostname, port, path, secure, agent, method: "POST" },
+      base: { options: { protocol, hostname, port, path, agent, method: "POST" }, request },
       byHeaders: new WeakMap(),
     };
     if (parsed.size >= MAX_PARSED) parsed.clear();
@@ -48,7 +62,11 @@ function optionsOf(url: string, headers: Record<string, string>): Target {
   }
   let options = entry.byHeaders.get(headers);
   if (options === undefined) {
-    options = { ...entry.base, headers: { ...DEFAULT_HEADERS, ...headers } };
+    const { base } = entry;
+    options = {
+      options: { ...base.options, headers: { ...DEFAULT_HEADERS, ...headers } },
+      request: base.request,
+    };
     entry.byHeaders.set(headers, options);
   }
   return options;
@@ -70,7 +88,7 @@ export function exchangeWithNode(url: string, headers: Record<string, string>, b
   }
   let request: ClientRequest;
   try {
-    request = (options.secure ? httpsRequest : httpRequest)(options);
+    request = options.request(options.options);
     request.setHeader("content-length", Buffer.byteLength(body));
   } catch (cause) {
     // An invalid header name or value: fetch's Headers refuse it with a TypeError too.
@@ -83,6 +101,13 @@ export function exchangeWithNode(url: string, headers: Record<string, string>, b
 
 function refused(error: unknown): Exchange {
   return { reply: Promise.reject(error), abort: () => {} };
+}
+
+/** Who reads the body, while they read. */
+interface Reading {
+  onChunk: (chunk: Uint8Array) => boolean | undefined;
+  done: () => void;
+  fail: (error: unknown) => void;
 }
 
 /** One request and its answer; the answer is this object itself once the headers are in. */
@@ -101,10 +126,10 @@ class NodeExchange implements Exchange, WireReply {
   /** What failed after the headers, before anyone read the body. */
   #failed: { error: unknown } | undefined;
   /** The body's reader, while one reads. */
-  #reading:
-    | { onChunk: (chunk: Uint8Array) => boolean | undefined; done: () => void; fail: (e: unknown) => void }
-    | undefined;
+  #reading: Reading | undefined;
   #stopped = false;
+  /** The wait for the body's end once the reader wanted no more. */
+  #waitForEnd: NodeJS.Immediate | undefined;
 
   constructor(request: ClientRequest) {
     this.#request = request;
@@ -166,7 +191,7 @@ class NodeExchange implements Exchange, WireReply {
     if (this.#phase === "done") return;
     this.#phase = "done";
     this.#drop();
-    this.#reading?.done();
+    this.#finishReading()?.done();
   }
 
   #onResponse = (res: IncomingMessage): void => {
@@ -210,7 +235,7 @@ class NodeExchange implements Exchange, WireReply {
     // The rest is unwanted: its end (usually already on its way) lets the socket be reused;
     // a body still open after a turn of the event loop is dropped instead.
     this.#stopped = true;
-    setImmediate(this.#late);
+    this.#waitForEnd = setImmediate(this.#late);
   };
 
   #late = (): void => {
@@ -221,8 +246,20 @@ class NodeExchange implements Exchange, WireReply {
   #onEnd = (): void => {
     if (this.#phase === "done") return;
     this.#phase = "done";
-    this.#reading?.done();
+    this.#finishReading()?.done();
   };
+
+  /**
+   * The reader, forgotten: once the exchange settled nothing may keep the reader's state alive
+   * (a streamed answer's assembler holds the whole answer).
+   */
+  #finishReading(): Reading | undefined {
+    const reading = this.#reading;
+    this.#reading = undefined;
+    clearImmediate(this.#waitForEnd);
+    this.#waitForEnd = undefined;
+    return reading;
+  }
 
   #onClose = (): void => {
     if (!this.#response?.complete)
@@ -237,9 +274,10 @@ class NodeExchange implements Exchange, WireReply {
     this.#phase = "done";
     // The connection is dropped, never returned to the pool half-read.
     this.#drop();
+    const reading = this.#finishReading();
     if (!streaming) this.#reject(error);
-    else if (this.#stopped) this.#reading?.done();
-    else if (this.#reading) this.#reading.fail(error);
+    else if (this.#stopped) reading?.done();
+    else if (reading) reading.fail(error);
     else this.#failed = { error };
   };
 
@@ -250,8 +288,13 @@ class NodeExchange implements Exchange, WireReply {
   }
 }
 
+let zlib: typeof import("node:zlib") | undefined;
+
 function decoded(res: IncomingMessage, fail: (error: unknown) => void): Readable {
   const coding = res.headers["content-encoding"]?.trim().toLowerCase();
+  if (coding === undefined || coding === "" || coding === "identity") return res;
+  zlib ??= load("node:zlib") as typeof import("node:zlib");
+  const { createBrotliDecompress, createGunzip, createInflate } = zlib;
   const decoder =
     coding === "gzip" || coding === "x-gzip"
       ? createGunzip()
