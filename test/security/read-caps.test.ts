@@ -305,6 +305,8 @@ const OWN_OR_COUNTED: Record<string, string> = {
     "the node:http transport: bytes counted against READ_CAPS.providerStream/providerBody by transport.ts and body.ts",
   "models/http/reply.ts": "a provider reply's chunks, counted against READ_CAPS by transport.ts and body.ts",
   "serve/page-routes.ts": "glassloop's own built chat page",
+  "a2a/server/methods.ts":
+    "glassloop's own outgoing event stream (a peer's request body is read by serve's readJsonBody, under maxBodyBytes)",
   "cli/config.ts": "the user's own config file",
   "cli/cli.ts": "glassloop's own package.json",
   "core/package-root.ts": "glassloop's own package.json",
