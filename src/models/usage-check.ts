@@ -9,6 +9,10 @@ import { ProviderProtocolError } from "./errors.js";
  * and what a sub-run adds, so a budget can only grow. A server that reports `-1e8`, `{}`, `NaN` or
  * more cached than input tokens would otherwise turn the run's counted tokens and cost negative or
  * NaN, and every comparison with `maxTokens`/`maxCostUsd` false.
+ *
+ * A server that omits usage altogether (no usage object, or `null`) is not lying: its counts read
+ * as 0 and its cost as $0, never an estimate. Token and dollar limits cannot see such a server;
+ * `maxSteps`, `maxToolCalls` and `timeoutMs` still bound the run (docs/security.md says so).
  */
 
 /** The largest count accepted: far above any real call, low enough that sums stay exact. */

@@ -3,6 +3,7 @@ import { importOptional, OTEL_API } from "../core/optional-dependency.js";
 import { type RedactionOptions, Redactor } from "../core/redact.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import { withoutImageBytes } from "./images.js";
+import { addSpanEvent, isSpanEventSource } from "./otel-span-events.js";
 import { workerOf } from "./trace-worker.js";
 
 // A peer the user installs: without it, importing glassloop/otel fails with the install command,
@@ -110,6 +111,18 @@ export function otelListener(options: OtelOptions = {}): (event: WorkerTaggedEve
     const stepSpan = (step: number) => spans.steps.get(step) ?? spans.run;
     tag(spans.run, worker);
     if ("step" in event && typeof event.step === "number") tag(spans.steps.get(event.step), worker);
+    if (isSpanEventSource(event)) {
+      const step = spans.steps.get(event.step);
+      const model = spans.models.get(event.step);
+      const tool =
+        event.type === "guardrail" && event.toolCallId ? spans.tools.get(event.toolCallId) : undefined;
+      addSpanEvent(
+        event,
+        { run: spans.run, ...(step && { step }), ...(model && { model }), ...(tool && { tool }) },
+        content,
+      );
+      return;
+    }
     switch (event.type) {
       case "step_start": {
         const span = child(
@@ -143,42 +156,6 @@ export function otelListener(options: OtelOptions = {}): (event: WorkerTaggedEve
         spans.models.set(event.step, span);
         break;
       }
-      case "model_retry":
-        spans.models.get(event.step)?.addEvent(
-          "retry",
-          {
-            attempt: event.attempt,
-            "glassloop.retry.delay_ms": event.delayMs,
-            "error.message": event.error,
-          },
-          event.time,
-        );
-        break;
-      case "model_fallback":
-        spans.models.get(event.step)?.addEvent(
-          "fallback",
-          {
-            "glassloop.fallback.from": event.from,
-            ...(event.to !== undefined && { "glassloop.fallback.to": event.to }),
-            "glassloop.fallback.reason": event.reason,
-            "glassloop.fallback.elapsed_ms": event.elapsedMs,
-            ...(event.status !== undefined && { "http.response.status_code": event.status }),
-            "error.message": event.error,
-          },
-          event.time,
-        );
-        break;
-      case "rate_limit_wait":
-        spans.steps.get(event.step)?.addEvent(
-          "rate_limit_wait",
-          {
-            "glassloop.rate_limit.key": event.key,
-            "glassloop.rate_limit.limit": event.limit,
-            "glassloop.rate_limit.wait_ms": event.waitMs,
-          },
-          event.time,
-        );
-        break;
       case "model_response": {
         const span = spans.models.get(event.step);
         if (!span) break;

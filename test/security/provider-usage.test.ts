@@ -125,6 +125,16 @@ describe.each([openaiChat, responses, anthropic, gemini])(
       expect(usage.costUsd ?? 0).toBe(0);
     });
 
+    it("a server that omits usage altogether counts as 0 tokens and $0 (not guessed): maxTokens cannot see it", async () => {
+      server.enqueue({ json: protocol.answer("null") });
+      const result = await new Agent({ model: protocol.model(server.url), limits: { maxTokens: 1 } }).run(
+        "hi",
+      );
+      expect(result.output).toBe("ok");
+      expect(result.usage).toMatchObject({ requests: 1, inputTokens: 0, outputTokens: 0 });
+      expect(result.usage.costUsd ?? 0).toBe(0);
+    });
+
     it("honest usage passes unchanged", async () => {
       server.enqueue({ json: protocol.answer(protocol.usage("input", "10")) });
       const result = await new Agent({ model: protocol.model(server.url) }).run("hi");

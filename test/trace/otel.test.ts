@@ -241,4 +241,68 @@ describe("OpenTelemetry spans", () => {
       ["invoke_agent writer", "writer"],
     ]);
   });
+
+  it("puts guardrail verdicts on the spans they judged: a tool guardrail on its execute_tool span, an output one on the step", async () => {
+    const transfer = tool({
+      name: "transfer",
+      description: "Sends money.",
+      input: z.object({ amount: z.number() }),
+      run: () => "sent",
+    });
+    const run = async (recordContent: boolean) => {
+      const { exporter, tracer } = setup();
+      const model = new ScriptedModel([
+        { toolCalls: [{ name: "transfer", args: { amount: 500 }, id: "c1" }] },
+        { text: "Not sent." },
+      ]);
+      const agent = new Agent({
+        model,
+        tools: [transfer],
+        guardrails: {
+          tools: [
+            {
+              name: "cap",
+              tools: ["transfer"],
+              before: ({ args }) =>
+                (args as { amount: number }).amount > 100
+                  ? { action: "reject", message: "At most 100, sk-test-0123456789abcdefghij." }
+                  : { action: "allow" },
+            },
+          ],
+          output: [{ name: "polite", check: () => ({ action: "allow" }) }],
+        },
+      });
+      await agent.run("send 500", { onEvent: otelListener({ tracer, recordContent }) });
+      return exporter.getFinishedSpans();
+    };
+    const spans = await run(false);
+    const call = byName(spans, "execute_tool transfer")[0];
+    expect(call?.events.map((e) => [e.name, e.attributes])).toEqual([
+      [
+        "guardrail",
+        {
+          "glassloop.guardrail.name": "cap",
+          "glassloop.guardrail.stage": "tool_before",
+          "glassloop.guardrail.action": "reject",
+          "glassloop.guardrail.duration_ms": expect.any(Number),
+          "gen_ai.tool.call.id": "c1",
+          "gen_ai.tool.name": "transfer",
+        },
+      ],
+    ]);
+    const output = spans.flatMap((s) =>
+      s.events.filter((e) => e.attributes?.["glassloop.guardrail.stage"] === "output"),
+    );
+    expect(output).toHaveLength(1);
+    expect(output[0]?.attributes).toMatchObject({
+      "glassloop.guardrail.name": "polite",
+      "glassloop.guardrail.action": "allow",
+    });
+    // What the model was told is content: only with recordContent, and redacted there.
+    const recorded = byName(await run(true), "execute_tool transfer")[0]?.events[0]?.attributes?.[
+      "glassloop.guardrail.message"
+    ];
+    expect(recorded).toMatch(/^At most 100, /);
+    expect(recorded).not.toContain("sk-test-0123456789abcdefghij");
+  });
 });
