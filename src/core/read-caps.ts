@@ -8,6 +8,8 @@ export type ReadKind =
   | "providerBody"
   | "providerErrorBody"
   | "mcpMessage"
+  | "a2aMessage"
+  | "a2aStream"
   | "recording"
   | "evalResult"
   | "dataset"
@@ -28,6 +30,10 @@ export const READ_CAPS: Readonly<Record<ReadKind, number>> = {
   providerErrorBody: 64 * 1024,
   /** One JSON-RPC message from an MCP server over streamable HTTP (a JSON body, or one SSE event). */
   mcpMessage: 32 * 1024 * 1024,
+  /** One JSON answer (or agent card) from an A2A peer. */
+  a2aMessage: 1024 * 1024,
+  /** One streamed answer from an A2A peer, all its events together. */
+  a2aStream: 8 * 1024 * 1024,
   /** A trace file read back: `trace show/replay`, the viewer, `eval --replay`, `replay:` models. */
   recording: 256 * 1024 * 1024,
   /** An eval's `result.json`. */

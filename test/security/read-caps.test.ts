@@ -23,6 +23,7 @@ import { Agent, type ToolRunOptions } from "glassloop";
 import { McpClient } from "glassloop/mcp";
 import { ScriptedModel } from "glassloop/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { probeOllama } from "../../src/cli/model-select.js";
 import { InputTooLargeError, PathOutsideError, READ_CAPS } from "../../src/core/read-caps.js";
 import { dataset, evaluate, exact, loadDataset, readResult, replayEval } from "../../src/evals/index.js";
 import { listResults, resultTraceFiles } from "../../src/evals/result-file.js";
@@ -183,6 +184,36 @@ describe("MCP over streamable HTTP: one answer is held to the message cap", () =
   });
 });
 
+describe("a local model server is still a server", () => {
+  it("an Ollama whose /api/tags answers 24 MiB is read to the provider body cap only, and no model list comes of it", async () => {
+    let written = 0;
+    const server = createServer(async (_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"models":[{"name":"');
+      const chunk = "m".repeat(64 * 1024);
+      let closed = false;
+      res.on("close", () => {
+        closed = true;
+      });
+      while (written < 24 * MiB && !closed) {
+        written += chunk.length;
+        if (!res.write(chunk))
+          await new Promise((resolve) => res.once("drain", resolve).once("close", resolve));
+      }
+      if (!closed) res.end('"}]}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+      expect(await probeOllama({ OLLAMA_HOST: host }, 20_000)).toBeUndefined();
+      expect(written).toBeLessThan(20 * MiB);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
 // ---- Files from elsewhere: recordings, datasets, result files ----
 
 const dirs: string[] = [];
@@ -308,6 +339,7 @@ const OWN_OR_COUNTED: Record<string, string> = {
   "a2a/server/methods.ts":
     "glassloop's own outgoing event stream (a peer's request body is read by serve's readJsonBody, under maxBodyBytes)",
   "cli/config.ts": "the user's own config file",
+  "providers/bedrock/credentials.ts": "the user's own AWS credentials and config files",
   "cli/cli.ts": "glassloop's own package.json",
   "core/package-root.ts": "glassloop's own package.json",
   "cli/user-module.ts": "the package.json next to the user's own module",

@@ -4,6 +4,7 @@
  * and byte, event and artifact caps. What it returns is the peer's claim, as data.
  */
 import { randomUUID } from "node:crypto";
+import { READ_CAPS } from "../../core/read-caps.js";
 import { redact } from "../../core/redact.js";
 import type { PeerEvent } from "../schemas.js";
 import { partV03 } from "../v03.js";
@@ -89,8 +90,8 @@ export class A2AClient {
     const scrub = (text: string) => redact(text, secrets);
     const fetchImpl = options.fetch ?? fetch;
     const bounds = {
-      maxResponseBytes: options.maxResponseBytes ?? 1024 * 1024,
-      maxStreamBytes: options.maxStreamBytes ?? 8 * 1024 * 1024,
+      maxResponseBytes: options.maxResponseBytes ?? READ_CAPS.a2aMessage,
+      maxStreamBytes: options.maxStreamBytes ?? READ_CAPS.a2aStream,
       maxEvents: options.maxEvents ?? 10_000,
     };
     cardUrlOf(url);

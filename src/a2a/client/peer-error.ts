@@ -1,4 +1,5 @@
 import { GlassloopError } from "../../core/errors.js";
+import { readBodyCapped } from "../../core/read-caps.js";
 
 /** Why a remote A2A agent could not be used (each one a bound or a check that held). */
 export type A2APeerReason =
@@ -38,25 +39,7 @@ export class A2APeerError extends GlassloopError {
  */
 export async function readBounded(response: Response, max: number, what: string): Promise<string> {
   const tooLarge = () => new A2APeerError("too_large", `${what} is larger than ${max} bytes`);
-  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
-  if (declared > max) {
-    await response.body?.cancel().catch(() => {});
-    throw tooLarge();
-  }
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > max) throw tooLarge();
-      chunks.push(value);
-    }
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  return Buffer.concat(chunks, total).toString("utf8");
+  // The one capped body reader (core/read-caps.ts).
+  const bytes = await readBodyCapped(response.body, max, tooLarge, response.headers.get("content-length"));
+  return bytes.toString("utf8");
 }
