@@ -5,6 +5,7 @@ import type { JsonSchema } from "../models/model.js";
 import type { AgentTool } from "../tools/tool.js";
 import type { ToolSource } from "../tools/tool-source.js";
 import { CUT_OFF_CODE } from "./capped-fetch.js";
+import { capabilitiesFor, ElicitationBudget, installFeatures } from "./client-features.js";
 import { jsonSchemaTool } from "./json-schema-tool.js";
 import { renderContent } from "./render-content.js";
 import { imageBlocks, pdfResources } from "./result-blocks.js";
@@ -44,6 +45,7 @@ export class McpClient implements ToolSource {
   /** A re-read in flight, and whether another change came in meanwhile. */
   #refreshing: Promise<void> | undefined;
   #again = false;
+  readonly #questions: ElicitationBudget;
 
   private constructor(
     private readonly config: McpServerConfig,
@@ -51,13 +53,18 @@ export class McpClient implements ToolSource {
     private readonly transport: Transport,
   ) {
     this.name = config.name;
+    this.#questions = new ElicitationBudget(config.maxElicitations ?? 5);
   }
 
   /** Connects, lists the server's tools, and starts following changes. */
   static async connect(config: McpServerConfig): Promise<McpClient> {
-    const client = new Client({ name: "glassloop", version: "0.1.0" });
+    const client = new Client(
+      { name: "glassloop", version: "0.1.0" },
+      { capabilities: capabilitiesFor(config, false) },
+    );
     const transport = "transport" in config ? config.transport : transportFor(config);
     const mcp = new McpClient(config, client, transport);
+    installFeatures(client, config.name, config, mcp.#questions, (message) => mcp.#warn(message));
     const timeout = AbortSignal.timeout(config.connectTimeoutMs ?? 20_000);
     try {
       await client.connect(transport, { signal: timeout });
@@ -171,6 +178,7 @@ export class McpClient implements ToolSource {
       run: async (args, { signal }) => {
         if (this.#exited) throw new ToolError(`MCP server "${server}" is not available (${this.#exited}).`);
         let result: Awaited<ReturnType<Client["callTool"]>>;
+        this.#questions.reset();
         try {
           result = await this.client.callTool({ name: remote.name, arguments: args }, undefined, {
             signal,

@@ -3,6 +3,12 @@
  * agents as MCP servers. A separate entry so the core never loads the MCP SDK.
  */
 export { McpClient, McpConnectError, McpToolListError } from "./client.js";
+export type {
+  McpClientFeatures,
+  McpElicitation,
+  McpElicitationAnswer,
+  McpLogEntry,
+} from "./client-features.js";
 export { BoundedEventStore } from "./event-store.js";
 export { createMcpHttpHandler, type McpHttpHandler, type McpHttpOptions } from "./http-handler.js";
 export {
@@ -13,6 +19,12 @@ export {
   serveAgentOverHttp,
 } from "./http-server.js";
 export { type JsonSchemaToolDefinition, jsonSchemaTool } from "./json-schema-tool.js";
+export {
+  McpAuthError,
+  type McpCredentialStore,
+  type McpCredentials,
+  type McpOAuthOptions,
+} from "./oauth.js";
 export {
   type AgentServerOptions,
   createAgentServer,

@@ -1,6 +1,8 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ConfigError } from "../core/errors.js";
 import { cappedFetch } from "./capped-fetch.js";
+import type { McpClientFeatures } from "./client-features.js";
+import { type McpOAuthOptions, oauthFetch } from "./oauth.js";
 import { StdioClientTransport, StreamableHTTPClientTransport } from "./sdk.js";
 
 /** How to reach an MCP server: spawn it (stdio) or call it (streamable HTTP). */
@@ -31,11 +33,17 @@ export type McpServerConfig = {
    * at most 10 per server.
    */
   onWarning?: (message: string) => void;
-} /** An already made transport (in-process servers, tests). */ & (
-  | { transport: Transport }
-  | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string }
-  | { url: string; headers?: Record<string, string> }
-);
+} & McpClientFeatures /** An already made transport (in-process servers, tests). */ &
+  (
+    | { transport: Transport }
+    | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string }
+    | {
+        url: string;
+        headers?: Record<string, string>;
+        /** OAuth 2.1 for a server that asks for it (401 with a protected-resource metadata URL). */
+        auth?: McpOAuthOptions;
+      }
+  );
 
 /** The transport a config names: a spawned process (stdio) or a streamable HTTP endpoint. */
 export function transportFor(config: Exclude<McpServerConfig, { transport: Transport }>): Transport {
@@ -51,7 +59,9 @@ export function transportFor(config: Exclude<McpServerConfig, { transport: Trans
   if ("url" in config) {
     return new StreamableHTTPClientTransport(new URL(config.url), {
       ...(config.headers && { requestInit: { headers: config.headers } }),
-      fetch: cappedFetch(config.name, config.maxMessageBytes),
+      fetch: config.auth
+        ? oauthFetch(config.name, config.url, config.auth, cappedFetch(config.name, config.maxMessageBytes))
+        : cappedFetch(config.name, config.maxMessageBytes),
     });
   }
   throw new ConfigError("An MCP server needs a `command` (stdio) or a `url` (streamable HTTP)");

@@ -22,7 +22,7 @@ import {
  * lists below are the table in docs/mcp.md: a scenario that starts passing or stops passing fails
  * this test until the list (and the table) say so.
  */
-const EXPECTED_CLIENT_PASSES = ["initialize", "tools_call", "sse-retry"];
+const EXPECTED_CLIENT_PASSES: readonly string[] = CLIENT_SCENARIOS;
 const EXPECTED_SERVER_PASSES = [
   "server-initialize",
   "logging-set-level",

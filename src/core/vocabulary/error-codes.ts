@@ -79,6 +79,8 @@ export type SurfaceErrorCode =
   | "dataset_invalid"
   | "mcp_connect"
   | "mcp_tool_list"
+  /** OAuth with a remote MCP server failed (discovery, registration, consent, token exchange). */
+  | "mcp_auth"
   | "no_model"
   | "usage"
   | "script_exhausted"

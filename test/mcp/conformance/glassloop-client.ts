@@ -13,12 +13,26 @@ const ARGS: Record<string, Record<string, unknown>> = { add_numbers: { a: 5, b: 
 export async function runClientScenario(
   scenario: string,
   url: string,
-  _context: unknown,
+  context: { client_id?: string; client_secret?: string } | null,
 ): Promise<{ code: number; output: string }> {
   const lines: string[] = [];
   let mcp: McpClient | undefined;
   try {
-    mcp = await McpClient.connect({ name: "conformance", url, connectTimeoutMs: 20_000 });
+    mcp = await McpClient.connect({
+      name: "conformance",
+      url,
+      connectTimeoutMs: 20_000,
+      // The suite's authorization server redirects at once (no person): follow it for the code.
+      auth: {
+        authorize: headlessConsent,
+        redirectUrl: "http://localhost:3000/callback",
+        clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
+        ...(context?.client_id && { clientId: context.client_id }),
+        ...(context?.client_secret && { clientSecret: context.client_secret }),
+      },
+      // The person accepts without filling anything in: the declared defaults apply.
+      onElicitation: async () => ({ action: "accept", content: {} }),
+    });
     const calls = mcp.tools().map((t) => ({ name: t.name, args: ARGS[t.name] ?? {} }));
     const model = new ScriptedModel([...(calls.length > 0 ? [{ toolCalls: calls }] : []), { text: "done" }]);
     const agent = new Agent({ model, toolSources: [mcp] });
@@ -31,6 +45,15 @@ export async function runClientScenario(
   } finally {
     await mcp?.close().catch(() => {});
   }
+}
+
+/** The consent a person would give: the authorization server's redirect carries the code. */
+async function headlessConsent(url: URL): Promise<string> {
+  const response = await fetch(url, { redirect: "manual" });
+  const location = response.headers.get("location");
+  const code = location ? new URL(location).searchParams.get("code") : null;
+  if (!code) throw new Error(`no code in the redirect from ${url.origin} (status ${response.status})`);
+  return code;
 }
 
 /** Serves runClientScenario to relay.mjs over a Unix socket; close it when done. */

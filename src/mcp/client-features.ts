@@ -1,0 +1,109 @@
+import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import { type Client, schemas } from "./sdk.js";
+
+/** A server's question for the person (MCP elicitation, form mode). */
+export interface McpElicitation {
+  /** The server asking (its `name` in the config). */
+  server: string;
+  message: string;
+  /** A flat JSON Schema object of the fields asked for (strings, numbers, booleans, enums). */
+  schema: Record<string, unknown>;
+  /** Aborted when the server cancels or the connection closes. */
+  signal: AbortSignal;
+}
+
+/** The person's answer: fields (defaults fill what is left out), no, or not now. */
+export type McpElicitationAnswer =
+  | { action: "accept"; content: Record<string, string | number | boolean | string[]> }
+  | { action: "decline" }
+  | { action: "cancel" };
+
+/** A log message a server sent (`notifications/message`). */
+export interface McpLogEntry {
+  server: string;
+  level: "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+  logger?: string;
+  data: unknown;
+}
+
+/** What the client offers a server beyond tools. Each is off unless given. */
+export interface McpClientFeatures {
+  /**
+   * Answers a server's questions (elicitation). Without it the client does not offer elicitation
+   * and a server cannot ask. Bounded by `maxElicitations`.
+   */
+  onElicitation?: (request: McpElicitation) => Promise<McpElicitationAnswer>;
+  /**
+   * Most questions a server may ask per tool call (default 5); past that the client answers
+   * `cancel` itself and warns, so a server that asks forever cannot hold a run.
+   */
+  maxElicitations?: number;
+  /** Folders the server may work in (`roots/list`), as file URIs or paths. */
+  roots?: readonly { uri: string; name?: string }[];
+  /** Receives the server's log messages (default: dropped). */
+  onLog?: (entry: McpLogEntry) => void;
+}
+
+/** The capabilities the features above announce in `initialize`. */
+export function capabilitiesFor(features: McpClientFeatures, sampling: boolean): ClientCapabilities {
+  return {
+    ...(features.onElicitation && { elicitation: { form: { applyDefaults: true } } }),
+    ...(features.roots && { roots: { listChanged: false } }),
+    ...(sampling && { sampling: {} }),
+  };
+}
+
+/** Counts questions per tool call; the client resets it when a call starts. */
+export class ElicitationBudget {
+  #asked = 0;
+  constructor(readonly most: number) {}
+  reset(): void {
+    this.#asked = 0;
+  }
+  /** True while the server may still ask. */
+  take(): boolean {
+    this.#asked += 1;
+    return this.#asked <= this.most;
+  }
+}
+
+/** Installs the handlers for elicitation, roots and logging on an SDK client. */
+export function installFeatures(
+  client: Client,
+  server: string,
+  features: McpClientFeatures,
+  budget: ElicitationBudget,
+  warn: (message: string) => void,
+): void {
+  const { onElicitation, roots, onLog } = features;
+  if (onElicitation) {
+    client.setRequestHandler(schemas.ElicitRequestSchema, async (request, extra) => {
+      const params = request.params;
+      // Only form mode is offered; a URL-mode request is refused by the SDK before it gets here.
+      if (!("requestedSchema" in params)) return { action: "decline" };
+      if (!budget.take()) {
+        warn(`asked more than ${budget.most} questions in one tool call; answered "cancel"`);
+        return { action: "cancel" };
+      }
+      return onElicitation({
+        server,
+        message: params.message,
+        schema: params.requestedSchema as Record<string, unknown>,
+        signal: extra.signal,
+      });
+    });
+  }
+  if (roots) {
+    const list = roots.map((r) => ({
+      uri: r.uri.startsWith("file://") ? r.uri : `file://${r.uri}`,
+      ...(r.name && { name: r.name }),
+    }));
+    client.setRequestHandler(schemas.ListRootsRequestSchema, async () => ({ roots: list }));
+  }
+  if (onLog) {
+    client.setNotificationHandler(schemas.LoggingMessageNotificationSchema, (notification) => {
+      const { level, logger, data } = notification.params;
+      onLog({ server, level, data, ...(logger && { logger }) });
+    });
+  }
+}
