@@ -40,6 +40,8 @@ const NO_MODEL_HELP = `no model is configured or reachable. Any one of these wor
   - Ollama on this machine: "ollama serve" and "ollama pull llama3.2" (OLLAMA_HOST if not 127.0.0.1:11434)
   - a local GGUF file: --model local:/path/to/model.gguf (needs: npm i -E node-llama-cpp@3.21.1),
       or GLASSLOOP_LOCAL_MODEL=/path/to/model.gguf, or local:hf:<user>/<repo>/<file>.gguf to download one
+  - a small local model (about 1.1 GB, downloaded once; needs node-llama-cpp as above):
+      glassloop run --yes "...", or answer "y" when glassloop asks on a terminal
   - no model at all: glassloop demo (replays recorded answers, offline)`;
 
 /** What model selection can look at; `probe` answers "is Ollama there, with which models". */

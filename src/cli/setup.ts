@@ -15,7 +15,8 @@ import { type CliIO, UsageError } from "./command.js";
 import { type CliConfig, loadConfig } from "./config.js";
 import { type DemoScenario, scenarioOfRequest } from "./demo/scenarios.js";
 import { redactorFor } from "./failure.js";
-import { type ModelChoice, selectModel } from "./model-select.js";
+import { offerLocalModel } from "./local-offer.js";
+import { type ModelChoice, NoModelError, selectModel } from "./model-select.js";
 import "./providers.js";
 import { chooseTools } from "./tool-set.js";
 
@@ -29,6 +30,8 @@ export interface AgentFlags {
   root?: string;
   trace?: string;
   "no-trace"?: boolean;
+  /** With no model configured, download the default local model without asking. */
+  yes?: boolean;
 }
 
 /** `parseArgs` options for `AgentFlags`. */
@@ -41,6 +44,7 @@ export const AGENT_OPTIONS = {
   root: { type: "string" },
   trace: { type: "string" },
   "no-trace": { type: "boolean" },
+  yes: { type: "boolean", short: "y" },
 } as const;
 
 /** The system prompt when neither --instructions nor the config gives one. */
@@ -122,6 +126,12 @@ export async function prepareAgent(
           env: io.env,
           config,
           ...(path && { configPath: path }),
+        }).catch(async (error: unknown) => {
+          // Nothing configured: a terminal is asked whether to download a small local model.
+          const offered =
+            error instanceof NoModelError ? await offerLocalModel(io, flags.yes === true) : undefined;
+          if (!offered) throw error;
+          return offered;
         });
   const model = resolveModel(choice.model, io.env, modelOptions(config));
   // A replay reproduces a recording, so what the user did not choose comes from it: a recording of

@@ -36,7 +36,9 @@ Options:
   -t, --tools a,b              built-in tools: calculator, clock, http_get, files, shell
       --session id             the conversation to continue (default "chat")
       --max-steps n, --max-cost usd, --instructions text, --root dir, --trace file.jsonl|dir
-      --show-prompt            print each exact request body as it is sent (stderr)`;
+      --show-prompt            print each exact request body as it is sent (stderr)
+  -y, --yes                    with no model configured, download a small local model without
+                               asking (on a terminal glassloop asks first)`;
 
 const OPTIONS = {
   ...AGENT_OPTIONS,

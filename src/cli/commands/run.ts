@@ -38,6 +38,8 @@ Options:
                                <dir>/<runId>.jsonl for a directory; exit 2 if it cannot be
                                written (default: .glassloop/traces/<runId>.jsonl, keys redacted)
       --no-trace               write no trace
+  -y, --yes                    with no model configured, download a small local model without
+                               asking (on a terminal glassloop asks first; never without either)
   -h, --help                   this help
 
 Exit codes: 0 done, 1 the run failed (budget, loop, provider), 2 bad usage or configuration,
