@@ -51,6 +51,23 @@ describe("glassloop's A2A client against @a2a-js/sdk's server", () => {
     expect(task.artifacts[0]?.parts[0]?.data).toEqual({ answer: 42 });
   });
 
+  it("speaks v0.3 (message/stream, message/send) to a server whose card offers only v0.3", async () => {
+    const streaming = await sdkServer(true, "0.3");
+    closers.push(streaming.close);
+    const streamed = await A2AClient.connect(streaming.url);
+    expect(streamed.card.version).toBe("0.3");
+    const task = await streamed.send({ text: "old", signal: AbortSignal.timeout(10_000) });
+    expect(task.state).toBe("TASK_STATE_COMPLETED");
+    expect(task.artifacts[0]?.parts[0]?.text).toBe("sdk says: old");
+    const plain = await sdkServer(false, "0.3");
+    closers.push(plain.close);
+    const sent = await (await A2AClient.connect(plain.url)).send({
+      text: "data",
+      signal: AbortSignal.timeout(10_000),
+    });
+    expect(sent.artifacts[0]?.parts[0]?.data).toEqual({ answer: 42 });
+  });
+
   it("hands the peer's question to onInputRequired and sends the program's answer on the same task", async () => {
     const peer = await sdkServer(true);
     closers.push(peer.close);

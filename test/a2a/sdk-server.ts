@@ -117,8 +117,14 @@ const executor: AgentExecutor = {
   },
 };
 
-/** The SDK's server on a free port; `streaming` is what its card says. */
-export async function sdkServer(streaming: boolean): Promise<{ url: string; close(): Promise<void> }> {
+/**
+ * The SDK's server on a free port; `streaming` is what its card says; `version` "0.3" serves its
+ * v0.3 compat layer and a card whose only interface is v0.3 (what an older server offers).
+ */
+export async function sdkServer(
+  streaming: boolean,
+  version: "1.0" | "0.3" = "1.0",
+): Promise<{ url: string; close(): Promise<void> }> {
   const card = {
     name: "sdk agent",
     description: "An agent served by @a2a-js/sdk.",
@@ -153,11 +159,17 @@ export async function sdkServer(streaming: boolean): Promise<{ url: string; clos
   const app = express();
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler }));
   app.use(express.json());
-  app.use(jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  app.use(
+    jsonRpcHandler({
+      requestHandler: handler,
+      userBuilder: UserBuilder.noAuthentication,
+      ...(version === "0.3" && { legacyCompat: { enabled: true } }),
+    }),
+  );
   const server = createServer(app).listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  card.supportedInterfaces.push({ url, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" });
+  card.supportedInterfaces.push({ url, protocolBinding: "JSONRPC", tenant: "", protocolVersion: version });
   return {
     url,
     close: async () => {
