@@ -160,12 +160,29 @@ export class Redactor {
     this.#patterns = [...BUILTIN_PATTERNS, ...(options.patterns ?? [])];
   }
 
+  /** The length of the longest literal secret (0: none): how much of a stream may hide one's start. */
+  get longestSecret(): number {
+    return this.#secrets[0]?.length ?? 0;
+  }
+
   /** Scrubs one string. */
   text(value: string): string {
     let out = value;
     for (const secret of this.#secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
     for (const pattern of this.#patterns) out = out.replace(pattern, REDACTED);
     return out;
+  }
+
+  /** Where `value` holds a secret or a credential shape, as `[start, end)` ranges of the unscrubbed text. */
+  spans(value: string): [number, number][] {
+    const found: [number, number][] = [];
+    for (const secret of this.#secrets) {
+      for (let at = value.indexOf(secret); at !== -1; at = value.indexOf(secret, at + 1))
+        found.push([at, at + secret.length]);
+    }
+    for (const pattern of this.#patterns)
+      for (const match of value.matchAll(pattern)) found.push([match.index, match.index + match[0].length]);
+    return found;
   }
 
   /** `JSON.stringify(this.value(value))` without the intermediate copy: what trace writers use. */

@@ -152,8 +152,17 @@ function callObserver(
     onDelta(delta) {
       if (delta.type === "text") {
         if (delta.text) emit({ type: "text_delta", step, text: delta.text });
-      } else if (delta.type === "reasoning" && delta.text) {
-        emit({ type: "reasoning_delta", step, text: delta.text });
+      } else if (delta.type === "reasoning") {
+        if (delta.text) emit({ type: "reasoning_delta", step, text: delta.text });
+      } else {
+        emit({
+          type: "tool_call_delta",
+          step,
+          index: delta.index,
+          ...(delta.id !== undefined && { toolCallId: delta.id }),
+          ...(delta.name !== undefined && { toolName: delta.name }),
+          argumentsDelta: delta.argumentsDelta,
+        });
       }
     },
     onRetry: observer.onRetry,

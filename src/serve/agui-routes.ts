@@ -72,7 +72,7 @@ export function aguiRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
       );
     const current =
       chat ?? (await log.ensureChat({ principal, chatId: threadId, agent, title: text.slice(0, 80) }));
-    const run = await runs.startTurn(principal, current, text);
+    const run = await runs.startTurn(principal, current, { input: text });
     return sseResponse(ctx, run, -1, aguiEncoder({ threadId, runId: run.runId }), "agui");
   });
 }

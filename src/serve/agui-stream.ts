@@ -56,6 +56,12 @@ export function aguiEvents(item: LogItem, ctx: AguiContext): AguiEvent[] {
           },
         },
       ];
+    case "tool_input_start":
+      return [{ type: "TOOL_CALL_START", toolCallId: item.toolCallId, toolCallName: item.toolName }];
+    case "tool_input_delta":
+      return [{ type: "TOOL_CALL_ARGS", toolCallId: item.toolCallId, delta: item.delta }];
+    case "tool_input_dropped":
+      return [{ type: "TOOL_CALL_END", toolCallId: item.toolCallId }];
     case "resumed":
       return [];
     case "interrupted":
@@ -98,8 +104,12 @@ function eventEvents(
     case "model_response":
       if (event.purpose === "summary") return [];
       return event.toolCalls.flatMap((call) => [
-        { type: "TOOL_CALL_START", toolCallId: call.id, toolCallName: call.name },
-        { type: "TOOL_CALL_ARGS", toolCallId: call.id, delta: call.arguments },
+        ...(item.streamed?.includes(call.id)
+          ? []
+          : [
+              { type: "TOOL_CALL_START", toolCallId: call.id, toolCallName: call.name },
+              { type: "TOOL_CALL_ARGS", toolCallId: call.id, delta: call.arguments },
+            ]),
         { type: "TOOL_CALL_END", toolCallId: call.id },
       ]);
     case "tool_result":

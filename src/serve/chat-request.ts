@@ -1,10 +1,12 @@
 /**
  * What the server takes from a `useChat` request body (DefaultChatTransport's `{ id, messages,
  * trigger, messageId, ...body }`): the chat id, the agent, and from the last message either the
- * user's new text or the approval decisions. Everything else a client sends (earlier turns,
- * assistant text, tool outputs) is ignored: the stored session is the history.
+ * user's new text and files or the approval decisions; or, for `regenerate-message`, which answer
+ * to make again. Everything else a client sends (earlier turns, assistant text, tool outputs) is
+ * ignored: the stored session is the history.
  */
 import { z } from "zod";
+import type { Attached, AttachmentRules } from "./attachments.js";
 import { type FieldError, refuse, ServeRequestError } from "./errors.js";
 import type { Decision } from "./run-manager.js";
 
@@ -22,6 +24,7 @@ const chatBody = z.looseObject({
   id: chatId,
   messages: z.array(message).min(1).max(10_000),
   trigger: z.enum(["submit-message", "regenerate-message"]).optional(),
+  messageId: z.string().max(300).optional(),
   agent: z.string().max(64).optional(),
 });
 
@@ -36,26 +39,30 @@ const approvalPart = z.looseObject({
 
 /** What one `POST /api/chat` asks for. */
 export type ChatAsk =
-  | { kind: "message"; chatId: string; agent?: string; text: string }
+  | { kind: "message"; chatId: string; agent?: string; text: string; attached: Attached }
+  /** Make the last answer again; `messageId`, when sent, names the message to regenerate from. */
+  | { kind: "regenerate"; chatId: string; agent?: string; messageId?: string }
   | { kind: "approvals"; chatId: string; agent?: string; decisions: Decision[] };
 
 /** Validates a body as far as the server reads it; 422 with the failing fields otherwise. */
-export function parseChatRequest(body: unknown, maxChars: number): ChatAsk {
+export function parseChatRequest(body: unknown, maxChars: number, attachments: AttachmentRules): ChatAsk {
   const parsed = chatBody.safeParse(body);
   if (!parsed.success) throw refuse.invalid("the chat request is not valid", fieldErrors(parsed.error));
-  const { id, messages, trigger, agent } = parsed.data;
-  if (trigger === "regenerate-message")
-    throw refuse.invalid("regenerating a message is not supported; send a new message instead");
-  const last = messages.at(-1) as z.infer<typeof message>;
+  const { id, messages, trigger, agent, messageId } = parsed.data;
   const base = { chatId: id, ...(agent !== undefined && { agent }) };
+  // What to run again is the server's stored turn: the messages the client sends with it are not read.
+  if (trigger === "regenerate-message")
+    return { kind: "regenerate", ...base, ...(messageId !== undefined && { messageId }) };
+  const last = messages.at(-1) as z.infer<typeof message>;
   if (last.role === "user") {
     const texts: string[] = [];
+    const files: Record<string, unknown>[] = [];
     for (const p of last.parts) {
       if (p.type === "text") {
         if (typeof p.text !== "string") throw refuse.invalid("a text part needs text");
         texts.push(p.text);
       } else if (p.type === "file") {
-        throw refuse.invalid("file parts are not accepted; send text");
+        files.push(p);
       }
     }
     const text = texts.join("\n");
@@ -66,7 +73,7 @@ export function parseChatRequest(body: unknown, maxChars: number): ChatAsk {
         "payload_too_large",
         `the message is longer than ${maxChars} characters`,
       );
-    return { kind: "message", ...base, text };
+    return { kind: "message", ...base, text, attached: attachments.take(files) };
   }
   if (last.role === "assistant") {
     const decisions: Decision[] = [];

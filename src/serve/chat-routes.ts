@@ -4,7 +4,7 @@ import { CHAT_ID, parseChatRequest } from "./chat-request.js";
 import { refuse, ServeRequestError } from "./errors.js";
 import { readJsonBody } from "./limits.js";
 import { allEntries, principalOf, type ServeContext, type ServeEnv, sseResponse } from "./serve-context.js";
-import type { ChatRecord } from "./serve-log.js";
+import type { ChatRecord, RunRecord } from "./serve-log.js";
 import { parseEventId } from "./sse.js";
 import { assistantMessage, type ServedUIMessage, userMessage } from "./ui-messages.js";
 import { type StreamContext, uiChunks } from "./ui-stream.js";
@@ -22,6 +22,12 @@ function checkChatId(chatId: string): string {
   return chatId;
 }
 
+/** A chat's runs as its messages show them: a run made again is replaced by the one that remade it. */
+export function shownRuns(runs: readonly RunRecord[]): RunRecord[] {
+  const replaced = new Set(runs.flatMap((r) => (r.replaces === undefined ? [] : [r.replaces])));
+  return runs.filter((r) => !replaced.has(r.runId));
+}
+
 /** Mounts the chat routes on `app`. */
 export function chatRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
   const { log, runs, agents, limits } = ctx;
@@ -35,15 +41,28 @@ export function chatRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
 
   app.post("/api/chat", async (c) => {
     const principal = principalOf(c);
-    const ask = parseChatRequest(await readJsonBody(c.req.raw, limits.maxBodyBytes), limits.maxMessageChars);
+    const body = await readJsonBody(c.req.raw, limits.maxBodyBytes);
+    const ask = parseChatRequest(body, limits.maxMessageChars, ctx.attachments);
     let chat = await log.getChat(principal, ask.chatId);
     if (ask.kind === "approvals") {
       if (!chat) throw refuse.notFound("approval");
       const { run, after } = await runs.decide(principal, ask.decisions, ask.chatId);
       return sseResponse(ctx, run, after, uiEncoder(run), "ui");
     }
+    if (ask.kind === "regenerate") {
+      if (!chat) throw refuse.notFound("chat");
+      const last = shownRuns(await log.listChatRuns(principal, chat.chatId)).at(-1);
+      if (!last) throw refuse.conflict("the chat has no answer to make again");
+      // Only the last turn: an earlier one would drop the turns after it from the session.
+      const named = ask.messageId?.match(/^(run_[A-Za-z0-9-]+):(?:assistant|user)$/)?.[1];
+      if (named !== undefined && named !== last.runId)
+        throw refuse.conflict("only the chat's last answer can be made again");
+      const run = await runs.startTurn(principal, chat, { input: last.input, replaces: last });
+      return sseResponse(ctx, run, -1, uiEncoder(run), "ui");
+    }
     if (!chat) chat = await newChat(principal, ask.chatId, ask.agent, ask.text);
-    const run = await runs.startTurn(principal, chat, ask.text);
+    const { images, files } = ask.attached;
+    const run = await runs.startTurn(principal, chat, { input: ask.text, images, files });
     return sseResponse(ctx, run, -1, uiEncoder(run), "ui");
   });
 
@@ -69,7 +88,7 @@ export function chatRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
     const chat = await log.getChat(principal, checkChatId(c.req.param("chatId")));
     if (!chat) throw refuse.notFound("chat");
     const messages: ServedUIMessage[] = [];
-    for (const run of await log.listChatRuns(principal, chat.chatId)) {
+    for (const run of shownRuns(await log.listChatRuns(principal, chat.chatId))) {
       messages.push(userMessage(run));
       if (run.runId === chat.activeRun) continue;
       const entries = [];

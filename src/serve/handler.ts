@@ -6,6 +6,7 @@ import { deferredDefaultStore } from "../store/sqlite/deferred-default-store.js"
 import type { Store } from "../store/store.js";
 import { AgentTable, type ServeAgentFactory } from "./agents.js";
 import { aguiRoutes } from "./agui-routes.js";
+import { AttachmentRules, type ServeAttachments } from "./attachments.js";
 import { Authenticator, bearerOf, type ServeAuth, TOKEN_COOKIE } from "./auth.js";
 import { chatRoutes } from "./chat-routes.js";
 import { type CorsOptions, CorsPolicy } from "./cors.js";
@@ -32,6 +33,8 @@ export interface ServeOptions {
   /** Cross-origin callers allowed (default: none; same-origin only). */
   cors?: CorsOptions;
   limits?: ServeLimits;
+  /** File parts a user message may carry (default: inline images and PDFs only, no URLs). */
+  attachments?: ServeAttachments;
   /** Secrets scrubbed from everything streamed, on top of credential-named environment variables. */
   redaction?: RedactionOptions;
   /** Serve the chat page at `/` and the trace viewer at `/trace/` (default true); folders to serve them from. */
@@ -90,6 +93,7 @@ export function createHandler(options: ServeOptions): ServeHandler {
     auth,
     limits,
     redactor,
+    attachments: new AttachmentRules(options.attachments),
     onBytes: (bytes) => {
       counters.bytesSent += bytes;
     },

@@ -5,6 +5,7 @@
  * runs it on Node (what `glassloop serve` does). See docs/serve.md.
  */
 export type { AgentInfo, ServeAgentFactory } from "./agents.js";
+export type { AttachmentNote, ServeAttachments } from "./attachments.js";
 export type { Principal, ServeAuth } from "./auth.js";
 export type { CorsOptions } from "./cors.js";
 export { type FieldError, type ProblemCode, ServeConfigError, ServeRequestError } from "./errors.js";

@@ -21,10 +21,19 @@ export interface ApprovalItem {
 
 /** One stored item of a run's stream. */
 export type LogItem =
-  /** A glassloop event; `part` is the open part a `text_delta`/`reasoning_delta` belongs to. */
-  | { kind: "event"; event: AgentEvent; part?: string }
+  /**
+   * A glassloop event; `part` is the open part a `text_delta`/`reasoning_delta` belongs to;
+   * `streamed`, on `model_response`, the calls whose input already went as `tool_input_*` items.
+   */
+  | { kind: "event"; event: AgentEvent; part?: string; streamed?: string[] }
   | { kind: "part_start"; part: string; partKind: PartKind }
   | { kind: "part_end"; part: string; partKind: PartKind }
+  /** The model began streaming a tool call's arguments (the call's whole input comes with `model_response`). */
+  | { kind: "tool_input_start"; toolCallId: string; toolName: string }
+  /** A piece of a streamed tool call's arguments (JSON text, scrubbed). */
+  | { kind: "tool_input_delta"; toolCallId: string; delta: string }
+  /** A streamed call the response did not keep (its attempt failed and was retried, or the step ended without it). */
+  | { kind: "tool_input_dropped"; toolCallId: string; toolName: string; reason: string }
   /** The run paused: these calls wait for a decision (`run_end` with `awaiting_approval` follows). */
   | { kind: "approval"; approvals: ApprovalItem[] }
   /** The run continues after a pause or after this server restarted. */

@@ -1,7 +1,7 @@
 import { emptyUsage } from "../loop/usage.js";
 import { ServeRequestError } from "./errors.js";
 import type { PartKind } from "./log-items.js";
-import type { EventNormalizer } from "./normalize.js";
+import type { EventNormalizer, LeftOpen } from "./normalize.js";
 import type { RunChannel } from "./run-hub.js";
 import type { RunRecord, ServeLog } from "./serve-log.js";
 
@@ -47,17 +47,24 @@ export function describe(error: unknown): string {
   return "the run could not start";
 }
 
-/** The parts a stopped driver left open, read from the log. */
-export async function openParts(log: ServeLog, runId: string): Promise<{ part: string; kind: PartKind }[]> {
-  const open = new Map<string, PartKind>();
+/** The parts and streaming tool calls a stopped driver left open, read from the log. */
+export async function openParts(log: ServeLog, runId: string): Promise<LeftOpen> {
+  const parts = new Map<string, PartKind>();
+  const tools = new Map<string, string>();
   for (let after = -1; ; ) {
     const entries = await log.read(runId, after, 500);
     if (entries.length === 0) break;
     for (const { item } of entries) {
-      if (item.kind === "part_start") open.set(item.part, item.partKind);
-      else if (item.kind === "part_end") open.delete(item.part);
+      if (item.kind === "part_start") parts.set(item.part, item.partKind);
+      else if (item.kind === "part_end") parts.delete(item.part);
+      else if (item.kind === "tool_input_start") tools.set(item.toolCallId, item.toolName);
+      else if (item.kind === "tool_input_dropped") tools.delete(item.toolCallId);
+      else if (item.kind === "event" && item.streamed) for (const id of item.streamed) tools.delete(id);
     }
     after = (entries.at(-1) as { seq: number }).seq;
   }
-  return [...open].map(([part, kind]) => ({ part, kind }));
+  return {
+    parts: [...parts].map(([part, kind]) => ({ part, kind })),
+    toolInputs: [...tools].map(([toolCallId, toolName]) => ({ toolCallId, toolName })),
+  };
 }

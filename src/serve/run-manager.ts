@@ -7,19 +7,16 @@ import { ApprovalRequiredError } from "../features/approval/approval.js";
 import { emptyUsage } from "../loop/usage.js";
 import type { Store } from "../store/store.js";
 import type { AgentTable } from "./agents.js";
+import { attachmentNotes } from "./attachments.js";
 import { refuse } from "./errors.js";
-import type { ApprovalItem, LogItem, PartKind } from "./log-items.js";
-import { EventNormalizer } from "./normalize.js";
+import type { ApprovalItem, LogItem } from "./log-items.js";
+import { EventNormalizer, type LeftOpen } from "./normalize.js";
 import { describe, failBeforeStart, openParts } from "./run-closing.js";
 import type { RunChannel, RunHub } from "./run-hub.js";
 import { RunSlots } from "./run-slots.js";
 import type { ChatRecord, RunRecord, ServeLog, ServeRunStatus } from "./serve-log.js";
 import { parseOutput } from "./tool-output.js";
-
-/** The store session of a principal's chat: principals never share one, whatever chat ids they pick. */
-export function sessionKey(principal: string, chatId: string): string {
-  return `serve:${encodeURIComponent(principal)}:${chatId}`;
-}
+import { type Turn, turnSession } from "./turn-session.js";
 
 /** One decision on an approval the server handed out. */
 export interface Decision {
@@ -55,37 +52,57 @@ export class RunManager {
     this.#slots = new RunSlots(options.maxActiveRuns);
   }
 
-  /** Starts a turn on `chat`; the returned run's stream starts at sequence 0. */
-  async startTurn(principal: string, chat: ChatRecord, input: string): Promise<RunRecord> {
+  /**
+   * Starts a turn on `chat`; the returned run's stream starts at sequence 0. With `replaces` (the
+   * chat's last run), the turn is that run's made again: on a copy of the session cut where that
+   * run began, with its input and files, so the model sees the history as it was.
+   */
+  async startTurn(principal: string, chat: ChatRecord, turn: Turn): Promise<RunRecord> {
     const { log, agents } = this.#o;
     this.#slots.reserve(principal);
     let agent: Agent<unknown, unknown> | undefined;
+    let claimed = false;
     const runId = `run_${randomUUID()}`;
+    let asked: Awaited<ReturnType<typeof turnSession>>;
     try {
       agent = await agents.make(chat.agent);
       if (!(await log.claimChat(principal, chat.chatId, runId)))
         throw refuse.conflict("this chat already has a run in progress; wait for it, or cancel it");
+      claimed = true;
+      asked = await turnSession(this.#o, principal, chat, runId, turn);
       await log.createRun({
         runId,
         principal,
         chatId: chat.chatId,
         agent: chat.agent,
         model: agent.model.id,
-        input,
+        input: asked.input,
+        session: asked.session,
+        sessionStart: asked.sessionStart,
+        ...(turn.replaces && { replaces: turn.replaces.runId }),
+        attachments: attachmentNotes({ images: [...(asked.images ?? [])], files: [...(asked.files ?? [])] }),
       });
     } catch (error) {
       this.#slots.release(principal);
+      if (claimed) await log.releaseChat(principal, chat.chatId, runId);
       await agent?.close();
       throw error;
     }
     const run = (await log.getRun(runId)) as RunRecord;
     const made = agent;
+    const { input, session, images, files } = asked;
     this.#drive(
       run,
       -1,
       undefined,
       async (onEvent, signal) => {
-        const stream = made.stream(input, { session: sessionKey(principal, chat.chatId), runId, signal });
+        const stream = made.stream(input, {
+          session,
+          runId,
+          signal,
+          ...(images?.length && { images }),
+          ...(files?.length && { files }),
+        });
         for await (const event of stream) onEvent(event);
         await stream.result;
       },
@@ -232,7 +249,7 @@ export class RunManager {
     const { log, hub } = this.#o;
     const channel = hub.open(run.runId, run.lastSeq);
     channel.append([
-      ...new EventNormalizer("x", await openParts(log, run.runId)).closeAll(),
+      ...new EventNormalizer("x", this.#o.redactor, await openParts(log, run.runId)).closeAll(),
       { kind: "interrupted", message },
     ]);
     await hub.close(channel);
@@ -246,11 +263,11 @@ export class RunManager {
     marker: LogItem | undefined,
     go: (onEvent: (event: AgentEvent) => void, signal: AbortSignal) => Promise<unknown>,
     agent: Agent<unknown, unknown>,
-    openAtStart: { part: string; kind: PartKind }[] = [],
+    openAtStart: LeftOpen = {},
   ): void {
     const { log, hub, redactor } = this.#o;
     const channel = hub.open(run.runId, after);
-    const normalizer = new EventNormalizer(`${after + 1}-`, openAtStart);
+    const normalizer = new EventNormalizer(`${after + 1}-`, redactor, openAtStart);
     const abort = new AbortController();
     this.#aborts.set(run.runId, abort);
     let status: RunStatus | undefined;
@@ -261,7 +278,8 @@ export class RunManager {
         status = event.status;
         usage = event.usage;
       }
-      channel.append(normalizer.push(redactor.value(event)));
+      // The normalizer scrubs: deltas as streams (a secret split across two is caught), the rest whole.
+      channel.append(normalizer.push(event));
     };
     const driver = (async () => {
       try {

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { Redactor } from "../core/redact.js";
 import type { AgentTable } from "./agents.js";
+import type { AttachmentRules } from "./attachments.js";
 import type { Authenticator, Principal } from "./auth.js";
 import type { ResolvedLimits } from "./limits.js";
 import type { LogEntry } from "./log-items.js";
@@ -18,6 +19,8 @@ export interface ServeContext {
   auth: Authenticator;
   limits: ResolvedLimits;
   redactor: Redactor;
+  /** What file parts a user message may carry. */
+  attachments: AttachmentRules;
   /** Bytes handed to the runtime, for the server's stats. */
   onBytes?: (bytes: number) => void;
   /** A stream opened (+1) or ended (-1). */

@@ -4,6 +4,7 @@
  * glassloop store; this holds what the HTTP side adds to them.
  */
 import type { RunUsage } from "../core/vocabulary/usage.js";
+import type { AttachmentNote } from "./attachments.js";
 import type { ApprovalItem, LogEntry } from "./log-items.js";
 
 /** Where a run stands, as the server reports it. */
@@ -39,6 +40,14 @@ export interface RunRecord {
   input: string;
   status: ServeRunStatus;
   usage?: RunUsage;
+  /** The store session the run used (absent on runs recorded before it was kept: the chat's first). */
+  session?: string;
+  /** How many messages that session held when the run began: where regenerating the turn cuts it. */
+  sessionStart?: number;
+  /** The run this one made again (`regenerate-message`): the chat shows this one in its place. */
+  replaces?: string;
+  /** The files sent with the input: type, name, URL (inline bytes live in the store only). */
+  attachments?: AttachmentNote[];
   /** The sequence number of the last stored item (-1: none yet). */
   lastSeq: number;
   createdAt: number;

@@ -18,7 +18,8 @@ create table if not exists serve_chats (
 create table if not exists serve_runs (
   run_id text primary key, principal text not null, chat_id text not null, agent text not null,
   model text not null, input text not null, status text not null, usage text,
-  last_seq integer not null default -1, created_at integer not null, updated_at integer not null
+  last_seq integer not null default -1, created_at integer not null, updated_at integer not null,
+  turn text
 );
 create index if not exists serve_runs_chat on serve_runs (principal, chat_id, created_at);
 create index if not exists serve_runs_status on serve_runs (status);
@@ -50,6 +51,7 @@ interface RunRow {
   input: string;
   status: ServeRunStatus;
   usage: string | null;
+  turn: string | null;
   last_seq: number;
   created_at: number;
   updated_at: number;
@@ -92,6 +94,9 @@ export class SqliteServeLog implements ServeLog {
     this.#db.pragma("journal_mode = WAL");
     this.#db.pragma("synchronous = NORMAL");
     this.#db.exec(SCHEMA);
+    // Logs written before runs kept their session and files get the column, empty on old rows.
+    const columns = this.#db.pragma("table_info(serve_runs)") as { name: string }[];
+    if (!columns.some((c) => c.name === "turn")) this.#db.exec("alter table serve_runs add column turn text");
   }
 
   async getChat(principal: string, chatId: string): Promise<ChatRecord | undefined> {
@@ -139,9 +144,9 @@ export class SqliteServeLog implements ServeLog {
   async createRun(run: Omit<RunRecord, "lastSeq" | "createdAt" | "updatedAt" | "status">): Promise<void> {
     const now = Date.now();
     this.#sql(
-      `insert into serve_runs (run_id, principal, chat_id, agent, model, input, status, created_at, updated_at)
-         values (?, ?, ?, ?, ?, ?, 'running', ?, ?)`,
-    ).run(run.runId, run.principal, run.chatId, run.agent, run.model, run.input, now, now);
+      `insert into serve_runs (run_id, principal, chat_id, agent, model, input, status, created_at, updated_at, turn)
+         values (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
+    ).run(run.runId, run.principal, run.chatId, run.agent, run.model, run.input, now, now, turnOf(run));
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
@@ -282,10 +287,26 @@ function runOf(row: RunRow): RunRecord {
     input: row.input,
     status: row.status,
     ...(row.usage !== null && { usage: JSON.parse(row.usage) as RunUsage }),
+    ...(row.turn !== null && (JSON.parse(row.turn) as TurnFields)),
     lastSeq: row.last_seq,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** The run fields kept together in the `turn` column (JSON). */
+type TurnFields = Pick<RunRecord, "session" | "sessionStart" | "replaces" | "attachments">;
+
+/** The `turn` column of a new run: null when it has none of those fields. */
+export function turnOf(run: TurnFields): string | null {
+  const { session, sessionStart, replaces, attachments } = run;
+  const turn: TurnFields = {
+    ...(session !== undefined && { session }),
+    ...(sessionStart !== undefined && { sessionStart }),
+    ...(replaces !== undefined && { replaces }),
+    ...(attachments !== undefined && attachments.length > 0 && { attachments }),
+  };
+  return Object.keys(turn).length === 0 ? null : JSON.stringify(turn);
 }
 
 function approvalOf(row: ApprovalRow): ApprovalRecord {

@@ -16,7 +16,18 @@ export interface ServedUIMessage {
 
 /** The user's message of a run. */
 export function userMessage(run: RunRecord): ServedUIMessage {
-  return { id: `${run.runId}:user`, role: "user", parts: [{ type: "text", text: run.input }] };
+  // Files by URL are shown again; an inline file's bytes stay in the store, so it shows as its name.
+  const files = (run.attachments ?? []).map((a) =>
+    a.url !== undefined
+      ? {
+          type: "file",
+          mediaType: a.mediaType,
+          url: a.url,
+          ...(a.filename !== undefined && { filename: a.filename }),
+        }
+      : { type: "data-glassloop-file", data: { mediaType: a.mediaType, filename: a.filename ?? null } },
+  );
+  return { id: `${run.runId}:user`, role: "user", parts: [{ type: "text", text: run.input }, ...files] };
 }
 
 /** Folds a run's entries into its assistant message. */
@@ -84,6 +95,7 @@ export function assistantMessage(run: RunRecord, entries: Iterable<LogEntry>): S
         update(chunk, { state: "output-available", output: chunk.output });
         return;
       case "tool-output-error":
+      case "tool-input-error":
         update(chunk, { state: "output-error", errorText: chunk.errorText });
         return;
       case "tool-output-denied":

@@ -61,6 +61,21 @@ export function uiChunks(item: LogItem, ctx: StreamContext): UIChunk[] {
         { type: "tool-input-available", toolCallId: a.toolCallId, toolName: a.toolName, input: a.input },
         { type: "tool-approval-request", approvalId: a.approvalId, toolCallId: a.toolCallId },
       ]);
+    case "tool_input_start":
+      return [{ type: "tool-input-start", toolCallId: item.toolCallId, toolName: item.toolName }];
+    case "tool_input_delta":
+      return [{ type: "tool-input-delta", toolCallId: item.toolCallId, inputTextDelta: item.delta }];
+    case "tool_input_dropped":
+      return [
+        {
+          type: "tool-input-error",
+          toolCallId: item.toolCallId,
+          toolName: item.toolName,
+          // ai requires the field; the partial arguments of a call that never ran are not kept.
+          input: null,
+          errorText: `not called: ${item.reason}`,
+        },
+      ];
     case "resumed":
       return [];
     case "interrupted":
@@ -102,9 +117,14 @@ function eventChunks(item: Extract<LogItem, { kind: "event" }>, ctx: StreamConte
       return [{ type: "reasoning-delta", id: item.part as string, delta: event.text }];
     case "model_response":
       if (event.purpose === "summary") return [];
+      // Calls whose arguments streamed already have their start and pieces; the rest get them here.
       return event.toolCalls.flatMap((call) => [
-        { type: "tool-input-start", toolCallId: call.id, toolName: call.name },
-        { type: "tool-input-delta", toolCallId: call.id, inputTextDelta: call.arguments },
+        ...(item.streamed?.includes(call.id)
+          ? []
+          : [
+              { type: "tool-input-start", toolCallId: call.id, toolName: call.name },
+              { type: "tool-input-delta", toolCallId: call.id, inputTextDelta: call.arguments },
+            ]),
         {
           type: "tool-input-available",
           toolCallId: call.id,

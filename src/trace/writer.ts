@@ -67,6 +67,8 @@ export class TraceWriter {
   /** The listener: writes `event` to its run's trace. Never throws. */
   readonly onEvent = (event: AgentEvent): void => {
     if (event.type === "text_delta" && this.#options.textDeltas === false) return;
+    // model_response has each call whole (and scrubbed whole); pieces would only repeat it.
+    if (event.type === "tool_call_delta") return;
     const trace = this.#open.get(event.runId) ?? this.#start(event);
     if (trace.fd === undefined) return;
     this.#write(trace, event);

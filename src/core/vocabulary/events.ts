@@ -146,6 +146,20 @@ export interface ReasoningDeltaEvent extends EventBase {
 }
 
 /**
+ * A piece of a tool call's arguments while the model streams them. `index` tells the calls of one
+ * response apart; `toolCallId` and `toolName` come with the piece that first carries them. The
+ * whole, final call is in `model_response`, which is what runs.
+ */
+export interface ToolCallDeltaEvent extends EventBase {
+  type: "tool_call_delta";
+  step: number;
+  index: number;
+  toolCallId?: string;
+  toolName?: string;
+  argumentsDelta: string;
+}
+
+/**
  * The request left out reasoning that another provider produced (the transcript moved between
  * providers, and the new one cannot read the old one's thinking or signatures).
  */
@@ -269,6 +283,7 @@ export type AgentEvent =
   | ModelResponseEvent
   | TextDeltaEvent
   | ReasoningDeltaEvent
+  | ToolCallDeltaEvent
   | ReasoningDroppedEvent
   | ToolCallEvent
   | ToolResultEvent

@@ -29,6 +29,12 @@ export interface UrlAllowList {
 /** A URL in text: a scheme, `://`, and what follows up to a space, a quote or a closing bracket. */
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`\\)\]}]+/gi;
 
+/** The allow-list's rule alone, for a caller that checks URLs outside a run (the HTTP server's file parts). */
+export function urlAllowedBy(allow: readonly string[]): (url: string) => boolean {
+  const rules = allow.map(parseRule);
+  return (url) => urlAllowed(url, rules);
+}
+
 /**
  * Guardrails that let only allowed URLs through: those a tool is asked to fetch, the image and
  * file parts a provider would fetch (in the input and in tool results), and links in the answer.

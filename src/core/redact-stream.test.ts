@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import { Redactor } from "./redact.js";
+import { StreamRedactor } from "./redact-stream.js";
+
+const LITERAL = "Zq9:hidden phrase-77";
+const redactor = new Redactor({ env: {}, secrets: [LITERAL] });
+
+/** Streams `pieces` and returns what was shown after each piece, then at the end. */
+function stream(pieces: readonly string[], maxHeld?: number): string[] {
+  const s = new StreamRedactor(redactor, maxHeld === undefined ? {} : { maxHeld });
+  return [...pieces.map((p) => s.push(p)), s.end()];
+}
+
+/** `secret` is what the model writes; `hidden`, the part of it that must never be shown. */
+const CASES = [
+  { name: "a literal secret (with a space inside)", secret: LITERAL, hidden: LITERAL },
+  {
+    name: "a provider key shape nobody declared",
+    secret: "sk-proj-A1b2C3d4E5f6G7h8",
+    hidden: "sk-proj-A1b2C3d4E5f6G7h8",
+  },
+  { name: "a Bearer token", secret: "Bearer tok3n.Value-9abc", hidden: "tok3n.Value-9abc" },
+  { name: "a URL's password", secret: "https://bob:pa55word-x@db.test/", hidden: "bob:pa55word-x" },
+  {
+    name: "a credential query parameter",
+    secret: "https://api.test/v1?api-key=k3y-value-999",
+    hidden: "k3y-value-999",
+  },
+];
+
+/** Every piece of `hidden` of 4 or more characters: none may appear in anything shown. */
+function fragments(hidden: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 4 <= hidden.length; i++) out.push(hidden.slice(i, i + 4));
+  return out;
+}
+
+describe("secrets split across streamed pieces", () => {
+  for (const { name, secret, hidden } of CASES) {
+    it(`${name} is hidden wherever the stream splits it`, () => {
+      const text = `Here it is: ${secret} and then the rest of the answer.`;
+      const whole = redactor.text(text);
+      expect(whole).not.toContain(secret);
+      for (let at = 1; at < text.length; at++) {
+        const out = stream([text.slice(0, at), text.slice(at)]);
+        // What was shown, joined, is the whole text scrubbed at once: nothing of the secret.
+        expect(out.join(""), `split at ${at}`).toBe(whole);
+        const leaked = fragments(hidden).filter((f) => out.some((piece) => piece.includes(f)));
+        expect(leaked, `split at ${at}`).toEqual([]);
+      }
+    });
+  }
+
+  it("a secret split into three pieces, one character in the middle, is hidden", () => {
+    const text = `a ${LITERAL} b`;
+    for (let at = 2; at < text.length - 2; at++) {
+      const out = stream([text.slice(0, at), text.slice(at, at + 1), text.slice(at + 1)]);
+      expect(out.join("")).toBe("a [REDACTED] b");
+    }
+  });
+
+  it("a stream of one word per piece is shown as it comes, a few words behind", () => {
+    const words = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen".split(
+      " ",
+    );
+    const s = new StreamRedactor(redactor);
+    const shown: string[] = [];
+    for (const word of words) shown.push(s.push(`${word} `));
+    // The held tail is the longest secret minus one (19 characters) or two words, whichever is longer.
+    expect(shown.slice(0, 3).join("")).toBe("");
+    expect(shown.join("").length).toBeGreaterThan(40);
+    expect(shown.join("") + s.end()).toBe(`${words.join(" ")} `);
+    // No piece was held longer than it had to be: everything up to the last 19 characters left.
+    const text = `${words.join(" ")} `;
+    expect(text.length - shown.join("").length).toBeLessThanOrEqual(LITERAL.length - 1 + "fourteen ".length);
+  });
+
+  it("tool arguments (JSON, no spaces) stream by JSON token", () => {
+    const s = new StreamRedactor(new Redactor({ env: {} }));
+    const pieces = ['{"path":"', "notes/a.md", '","content":"', "line one", " line two", '"}'];
+    const shown = pieces.map((p) => s.push(p));
+    expect(shown.slice(0, 4).join("")).toContain('{"path":"');
+    expect(shown.join("") + s.end()).toBe(pieces.join(""));
+  });
+
+  it("holds at most maxHeld characters, so memory stays bounded", () => {
+    const s = new StreamRedactor(redactor, { maxHeld: 64 });
+    let shown = 0;
+    for (let i = 0; i < 100; i++) shown += s.push("x".repeat(50)).length;
+    expect(5_000 - shown).toBeLessThanOrEqual(64);
+    expect(shown + s.end().length).toBe(5_000);
+  });
+});
