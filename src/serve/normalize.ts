@@ -1,6 +1,6 @@
+import type { Redactor } from "../core/redact.js";
 import { StreamRedactor } from "../core/redact-stream.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
-import type { Redactor } from "../trace/redact.js";
 import type { LogItem, PartKind } from "./log-items.js";
 import { ToolInputStreams } from "./tool-input-stream.js";
 

@@ -193,7 +193,7 @@ export async function sendMessage(call: Call, params: unknown, streaming: boolea
         agent: call.agent,
         title: text.slice(0, 80),
       }));
-    run = await ctx.runs.startTurn(call.principal, current, text);
+    run = await ctx.runs.startTurn(call.principal, current, { input: text });
     after = -1;
   }
   if (streaming) return streamResponse(call, run, after, await currentTask(ctx, run));
