@@ -113,7 +113,7 @@ export function requireKey(
   if (endpoint.url(baseURL, false) !== endpoint.url(endpoint.defaultBaseURL, false)) return;
   const or = others.length > 0 ? ` (or ${others.join(", ")})` : "";
   throw new ConfigError(
-    `Model "${id}" needs an API key: set ${first}${or} in the environment, or pass apiKey`,
+    `Model "${id}" needs an API key: set ${first}${or} in the environment (in code, the apiKey option also works)`,
   );
 }
 
