@@ -40,6 +40,11 @@ export interface McpClientFeatures {
   maxElicitations?: number;
   /** Folders the server may work in (`roots/list`), as file URIs or paths. */
   roots?: readonly { uri: string; name?: string }[];
+  /**
+   * Gives the model two tools, `<prefix>_list_resources` and `<prefix>_read_resource`, over the
+   * server's resources (default false: resources are read by your code, `client.resources`).
+   */
+  resourceTools?: boolean;
   /** Receives the server's log messages (default: dropped). */
   onLog?: (entry: McpLogEntry) => void;
 }

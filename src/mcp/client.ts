@@ -8,6 +8,7 @@ import { CUT_OFF_CODE } from "./capped-fetch.js";
 import { capabilitiesFor, ElicitationBudget, installFeatures } from "./client-features.js";
 import { jsonSchemaTool } from "./json-schema-tool.js";
 import { renderContent } from "./render-content.js";
+import { McpPrompts, McpResources } from "./resources-prompts.js";
 import { imageBlocks, pdfResources } from "./result-blocks.js";
 import { Client, StdioClientTransport, ToolListChangedNotificationSchema } from "./sdk.js";
 import { type McpServerConfig, transportFor } from "./server-config.js";
@@ -46,6 +47,10 @@ export class McpClient implements ToolSource {
   #refreshing: Promise<void> | undefined;
   #again = false;
   readonly #questions: ElicitationBudget;
+  /** The server's resources: list, read, templates, subscribe (see also `resourceTools`). */
+  readonly resources: McpResources;
+  /** The server's prompts: list, and get with arguments. */
+  readonly prompts: McpPrompts;
 
   private constructor(
     private readonly config: McpServerConfig,
@@ -54,6 +59,9 @@ export class McpClient implements ToolSource {
   ) {
     this.name = config.name;
     this.#questions = new ElicitationBudget(config.maxElicitations ?? 5);
+    const timeout = config.listTimeoutMs ?? 20_000;
+    this.resources = new McpResources(client, timeout);
+    this.prompts = new McpPrompts(client, timeout);
   }
 
   /** Connects, lists the server's tools, and starts following changes. */
@@ -115,7 +123,9 @@ export class McpClient implements ToolSource {
     const listed: { name: string; description?: string; inputSchema: unknown }[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
-    for (let pages = 1; ; pages++) {
+    // A server without tools (resources or prompts only) is asked for none.
+    const offersTools = this.client.getServerCapabilities()?.tools !== undefined;
+    for (let pages = 1; offersTools; pages++) {
       const page = await this.client.listTools(cursor ? { cursor } : {}, { signal });
       listed.push(...page.tools);
       if (listed.length > maxTools)
@@ -129,6 +139,8 @@ export class McpClient implements ToolSource {
         throw new McpToolListError(name, `more than ${maxPages} pages (the maxListPages option)`);
     }
     this.#tools = listed.map((t) => this.#wrap(t));
+    if (this.config.resourceTools && this.client.getServerCapabilities()?.resources)
+      this.#tools.push(...this.resources.tools(this.config.prefix ?? localName(name, undefined)));
     for (const listener of this.#listeners) listener();
   }
 

@@ -26,6 +26,13 @@ export {
   type McpOAuthOptions,
 } from "./oauth.js";
 export {
+  type McpPrompt,
+  type McpPromptMessage,
+  McpPrompts,
+  type McpResource,
+  McpResources,
+} from "./resources-prompts.js";
+export {
   type AgentServerOptions,
   createAgentServer,
   type ServableAgent,
