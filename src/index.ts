@@ -11,11 +11,13 @@
 // `"openai:gpt-4o-mini"` and the other model strings resolve from here: each provider registers
 // its prefix when its module loads.
 import "./providers/anthropic/index.js";
+import "./providers/azure/index.js";
 import "./providers/bedrock/index.js";
 import "./providers/google/index.js";
 import "./providers/openai-responses/index.js";
 import "./providers/presets.js";
 import "./providers/replay.js";
+import "./providers/vertex/index.js";
 
 export { Agent } from "./agent/agent.js";
 export type {

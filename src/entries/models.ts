@@ -78,6 +78,7 @@ export {
   type AnthropicOptions,
   anthropic,
 } from "../providers/anthropic/index.js";
+export { AzureOpenAIModel, type AzureOptions, azure } from "../providers/azure/index.js";
 export {
   type AwsCredentialSource,
   type AwsCredentials,
@@ -143,3 +144,4 @@ export {
   type ProviderOptions,
   registerProvider,
 } from "../providers/resolve.js";
+export { VertexGeminiModel, type VertexOptions, vertex } from "../providers/vertex/index.js";

@@ -1,0 +1,1 @@
+export { AzureOpenAIModel, type AzureOptions, azure } from "./definition.js";

@@ -1,0 +1,1 @@
+export { VertexGeminiModel, type VertexOptions, vertex } from "./definition.js";
