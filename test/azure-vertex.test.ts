@@ -49,7 +49,7 @@ describe("Azure OpenAI", () => {
     expect(sent?.path).toBe("/openai/v1/responses");
     expect(sent?.headers["api-key"]).toBe("azure-key-123456");
     expect(sent?.headers.authorization).toBeUndefined();
-    expect((sent?.body as { model: string }).model).toBe("gpt-4.1-mini");
+    expect(sent?.body).toMatchObject({ model: "gpt-4.1-mini" });
   });
 
   it("a recorded streamed Responses answer and a recorded tool call parse", async () => {
@@ -151,11 +151,10 @@ describe("Gemini on Vertex AI", () => {
     expect(sent?.headers.authorization).toBe("Bearer ya29.vertex-token");
     expect(sent?.headers["x-goog-api-key"]).toBeUndefined();
     const recorded = exchange?.request.parsed_body as Record<string, unknown>;
-    expect((sent?.body as Record<string, unknown>).contents).toEqual(recorded.contents);
+    const body = sent?.body as { contents: unknown; systemInstruction: { parts: unknown } };
+    expect(body.contents).toEqual(recorded.contents);
     // The recording's client also sends `role: "user"` on the system instruction, which Vertex ignores.
-    expect((sent?.body as { systemInstruction: { parts: unknown } }).systemInstruction.parts).toEqual(
-      (recorded.systemInstruction as { parts: unknown }).parts,
-    );
+    expect(body.systemInstruction.parts).toEqual((recorded.systemInstruction as { parts: unknown }).parts);
     expect(response.text).toMatch(/Paris/);
   });
 
