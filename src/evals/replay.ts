@@ -156,7 +156,8 @@ function differenceOf(caseId: string, before: TrialRecord, now: TrialRecord): Ev
 /** The recorded answers of one trace, or a model that refuses every call when there were none. */
 function replayOf(path: string | undefined, label: string): Model {
   if (path !== undefined) {
-    const exchanges = exchangesOf(readTraceEvents(path));
+    // The path was checked to stay inside the recording; a link put there since is not followed.
+    const exchanges = exchangesOf(readTraceEvents(path, { noFollow: true }));
     if (exchanges.length > 0) return new ReplayModel(exchanges, { source: path });
   }
   return {

@@ -42,9 +42,9 @@ export function readTraceFile(path: string, options: ReadTraceOptions = {}): Tra
   return { path: full, runs };
 }
 
-/** The events of a JSONL trace, every run's, in file order. */
-export function readTraceEvents(path: string): AgentEvent[] {
-  return readEvents(path).events;
+/** The events of a JSONL trace, every run's, in file order (`noFollow`: a symlink is refused). */
+export function readTraceEvents(path: string, options: ReadTraceOptions = {}): AgentEvent[] {
+  return readEvents(path, options).events;
 }
 
 function readEvents(
