@@ -39,6 +39,11 @@ export interface ServeOptions {
   redaction?: RedactionOptions;
   /** Serve the chat page at `/` and the trace viewer at `/trace/` (default true); folders to serve them from. */
   page?: boolean | PageDirs;
+  /**
+   * The client's address, for `limits.requestsPerMinutePerAddress` (default: the socket's address
+   * under `startServer`). Behind a proxy, read the header your proxy sets; never trust one it does not.
+   */
+  clientAddress?: (request: Request) => string | undefined;
   /** Resume runs a previous process left running (default true). */
   recover?: boolean;
   /** Serve each agent over A2A too: its card and JSON-RPC under `/a2a/<agent>` (default off; docs/a2a.md). */
@@ -57,8 +62,11 @@ export interface ServeStats {
 
 /** A Web-standard handler: mount `fetch` in any runtime; `close` when done. */
 export interface ServeHandler {
-  /** `Request → Response`: Next.js route handlers, Hono, Bun/Deno `serve`, Node through an adapter. */
-  fetch: (request: Request) => Promise<Response>;
+  /**
+   * `Request → Response`: Next.js route handlers, Hono, Bun/Deno `serve`, Node through an adapter
+   * (whose bindings, `env`, carry the socket the client's address is read from).
+   */
+  fetch: (request: Request, env?: unknown) => Promise<Response>;
   /** Settles when runs left by a previous process have been resumed (or reported). */
   ready: Promise<void>;
   /** What the server holds now: runs driven here, open streams, and bytes handed to the runtime so far. */
@@ -121,6 +129,19 @@ export function createHandler(options: ServeOptions): ServeHandler {
     cors.decorate(c.req.raw, c.res.headers);
   });
 
+  // Before any token is looked at: a flood of bad tokens from one address is refused as cheaply as possible.
+  const perAddress = new RateLimiter(limits.requestsPerMinutePerAddress);
+  const byAddress: MiddlewareHandler<ServeEnv> = async (c, next) => {
+    const address = options.clientAddress
+      ? options.clientAddress(c.req.raw)
+      : (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket
+          ?.remoteAddress;
+    if (address) perAddress.take(address);
+    await next();
+  };
+  app.use("/api/*", byAddress);
+  app.use("/trace/api/*", byAddress);
+
   app.post("/api/login", async (c) => {
     const token = bearerOf(c.req.raw);
     if (token === undefined || auth.tokenPrincipal(token) === undefined) throw unauthorized();
@@ -159,7 +180,7 @@ export function createHandler(options: ServeOptions): ServeHandler {
   ready.catch((error: unknown) => console.error("glassloop serve: resuming interrupted runs failed:", error));
 
   return {
-    fetch: async (request) => app.fetch(request),
+    fetch: async (request, env) => app.fetch(request, env),
     ready,
     stats: () => ({ runs: hub.size, streams: counters.streams, bytesSent: counters.bytesSent }),
     close: async () => {

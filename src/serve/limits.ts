@@ -9,6 +9,12 @@ export interface ServeLimits {
   maxMessageChars?: number;
   /** Requests per principal per minute (default 120). */
   requestsPerMinute?: number;
+  /**
+   * Requests per client address per minute, counted before the token is checked, so guessing
+   * tokens or flooding with bad ones is slowed too (default 600). Needs the address: Node's socket
+   * through `startServer`, or `clientAddress` elsewhere; without one it does not apply.
+   */
+  requestsPerMinutePerAddress?: number;
   /** Runs one principal may have running at once (default 4). */
   maxActiveRuns?: number;
   /** A stream with no event this long is closed; its run goes on (default 10 minutes). */
@@ -24,6 +30,7 @@ const DEFAULTS: ResolvedLimits = {
   maxBodyBytes: 1024 * 1024,
   maxMessageChars: 32_000,
   requestsPerMinute: 120,
+  requestsPerMinutePerAddress: 600,
   maxActiveRuns: 4,
   streamIdleMs: 10 * 60_000,
   keepAliveMs: 15_000,
@@ -44,9 +51,13 @@ export function resolveLimits(limits: ServeLimits = {}): ResolvedLimits {
   return out;
 }
 
+/** Most callers tracked at once. */
+const MAX_BUCKETS = 100_000;
+
 /**
- * Requests per principal in a sliding minute (a token bucket refilled continuously), so one
- * caller cannot starve the others. Buckets of idle principals are dropped as they fill up.
+ * Requests per principal (or per address) in a sliding minute (a token bucket refilled
+ * continuously), so one caller cannot starve the others. Buckets of idle callers are dropped as
+ * they fill up, and the oldest beyond MAX_BUCKETS, so many addresses cannot grow it without bound.
  */
 export class RateLimiter {
   readonly #perMinute: number;
@@ -72,6 +83,7 @@ export class RateLimiter {
     bucket.tokens -= 1;
     if (bucket.tokens >= this.#perMinute - 1 && this.#buckets.size > 10_000) this.#buckets.delete(principal);
     else this.#buckets.set(principal, bucket);
+    if (this.#buckets.size > MAX_BUCKETS) this.#buckets.delete(this.#buckets.keys().next().value as string);
   }
 }
 
