@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Agent, tool } from "glassloop";
-import { createAgentMcpHandler, serveAgentOverHttp } from "glassloop/mcp";
+import { BoundedEventStore, createAgentMcpHandler, serveAgentOverHttp } from "glassloop/mcp";
 import { FunctionModel, ScriptedModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -132,5 +132,23 @@ describe("an agent served over streamable HTTP (glassloop mcp serve --http)", ()
     expect(result.content).toEqual([{ type: "text", text: "fine" }]);
     await client.close();
     await running.close();
+  });
+
+  it("keeps each stream's last messages for a client that reconnects with Last-Event-ID, and no more", async () => {
+    const store = new BoundedEventStore(3, 2);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await store.storeEvent("s1", { jsonrpc: "2.0", method: `m${i}` }));
+    const replayed: string[] = [];
+    const stream = await store.replayEventsAfter(ids[2] ?? "", {
+      send: async (_id, message) => {
+        replayed.push((message as { method: string }).method);
+      },
+    });
+    expect(stream).toBe("s1");
+    expect(replayed).toEqual(["m3", "m4"]);
+    await store.storeEvent("s2", { jsonrpc: "2.0", method: "x" });
+    await store.storeEvent("s3", { jsonrpc: "2.0", method: "y" });
+    // Two streams at most: the oldest (s1) is gone.
+    expect(await store.getStreamIdForEventId(ids[4] ?? "")).toBeUndefined();
   });
 });
