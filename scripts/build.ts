@@ -89,7 +89,14 @@ function readStamp(): Record<string, string> {
 }
 
 function run(command: string, args: string[]): void {
-  const result = spawnSync(process.execPath, [command, ...args], { cwd: ROOT, stdio: "inherit" });
+  // Colors only where they render: `npm ci` logs piped to a file or a CI log with FORCE_COLOR set
+  // would otherwise show the escape codes of tsdown's and Vite's messages raw.
+  const env = { ...process.env };
+  if (!process.stderr.isTTY) {
+    delete env.FORCE_COLOR;
+    env.NO_COLOR = "1";
+  }
+  const result = spawnSync(process.execPath, [command, ...args], { cwd: ROOT, stdio: "inherit", env });
   if (result.status !== 0) throw new Error(`${relative(ROOT, command)} failed (exit ${result.status})`);
 }
 
