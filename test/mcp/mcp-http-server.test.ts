@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Agent, tool } from "glassloop";
@@ -151,4 +152,38 @@ describe("an agent served over streamable HTTP (glassloop mcp serve --http)", ()
     // Two streams at most: the oldest (s1) is gone.
     expect(await store.getStreamIdForEventId(ids[4] ?? "")).toBeUndefined();
   });
+
+  it("serves over HTTP through `glassloop mcp serve <module> --http` with a token from GLASSLOOP_MCP_TOKENS", async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "src/cli/main.ts",
+        "mcp",
+        "serve",
+        "test/mcp/fixtures/calculator-agent.ts",
+        "--http",
+      ],
+      { env: { ...process.env, GLASSLOOP_MCP_TOKENS: "cli-token" }, stdio: ["ignore", "ignore", "pipe"] },
+    );
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let said = "";
+        child.stderr?.on("data", (chunk: Buffer) => {
+          said += chunk.toString();
+          const found = /at (http:\/\/\S+\/mcp)/.exec(said);
+          if (found?.[1]) resolve(found[1]);
+        });
+        child.once("exit", (code) => reject(new Error(`exited ${code}: ${said}`)));
+      });
+      await expect(connected(url)).rejects.toThrow();
+      const client = await connected(url, { authorization: "Bearer cli-token" });
+      const { tools } = await client.listTools();
+      expect(tools).toHaveLength(1);
+      await client.close();
+    } finally {
+      child.kill("SIGTERM");
+    }
+  }, 30_000);
 });

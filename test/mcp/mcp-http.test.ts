@@ -58,6 +58,25 @@ describe("MCP client over streamable HTTP (@modelcontextprotocol/server-everythi
     await agent.close();
   });
 
+  it("reads resources and prompts and answers an elicitation over streamable HTTP", async () => {
+    const mcp = await McpClient.connect({
+      name: "everything-http",
+      url,
+      onElicitation: async () => ({ action: "accept", content: { name: "Grace Hopper" } }),
+    });
+    const resources = await mcp.resources.list();
+    expect(resources.length).toBeGreaterThan(0);
+    expect((await mcp.prompts.list()).length).toBeGreaterThan(0);
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "trigger-elicitation-request", args: {} }] },
+      { text: "done" },
+    ]);
+    const agent = new Agent({ model, toolSources: [mcp] });
+    const result = await agent.run("Ask");
+    expect(JSON.stringify(result.messages.find((m) => m.role === "tool")?.content)).toMatch(/Grace Hopper/);
+    await agent.close();
+  });
+
   it("fails to connect with a clear error naming the server", async () => {
     const port = await freePort();
     await expect(
