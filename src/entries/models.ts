@@ -8,6 +8,14 @@
 export { UnsupportedContentError } from "../models/attachments.js";
 export { CloudCredentialsError, type TokenProvider } from "../models/cloud-credentials.js";
 export {
+  CHARS_PER_TOKEN,
+  ContextWindowError,
+  checkContextWindow,
+  countTokens,
+  estimateRequestTokens,
+  type TokenCount,
+} from "../models/context-window.js";
+export {
   AuthenticationError,
   CallDeadlineError,
   ContextOverflowError,

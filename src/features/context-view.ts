@@ -23,6 +23,9 @@ export interface RequestParts {
   messages: Message[];
 }
 
+/** The codes of a request too long for the model: the provider's answer, or the check before sending. */
+const OVERFLOW_CODES = new Set<string>(["context_overflow", "context_window_exceeded"]);
+
 /** How much of an over-long request is kept when compacting after a ContextOverflowError. */
 const OVERFLOW_SHRINK = 0.7;
 
@@ -179,7 +182,8 @@ export function contextHooks(options: {
         view?.observe(sent, request.tools, response);
         return response;
       } catch (error) {
-        if (!(error instanceof RunError) || error.code !== "context_overflow") throw error;
+        // Too long by the provider's answer, or by the window check before sending: compact alike.
+        if (!(error instanceof RunError) || !OVERFLOW_CODES.has(error.code)) throw error;
         const compactor = view ?? new ContextView({});
         view = compactor;
         const limit = Math.floor((await compactor.count(state.model, sent, request.tools)) * OVERFLOW_SHRINK);

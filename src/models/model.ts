@@ -140,7 +140,11 @@ export interface Model {
   readonly id: string;
   /** Known price, used for `usage.costUsd` and `limits.maxCostUsd`. */
   readonly price?: ModelPrice;
+  /** Most tokens one request may hold (input and output); a request known to exceed it is refused before sending. */
+  readonly contextWindow?: number;
   generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse>;
+  /** The input tokens of `request` as the provider counts them (its count endpoint), where it has one. */
+  countTokens?(request: ModelRequest): Promise<number>;
 }
 
 /** Cost in USD of `usage` at `price`: fresh input, cache reads and cache writes each at their rate. */

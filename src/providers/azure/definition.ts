@@ -6,6 +6,7 @@
  */
 import { ConfigError } from "../../core/errors.js";
 import { CloudCredentialsError, type TokenProvider, tokenFrom } from "../../models/cloud-credentials.js";
+import { checkContextWindow } from "../../models/context-window.js";
 import type { HttpOptions } from "../../models/http/transport.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
 import { contextWindowOf, priceOf } from "../../models/prices.js";
@@ -97,6 +98,7 @@ export class AzureOpenAIModel implements Model {
 
   /** Sends one request through the deployment, with a fresh Entra ID token when one is used. */
   async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
+    checkContextWindow(this, request);
     const token = this.#options.token
       ? await tokenFrom(this.#options.token, PROVIDER, TOKEN_HINT)
       : undefined;

@@ -5,8 +5,9 @@
  * model or inference-profile id.
  */
 import { ConfigError } from "../../core/errors.js";
+import { checkContextWindow } from "../../models/context-window.js";
 import { defaultPost, type PostFetch } from "../../models/http/node-post.js";
-import type { HttpOptions } from "../../models/http/transport.js";
+import { type HttpOptions, postJson } from "../../models/http/transport.js";
 import { endpointUrl } from "../../models/http/url.js";
 import {
   type Connection,
@@ -18,6 +19,7 @@ import {
 } from "../../models/http-provider.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
 import { contextWindowOf, priceOf } from "../../models/prices.js";
+import { reportedCount } from "../../models/usage-check.js";
 import { registerProvider } from "../resolve.js";
 import { type AwsCredentialSource, awsCredentials, awsRegion } from "./credentials.js";
 import { eventStreamToSse } from "./event-stream.js";
@@ -129,8 +131,27 @@ export class BedrockModel implements Model {
   }
 
   /** Sends one Converse request (ConverseStream when `request.stream`) and normalizes the answer. */
-  generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
+  async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
+    checkContextWindow(this, request);
     return callHttp(CONVERSE, this.#connection, this.#settings, request, observer, this.#http);
+  }
+
+  /** The input tokens of `request` by Bedrock's CountTokens (`/model/{id}/count-tokens`), signed like a call. */
+  async countTokens(request: ModelRequest): Promise<number> {
+    const { messages, system, toolConfig } = toConverseBody(request, this.#settings.converse, PROVIDER);
+    const reply = await postJson(
+      {
+        provider: PROVIDER,
+        url: this.#connection.url.replace(/\/converse$/, "/count-tokens"),
+        headers: this.#connection.headers,
+        body: { input: { converse: { messages, system, ...(toolConfig !== undefined && { toolConfig }) } } },
+        signal: request.signal,
+        observer: { onRequest: () => {} },
+        secrets: this.#connection.secrets,
+      },
+      this.#http,
+    );
+    return reportedCount((reply.body as { inputTokens?: unknown }).inputTokens, "inputTokens", PROVIDER);
   }
 }
 

@@ -1,3 +1,4 @@
+import { checkContextWindow } from "../../models/context-window.js";
 import { ProviderError } from "../../models/errors.js";
 import type { HttpOptions } from "../../models/http/transport.js";
 import { endpointUrl } from "../../models/http/url.js";
@@ -10,7 +11,7 @@ import {
   shownUrl,
 } from "../../models/http-provider.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
-import { priceOf } from "../../models/prices.js";
+import { contextWindowOf, priceOf } from "../../models/prices.js";
 import { OPENAI_QUIRKS, type OpenAIQuirks } from "./quirks.js";
 import { type ChatSettings, toChatBody } from "./request.js";
 import { failedToolCall, parseChatCompletion, recoveredResponse } from "./response.js";
@@ -32,6 +33,8 @@ export interface OpenAIChatOptions {
   quirks?: Partial<OpenAIQuirks>;
   /** Price per million tokens, for cost and `limits.maxCostUsd`; default: the price table's. */
   price?: ModelPrice;
+  /** Context window in tokens; default: the table's. A request known to exceed it is refused before sending. */
+  contextWindow?: number;
   /** Sent as `parallel_tool_calls` when tools are offered. */
   parallelToolCalls?: boolean;
   /** Retries and timeouts. */
@@ -79,6 +82,7 @@ export function chatEndpoint(defaultBaseURL: string, env?: Partial<Endpoint>): E
 export class OpenAIChatModel implements Model {
   readonly id: string;
   readonly price?: ModelPrice;
+  readonly contextWindow?: number;
   /** The provider label, e.g. `openai`, `ollama`. */
   readonly provider: string;
   /** The resolved quirks this model runs with. */
@@ -93,6 +97,8 @@ export class OpenAIChatModel implements Model {
     this.id = `${this.provider}:${options.model}`;
     const price = options.price ?? priceOf(this.provider, options.model);
     if (price !== undefined) this.price = price;
+    const window = options.contextWindow ?? contextWindowOf(this.provider, options.model);
+    if (window !== undefined) this.contextWindow = window;
     this.quirks = { ...OPENAI_QUIRKS, ...options.quirks };
     // Resolved already (a preset read its variables): nothing more from the environment.
     this.#connection = connect(this.id, this.provider, chatEndpoint(options.baseURL), {
@@ -120,7 +126,8 @@ export class OpenAIChatModel implements Model {
    * Chat Completions carries no reasoning back (compatible servers' own `reasoning_content` is
    * not resent either: DeepSeek rejects it); another provider's is reported as left out.
    */
-  generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
+  async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
+    checkContextWindow(this, request);
     return callHttp(
       CHAT_COMPLETIONS,
       this.#connection,

@@ -6,6 +6,7 @@
  */
 import { ConfigError } from "../../core/errors.js";
 import { CloudCredentialsError, type TokenProvider, tokenFrom } from "../../models/cloud-credentials.js";
+import { checkContextWindow } from "../../models/context-window.js";
 import type { HttpOptions } from "../../models/http/transport.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
 import { contextWindowOf, priceOf } from "../../models/prices.js";
@@ -82,6 +83,7 @@ export class VertexGeminiModel implements Model {
 
   /** Sends one request with a fresh access token (when a token provider is used). */
   async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
+    checkContextWindow(this, request);
     const token = this.#options.token
       ? await tokenFrom(this.#options.token, PROVIDER, TOKEN_HINT)
       : undefined;

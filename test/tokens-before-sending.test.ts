@@ -1,0 +1,89 @@
+/**
+ * Tokens before sending: the estimate, a provider's own count on its recorded wire (Bedrock's
+ * CountTokens), and the typed error for a request that cannot fit the model's window, raised
+ * before anything is sent.
+ */
+import { type ModelRequest, resolveModel } from "glassloop";
+import {
+  BedrockModel,
+  ContextWindowError,
+  countTokens,
+  estimateRequestTokens,
+  type OpenAIChatModel,
+} from "glassloop/models";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { bedrockReply, loadBedrockCassette } from "./helpers/bedrock-cassettes.js";
+import { startWireServer, type WireServer } from "./helpers/wire-server.js";
+
+let server: WireServer;
+beforeAll(async () => {
+  server = await startWireServer();
+});
+afterAll(() => server.close());
+beforeEach(() => server.reset());
+
+const ask = (text: string, extra: Partial<ModelRequest> = {}): ModelRequest => ({
+  messages: [{ role: "user", content: text }],
+  tools: [],
+  signal: AbortSignal.timeout(10_000),
+  ...extra,
+});
+
+describe("counting tokens before sending", () => {
+  it("estimates about four characters a token, plus framing per message", () => {
+    expect(estimateRequestTokens(ask("x".repeat(400)))).toBe(100 + 4);
+    const withImage = ask("hi");
+    (withImage.messages[0] as { images?: unknown[] }).images = [
+      { type: "image", mediaType: "image/png", data: "AAAA" },
+    ];
+    expect(estimateRequestTokens(withImage)).toBeGreaterThan(1_600);
+  });
+
+  it("Bedrock counts with its CountTokens endpoint: the recorded request and answer", async () => {
+    const [exchange] = loadBedrockCassette("test_bedrock_count_tokens_tool_config");
+    server.enqueue(bedrockReply(exchange));
+    const model = new BedrockModel("anthropic.claude-sonnet-4-20250514-v1:0", {
+      baseURL: server.url,
+      env: { AWS_ACCESS_KEY_ID: "AKID", AWS_SECRET_ACCESS_KEY: "s", AWS_REGION: "us-east-1" },
+    });
+    const count = await countTokens(
+      model,
+      ask("What is the weather in Paris?", {
+        tools: [
+          {
+            name: "get_weather",
+            description: "Get the weather for a location",
+            parameters: { type: "object", properties: { location: { type: "string" } } },
+          },
+        ],
+      }),
+    );
+    expect(count).toEqual({ tokens: 375, source: "provider" });
+    const sent = server.requests[0];
+    expect(sent?.path).toBe("/model/anthropic.claude-sonnet-4-20250514-v1%3A0/count-tokens");
+    expect(String(sent?.headers.authorization)).toMatch(/^AWS4-HMAC-SHA256 /);
+    // The recorded body, but for `toolChoice: auto`, which is Converse's default and not sent here.
+    const recorded = exchange?.body as { input: { converse: { toolConfig: Record<string, unknown> } } };
+    const { toolChoice: _auto, ...toolConfig } = recorded.input.converse.toolConfig;
+    expect(sent?.body).toEqual({ input: { converse: { ...recorded.input.converse, toolConfig } } });
+  });
+
+  it("without a count endpoint, or when the extra call is not allowed, it estimates", async () => {
+    const model = resolveModel("openai:gpt-4o", { OPENAI_API_KEY: "sk-123456" });
+    expect(await countTokens(model, ask("abcd"))).toEqual({ tokens: 5, source: "estimate" });
+  });
+
+  it("a request over the model's window is a ContextWindowError before anything is sent", async () => {
+    const model = resolveModel("openai:gpt-4o-mini", {
+      OPENAI_API_KEY: "sk-123456",
+      OPENAI_BASE_URL: `${server.url}/v1`,
+    }) as OpenAIChatModel;
+    expect(model.contextWindow).toBe(128_000);
+    const error = await model
+      .generate(ask("word ".repeat(110_000), { maxOutputTokens: 16_000 }), { onRequest: () => {} })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ContextWindowError);
+    expect(error).toMatchObject({ code: "context_window_exceeded", contextWindow: 128_000 });
+    expect(server.requests).toHaveLength(0);
+  });
+});
