@@ -14,6 +14,8 @@ export interface ChatServer {
   url: string;
   /** GETs an API path as `who`, for facts the page does not show. */
   api<T>(path: string, who?: keyof typeof TOKENS): Promise<T>;
+  /** Cuts every open connection, as a dropped network does (the server goes on listening). */
+  dropConnections(): void;
   close(): Promise<void>;
 }
 
@@ -45,7 +47,9 @@ export async function startChatServer(
   const dir = mkdtempSync(join(tmpdir(), "glassloop-serve-page-"));
   const store = new SqliteStore({ path: join(dir, "store.db") });
   const log = new SqliteServeLog(join(dir, "serve.db"));
-  const handler = createHandler({ agents, auth: { tokens: TOKENS }, store, log });
+  // No secrets from this process's environment: how far the scrubbed stream trails the model while
+  // it waits at a gate (the longest secret minus one, or two words) stays the same on every machine.
+  const handler = createHandler({ agents, auth: { tokens: TOKENS }, store, log, redaction: { env: {} } });
   const server = await startServer({
     handler: { ...handler, fetch: async (request) => servePages(pages, request) ?? handler.fetch(request) },
   });
@@ -57,6 +61,9 @@ export async function startChatServer(
       });
       if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
       return (await res.json()) as T;
+    },
+    dropConnections() {
+      server.server.closeAllConnections();
     },
     async close() {
       await server.close();
