@@ -22,6 +22,8 @@ export async function runClientScenario(
       name: "conformance",
       url,
       connectTimeoutMs: 20_000,
+      // What the test servers get wrong on purpose goes to the scenario's output, not the test log.
+      onWarning: (warning) => lines.push(warning),
       // The suite's authorization server redirects at once (no person): follow it for the code.
       auth: {
         authorize: headlessConsent,
