@@ -87,3 +87,32 @@ describe("counting tokens before sending", () => {
     expect(server.requests).toHaveLength(0);
   });
 });
+
+describe("Anthropic's count endpoint, on its recorded wire", () => {
+  it("POSTs the request's content to /v1/messages/count_tokens and reads input_tokens", async () => {
+    const { loadCassette, replyOf } = await import("./helpers/cassettes.js");
+    const [exchange] = loadCassette<{
+      messages: { content: { text: string }[] }[];
+      system: string;
+      model: string;
+    }>("test_anthropic-test_anthropic_cache_count_tokens");
+    server.enqueue(replyOf(exchange));
+    const { AnthropicModel } = await import("glassloop/models");
+    const recorded = exchange?.request.parsed_body;
+    const text = recorded?.messages[0]?.content[0]?.text ?? "";
+    const model = new AnthropicModel(recorded?.model ?? "", { apiKey: "sk-ant-123456", baseURL: server.url });
+    const count = await countTokens(
+      model,
+      ask(text, { instructions: recorded?.system ?? "", maxOutputTokens: 100 }),
+    );
+    expect(count).toEqual({ tokens: 1114, source: "provider" });
+    const sent = server.requests[0];
+    expect(sent?.path).toBe("/v1/messages/count_tokens");
+    expect(sent?.headers["x-api-key"]).toBe("sk-ant-123456");
+    const body = sent?.body as Record<string, unknown>;
+    expect(body).not.toHaveProperty("max_tokens");
+    expect(body).not.toHaveProperty("stream");
+    expect(body.model).toBe(recorded?.model);
+    expect(JSON.stringify(body.messages)).toContain(text.slice(0, 200));
+  });
+});

@@ -2,6 +2,7 @@ import { ConfigError } from "../../core/errors.js";
 import { redact } from "../../core/redact.js";
 import { errorForStatus, type ProviderError } from "../../models/errors.js";
 import type { HttpOptions } from "../../models/http/call.js";
+import { postJson } from "../../models/http/transport.js";
 import { endpointUrl } from "../../models/http/url.js";
 import {
   type Connection,
@@ -13,6 +14,7 @@ import {
 } from "../../models/http-provider.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
 import { priceOf } from "../../models/prices.js";
+import { reportedCount } from "../../models/usage-check.js";
 import { ANTHROPIC_CACHE_DEFAULT, type AnthropicCachePolicy } from "./cache.js";
 import { anthropicProtocolError } from "./protocol-error.js";
 import { type AnthropicBodyOptions, toAnthropicBody } from "./request.js";
@@ -158,6 +160,36 @@ export class AnthropicModel implements Model {
 
   generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
     return callHttp(ANTHROPIC_MESSAGES, this.#connection, this.#settings, request, observer, this.#http);
+  }
+
+  /** The input tokens of `request` by Anthropic's count endpoint (`/v1/messages/count_tokens`): one extra call, not billed as one. */
+  async countTokens(request: ModelRequest): Promise<number> {
+    // The endpoint takes the request's content, not its generation settings.
+    const {
+      max_tokens: _max,
+      stream: _stream,
+      temperature: _t,
+      ...body
+    } = toAnthropicBody({ ...request, stream: false }, this.#settings) as unknown as Record<string, unknown>;
+    const url = new URL(this.#connection.url);
+    url.pathname = `${url.pathname.replace(/\/+$/, "")}/count_tokens`;
+    const reply = await postJson(
+      {
+        provider: "anthropic",
+        url: url.toString(),
+        headers: this.#connection.headers,
+        body,
+        signal: request.signal,
+        observer: { onRequest: () => {} },
+        secrets: this.#connection.secrets,
+      },
+      this.#http,
+    );
+    return reportedCount(
+      (reply.body as { input_tokens?: unknown }).input_tokens,
+      "input_tokens",
+      "anthropic",
+    );
   }
 }
 
