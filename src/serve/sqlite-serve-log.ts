@@ -5,6 +5,15 @@ import type Database from "better-sqlite3";
 import type { RunUsage } from "../core/vocabulary/usage.js";
 import type { ApprovalItem, LogEntry } from "./log-items.js";
 import type { ApprovalRecord, ChatRecord, RunRecord, ServeLog, ServeRunStatus } from "./serve-log.js";
+import {
+  type ApprovalRow,
+  approvalOf,
+  type ChatRow,
+  chatOf,
+  type RunRow,
+  runOf,
+  turnOf,
+} from "./sqlite-serve-rows.js";
 
 /** The serve log's default file, beside the default store's. */
 export const DEFAULT_SERVE_DB = join(".glassloop", "serve.db");
@@ -32,39 +41,6 @@ create table if not exists serve_approvals (
 );
 create index if not exists serve_approvals_run on serve_approvals (run_id);
 `;
-
-interface ChatRow {
-  principal: string;
-  chat_id: string;
-  agent: string;
-  title: string;
-  active_run: string | null;
-  created_at: number;
-  updated_at: number;
-}
-interface RunRow {
-  run_id: string;
-  principal: string;
-  chat_id: string;
-  agent: string;
-  model: string;
-  input: string;
-  status: ServeRunStatus;
-  usage: string | null;
-  turn: string | null;
-  last_seq: number;
-  created_at: number;
-  updated_at: number;
-}
-interface ApprovalRow {
-  approval_id: string;
-  run_id: string;
-  tool_call_id: string;
-  tool_name: string;
-  input: string;
-  validated: string;
-  decided: string | null;
-}
 
 /**
  * The serve log in SQLite (better-sqlite3, WAL): one file, default `.glassloop/serve.db`, or
@@ -263,60 +239,4 @@ function safely(transaction: () => void): boolean {
     if (error instanceof AlreadyDecided) return false;
     throw error;
   }
-}
-
-function chatOf(row: ChatRow): ChatRecord {
-  return {
-    principal: row.principal,
-    chatId: row.chat_id,
-    agent: row.agent,
-    title: row.title,
-    ...(row.active_run !== null && { activeRun: row.active_run }),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function runOf(row: RunRow): RunRecord {
-  return {
-    runId: row.run_id,
-    principal: row.principal,
-    chatId: row.chat_id,
-    agent: row.agent,
-    model: row.model,
-    input: row.input,
-    status: row.status,
-    ...(row.usage !== null && { usage: JSON.parse(row.usage) as RunUsage }),
-    ...(row.turn !== null && (JSON.parse(row.turn) as TurnFields)),
-    lastSeq: row.last_seq,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-/** The run fields kept together in the `turn` column (JSON). */
-type TurnFields = Pick<RunRecord, "session" | "sessionStart" | "replaces" | "attachments">;
-
-/** The `turn` column of a new run: null when it has none of those fields. */
-export function turnOf(run: TurnFields): string | null {
-  const { session, sessionStart, replaces, attachments } = run;
-  const turn: TurnFields = {
-    ...(session !== undefined && { session }),
-    ...(sessionStart !== undefined && { sessionStart }),
-    ...(replaces !== undefined && { replaces }),
-    ...(attachments !== undefined && attachments.length > 0 && { attachments }),
-  };
-  return Object.keys(turn).length === 0 ? null : JSON.stringify(turn);
-}
-
-function approvalOf(row: ApprovalRow): ApprovalRecord {
-  return {
-    approvalId: row.approval_id,
-    runId: row.run_id,
-    toolCallId: row.tool_call_id,
-    toolName: row.tool_name,
-    input: JSON.parse(row.input),
-    validated: row.validated,
-    ...(row.decided !== null && { decided: JSON.parse(row.decided) }),
-  };
 }
