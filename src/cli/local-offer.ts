@@ -1,10 +1,10 @@
-import { createInterface } from "node:readline";
 import { resolveSourceFile, terminalProgress } from "../providers/local/download.js";
 import { importEngine } from "../providers/local/engine.js";
 import { LocalModelError } from "../providers/local/errors.js";
 import { type DownloadProgress, modelCacheDir } from "../providers/local/name.js";
 import type { CliIO } from "./command.js";
 import type { ModelChoice } from "./model-select.js";
+import { terminalInterface } from "./terminal-text.js";
 
 /** The model offered when none is configured: small, instruction-tuned, able to call tools. */
 export const DEFAULT_LOCAL_MODEL = {
@@ -55,7 +55,7 @@ export async function offerLocalModel(io: CliIO, yes: boolean): Promise<ModelCho
 
 /** Asks `question` on stderr and reads one line of stdin; only "y" or "yes" is a yes. */
 async function confirm(io: CliIO, question: string): Promise<boolean> {
-  const lines = createInterface({ input: io.stdin, output: io.stderr, terminal: false });
+  const lines = terminalInterface({ input: io.stdin, output: io.stderr, terminal: false }, io.env);
   try {
     io.stderr.write(question);
     const answer = await new Promise<string>((resolve) => {
