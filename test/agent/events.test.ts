@@ -137,9 +137,22 @@ describe("stream()", () => {
 
     expect(streamed.messages).toEqual(ran.messages);
     expect(streamed.output).toBe(ran.output);
-    const shape = (events: AgentEvent[]) => events.filter((e) => e.type !== "text_delta").map((e) => e.type);
+    // Deltas (text, and the pieces of a tool call's arguments) exist only when streaming.
+    const deltaTypes = new Set(["text_delta", "reasoning_delta", "tool_call_delta"]);
+    const shape = (events: AgentEvent[]) => events.filter((e) => !deltaTypes.has(e.type)).map((e) => e.type);
     expect(shape(viaStream)).toEqual(shape(viaRun));
-    expect(ofType(viaRun, "text_delta")).toEqual([]);
+    expect(viaRun.filter((e) => deltaTypes.has(e.type))).toEqual([]);
+    // Each step's streamed argument pieces add up to the arguments of the call that runs.
+    const pieces = ofType(viaStream, "tool_call_delta");
+    expect(pieces.length).toBeGreaterThan(0);
+    const streamedArgs = new Map<string, string>();
+    for (const p of pieces) {
+      const key = `${p.step}/${p.index}`;
+      streamedArgs.set(key, (streamedArgs.get(key) ?? "") + p.argumentsDelta);
+    }
+    const argsOf = (text: string) => JSON.parse(text) as unknown;
+    const calls = ofType(viaStream, "tool_call");
+    expect([...streamedArgs.values()].map(argsOf)).toEqual(calls.map((c) => argsOf(c.arguments)));
     const deltas = ofType(viaStream, "text_delta");
     expect(deltas.map((d) => d.text).join("")).toBe("The result is 420.");
     expect(deltas.every((d) => d.step === 3)).toBe(true);

@@ -465,6 +465,8 @@ interface Observed {
 
 /** One dollar per thousand tokens: a few steps reach the random cost limits. */
 const PRICE = { inputPerMTok: 1000, outputPerMTok: 1000 };
+/** Events only a streaming run emits: the pieces of text, reasoning and tool-call arguments. */
+const STREAM_ONLY = new Set<AgentEvent["type"]>(["text_delta", "reasoning_delta", "tool_call_delta"]);
 
 async function play(s: Scenario, stream: boolean, stopReadingAt?: number): Promise<Observed> {
   const model = new ScriptedModel(toScript(s), s.priced ? { price: PRICE } : {});
@@ -478,8 +480,8 @@ async function play(s: Scenario, stream: boolean, stopReadingAt?: number): Promi
   const onEvent = (event: AgentEvent) => {
     if (settled) late.push(event);
     else events.push(event);
-    // text_delta only exists when streaming; counting without it aborts both modes at the same point.
-    if (event.type !== "text_delta" && s.abort.kind === "at_event" && counted++ === s.abort.index) {
+    // Deltas only exist when streaming; counting without them aborts both modes at the same point.
+    if (!STREAM_ONLY.has(event.type) && s.abort.kind === "at_event" && counted++ === s.abort.index) {
       controller.abort(new Error("the user pressed stop"));
     }
   };
@@ -684,7 +686,7 @@ describe("the loop's invariants over random scripts", () => {
           expect(requests(viaStream)).toEqual(requests(viaRun));
           const kinds = (o: Observed) =>
             o.events
-              .filter((e) => e.type !== "text_delta")
+              .filter((e) => !STREAM_ONLY.has(e.type))
               .map((e) => (e.type === "tool_result" ? `${e.type}:${e.status}` : e.type));
           expect(kinds(viaStream)).toEqual(kinds(viaRun));
         }),
