@@ -8,7 +8,6 @@
 export { UnsupportedContentError } from "../models/attachments.js";
 export { CloudCredentialsError, type TokenProvider } from "../models/cloud-credentials.js";
 export {
-  CHARS_PER_TOKEN,
   ContextWindowError,
   checkContextWindow,
   countTokens,

@@ -34,11 +34,13 @@ interface Recorded {
 
 const DIR = `${CAPTURES_DIR}pydantic-ai/`;
 // Replayed on their own in anthropic-thinking.test.ts (a single streamed answer, and a
-// conversation of two runs with caching) and images.test.ts (an image input).
+// conversation of two runs with caching), images.test.ts (an image input) and
+// tokens-before-sending.test.ts (a count_tokens request, not a run).
 const ELSEWHERE = new Set([
   "test_anthropic-test_anthropic_model_thinking_part_stream.yaml",
   "test_anthropic-test_anthropic_cache_real_api.yaml",
   "test_anthropic-test_image_url_input.yaml",
+  "test_anthropic-test_anthropic_cache_count_tokens.yaml",
 ]);
 const CASSETTES = readdirSync(DIR)
   .filter((f) => f.startsWith("test_anthropic-") && f.endsWith(".yaml") && !ELSEWHERE.has(f))
