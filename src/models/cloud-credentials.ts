@@ -34,3 +34,28 @@ export async function tokenFrom(tokens: TokenProvider, label: string, hint: stri
     throw new CloudCredentialsError(label, `${label}: the token provider returned no token; ${hint}`);
   return token.trim();
 }
+
+/**
+ * The inner model a cloud deployment speaks through, for the token of this call: the token
+ * provider is asked before every call (it caches and refreshes on its own), and the model, whose
+ * headers carry the token, is rebuilt only when the token changed.
+ */
+export class TokenBoundModel<M> {
+  #current: { token: string | undefined; model: M } | undefined;
+
+  /** `tokens` undefined: a key in `build`'s headers instead, one model for good. */
+  constructor(
+    private readonly tokens: TokenProvider | undefined,
+    private readonly label: string,
+    private readonly hint: string,
+    private readonly build: (token: string | undefined) => M,
+  ) {}
+
+  /** The model for this call's token. */
+  async current(): Promise<M> {
+    const token = this.tokens ? await tokenFrom(this.tokens, this.label, this.hint) : undefined;
+    if (this.#current?.token !== token || this.#current === undefined)
+      this.#current = { token, model: this.build(token) };
+    return this.#current.model;
+  }
+}

@@ -5,7 +5,11 @@
  * lives and how the caller is known differ, so the OpenAI providers do the talking.
  */
 import { ConfigError } from "../../core/errors.js";
-import { CloudCredentialsError, type TokenProvider, tokenFrom } from "../../models/cloud-credentials.js";
+import {
+  CloudCredentialsError,
+  TokenBoundModel,
+  type TokenProvider,
+} from "../../models/cloud-credentials.js";
 import { checkContextWindow } from "../../models/context-window.js";
 import type { HttpOptions } from "../../models/http/transport.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
@@ -56,7 +60,7 @@ export class AzureOpenAIModel implements Model {
   readonly baseURL: string;
   readonly #options: AzureOptions;
   readonly #apiKey: string | undefined;
-  #current: { token: string | undefined; model: Model } | undefined;
+  readonly #models: TokenBoundModel<Model>;
 
   constructor(
     readonly deployment: string,
@@ -66,6 +70,7 @@ export class AzureOpenAIModel implements Model {
     const env = options.env ?? process.env;
     this.id = `${PROVIDER}:${deployment}`;
     this.#options = options;
+    this.#models = new TokenBoundModel(options.token, PROVIDER, TOKEN_HINT, (token) => this.#modelFor(token));
     const endpoint =
       options.endpoint ??
       (env.AZURE_OPENAI_ENDPOINT?.trim() ||
@@ -99,15 +104,11 @@ export class AzureOpenAIModel implements Model {
   /** Sends one request through the deployment, with a fresh Entra ID token when one is used. */
   async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
     checkContextWindow(this, request);
-    const token = this.#options.token
-      ? await tokenFrom(this.#options.token, PROVIDER, TOKEN_HINT)
-      : undefined;
-    return this.#modelFor(token).generate(request, observer);
+    return (await this.#models.current()).generate(request, observer);
   }
 
   /** The OpenAI model that speaks to the deployment; rebuilt only when the token changes. */
   #modelFor(token: string | undefined): Model {
-    if (this.#current && this.#current.token === token) return this.#current.model;
     const o = this.#options;
     // Entra ID's token wins over a key: both set means the user chose the token on purpose.
     const auth: Record<string, string> = token
@@ -130,7 +131,6 @@ export class AzureOpenAIModel implements Model {
             // Azure takes OpenAI's fields; its ids and usage streaming are OpenAI's too.
             quirks: { ...COMPATIBLE_QUIRKS, maxTokensField: "max_completion_tokens", fillToolCallIds: false },
           });
-    this.#current = { token, model };
     return model;
   }
 }

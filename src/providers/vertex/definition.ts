@@ -5,7 +5,11 @@
  * default credentials through google-auth-library), or by an express-mode API key.
  */
 import { ConfigError } from "../../core/errors.js";
-import { CloudCredentialsError, type TokenProvider, tokenFrom } from "../../models/cloud-credentials.js";
+import {
+  CloudCredentialsError,
+  TokenBoundModel,
+  type TokenProvider,
+} from "../../models/cloud-credentials.js";
 import { checkContextWindow } from "../../models/context-window.js";
 import type { HttpOptions } from "../../models/http/transport.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
@@ -47,7 +51,7 @@ export class VertexGeminiModel implements Model {
   readonly baseURL: string;
   readonly #options: VertexOptions;
   readonly #apiKey: string | undefined;
-  #current: { token: string | undefined; model: GeminiModel } | undefined;
+  readonly #models: TokenBoundModel<GeminiModel>;
 
   constructor(
     readonly modelName: string,
@@ -57,6 +61,7 @@ export class VertexGeminiModel implements Model {
     const env = options.env ?? process.env;
     this.id = `${PROVIDER}:${modelName}`;
     this.#options = options;
+    this.#models = new TokenBoundModel(options.token, PROVIDER, TOKEN_HINT, (token) => this.#modelFor(token));
     this.#apiKey = options.apiKey ?? (env.GOOGLE_VERTEX_API_KEY?.trim() || undefined);
     if (options.baseURL) this.baseURL = options.baseURL;
     else if (this.#apiKey && !options.project && !env.GOOGLE_CLOUD_PROJECT?.trim())
@@ -84,14 +89,10 @@ export class VertexGeminiModel implements Model {
   /** Sends one request with a fresh access token (when a token provider is used). */
   async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
     checkContextWindow(this, request);
-    const token = this.#options.token
-      ? await tokenFrom(this.#options.token, PROVIDER, TOKEN_HINT)
-      : undefined;
-    return this.#modelFor(token).generate(request, observer);
+    return (await this.#models.current()).generate(request, observer);
   }
 
   #modelFor(token: string | undefined): GeminiModel {
-    if (this.#current && this.#current.token === token) return this.#current.model;
     const o = this.#options;
     const model = new GeminiModel(this.modelName, {
       baseURL: this.baseURL,
@@ -105,7 +106,6 @@ export class VertexGeminiModel implements Model {
       ...(this.price && { price: this.price }),
       ...(o.http && { http: o.http }),
     });
-    this.#current = { token, model };
     return model;
   }
 }
