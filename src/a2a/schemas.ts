@@ -220,3 +220,14 @@ export const getParams = z.looseObject({
 
 /** `CancelTask`, `SubscribeToTask` and their v0.3 names. */
 export const idParams = z.looseObject({ id: z.string().min(1).max(200) });
+
+/** `ListTasks` params (spec 1.0; v0.3 has no such method). */
+export const listParams = z.looseObject({
+  contextId: z.string().max(200).optional(),
+  status: z.string().max(64).optional(),
+  pageSize: z.number().int().min(1).max(100).optional(),
+  pageToken: z.string().max(1000).optional(),
+  historyLength: z.number().int().min(0).max(10_000).optional(),
+  statusTimestampAfter: z.string().max(64).optional(),
+  includeArtifacts: z.boolean().optional(),
+});

@@ -141,6 +141,8 @@ export interface AgentCard {
   preferredTransport?: string;
   /** v0.3: requirements as OpenAPI lists. */
   security?: Record<string, string[]>[];
+  /** v0.3: an extended card is served to authenticated callers. */
+  supportsAuthenticatedExtendedCard?: boolean;
 }
 
 /** JSON-RPC error codes A2A defines (and JSON-RPC's own). */
@@ -155,5 +157,7 @@ export const RPC = {
   pushNotSupported: -32003,
   unsupportedOperation: -32004,
   contentTypeNotSupported: -32005,
+  invalidAgentResponse: -32006,
+  extendedCardNotConfigured: -32007,
   serverError: -32000,
 } as const;

@@ -14,6 +14,13 @@ export type { ServeLimits } from "./limits.js";
 export type { ApprovalItem, LogEntry, LogItem } from "./log-items.js";
 export { type NodeServer, type NodeServerOptions, startServer } from "./node-server.js";
 export type { PageDirs } from "./page-routes.js";
-export type { ApprovalRecord, ChatRecord, RunRecord, ServeLog, ServeRunStatus } from "./serve-log.js";
+export type {
+  ApprovalRecord,
+  ChatRecord,
+  RunQuery,
+  RunRecord,
+  ServeLog,
+  ServeRunStatus,
+} from "./serve-log.js";
 export { defineServe, type ServeModule } from "./serve-module.js";
 export { DEFAULT_SERVE_DB, SqliteServeLog } from "./sqlite-serve-log.js";

@@ -62,6 +62,20 @@ export interface ApprovalRecord extends ApprovalItem {
   decided?: { approved: boolean; reason?: string; at: number };
 }
 
+/** Which of one principal's runs of one agent to list, and where a page starts. */
+export interface RunQuery {
+  principal: string;
+  agent: string;
+  chatId?: string;
+  /** Only runs in one of these statuses (absent: any; empty: none). */
+  statuses?: readonly ServeRunStatus[];
+  /** Only runs updated at or after this time (ms since the epoch). */
+  updatedSince?: number;
+  /** Only runs after this one in the order (the last run of the previous page). */
+  after?: { updatedAt: number; runId: string };
+  limit: number;
+}
+
 /** What the handler stores besides the glassloop store (SQLite: `SqliteServeLog`). */
 export interface ServeLog {
   getChat(principal: string, chatId: string): Promise<ChatRecord | undefined>;
@@ -80,6 +94,11 @@ export interface ServeLog {
   createRun(run: Omit<RunRecord, "lastSeq" | "createdAt" | "updatedAt" | "status">): Promise<void>;
   getRun(runId: string): Promise<RunRecord | undefined>;
   listChatRuns(principal: string, chatId: string): Promise<RunRecord[]>;
+  /**
+   * A page of a principal's runs of an agent, most recently updated first (ties: run id,
+   * descending), and how many match the query without its page bounds (`after`, `limit`).
+   */
+  listRuns(query: RunQuery): Promise<{ runs: RunRecord[]; total: number }>;
   /** Runs whose status says a process is driving them: after a restart, none is. */
   listRunning(): Promise<RunRecord[]>;
   setRunStatus(runId: string, status: ServeRunStatus, usage?: RunUsage): Promise<void>;

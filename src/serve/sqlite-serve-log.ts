@@ -4,7 +4,14 @@ import { dirname, join } from "node:path";
 import type Database from "better-sqlite3";
 import type { RunUsage } from "../core/vocabulary/usage.js";
 import type { ApprovalItem, LogEntry } from "./log-items.js";
-import type { ApprovalRecord, ChatRecord, RunRecord, ServeLog, ServeRunStatus } from "./serve-log.js";
+import type {
+  ApprovalRecord,
+  ChatRecord,
+  RunQuery,
+  RunRecord,
+  ServeLog,
+  ServeRunStatus,
+} from "./serve-log.js";
 import {
   type ApprovalRow,
   approvalOf,
@@ -32,6 +39,7 @@ create table if not exists serve_runs (
 );
 create index if not exists serve_runs_chat on serve_runs (principal, chat_id, created_at);
 create index if not exists serve_runs_status on serve_runs (status);
+create index if not exists serve_runs_listed on serve_runs (principal, agent, updated_at);
 create table if not exists serve_items (
   run_id text not null, seq integer not null, item text not null, primary key (run_id, seq)
 ) without rowid;
@@ -135,6 +143,34 @@ export class SqliteServeLog implements ServeLog {
       "select * from serve_runs where principal = ? and chat_id = ? order by created_at, rowid",
     ).all(principal, chatId) as RunRow[];
     return rows.map(runOf);
+  }
+
+  async listRuns(query: RunQuery): Promise<{ runs: RunRecord[]; total: number }> {
+    if (query.statuses?.length === 0) return { runs: [], total: 0 };
+    const where = ["principal = ?", "agent = ?"];
+    const args: (string | number)[] = [query.principal, query.agent];
+    if (query.chatId !== undefined) {
+      where.push("chat_id = ?");
+      args.push(query.chatId);
+    }
+    if (query.statuses) {
+      where.push(`status in (${query.statuses.map(() => "?").join(", ")})`);
+      args.push(...query.statuses);
+    }
+    if (query.updatedSince !== undefined) {
+      where.push("updated_at >= ?");
+      args.push(query.updatedSince);
+    }
+    const filter = where.join(" and ");
+    const { n } = this.#sql(`select count(*) as n from serve_runs where ${filter}`).get(...args) as {
+      n: number;
+    };
+    const page = query.after ? " and (updated_at < ? or (updated_at = ? and run_id < ?))" : "";
+    const pageArgs = query.after ? [query.after.updatedAt, query.after.updatedAt, query.after.runId] : [];
+    const rows = this.#sql(
+      `select * from serve_runs where ${filter}${page} order by updated_at desc, run_id desc limit ?`,
+    ).all(...args, ...pageArgs, query.limit) as RunRow[];
+    return { runs: rows.map(runOf), total: n };
   }
 
   async listRunning(): Promise<RunRecord[]> {

@@ -216,7 +216,7 @@ describe("the A2A endpoint over HTTP", () => {
     );
     expect(big.status).toBe(413);
     const unknown = await rpc(
-      JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ListTasks", params: {} }),
+      JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ListAgents", params: {} }),
       ALICE,
     );
     expect(((await unknown.json()) as { error: { code: number } }).error.code).toBe(-32601);

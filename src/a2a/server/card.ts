@@ -4,7 +4,12 @@
  * spelling; it never shows instructions, tools' code or context.
  */
 import type { AgentCard, SecurityScheme } from "../wire.js";
-import type { A2AAuthScheme, A2AServeOptions } from "./options.js";
+import type { A2AAuthScheme, A2AExtendedCard, A2AServeOptions } from "./options.js";
+
+/** The origin the card's URLs use: `publicUrl` behind a proxy, else the request's own. */
+export function baseOf(request: Request, options: A2AServeOptions): string {
+  return options.publicUrl ?? new URL(request.url).origin;
+}
 
 /** The JSON-RPC endpoint of an agent under a base URL. */
 export function endpointOf(base: string, agent: string): string {
@@ -38,7 +43,11 @@ export function agentCard(agent: string, base: string, open: boolean, options: A
       { url, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
       { url, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
     ],
-    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+    capabilities: {
+      streaming: true,
+      pushNotifications: false,
+      extendedAgentCard: !open && given.extended !== undefined,
+    },
     securitySchemes: {},
     securityRequirements: [],
     defaultInputModes: ["text/plain", "application/json"],
@@ -55,6 +64,25 @@ export function agentCard(agent: string, base: string, open: boolean, options: A
     card.securitySchemes = { [name]: { ...v1, ...v03 } };
     card.securityRequirements = [{ schemes: { [name]: { list: [] } } }];
     card.security = [{ [name]: [] }];
+    if (given.extended !== undefined) card.supportsAuthenticatedExtendedCard = true;
   }
+  return card;
+}
+
+/** The card an authenticated caller gets: the public one with the extended fields over it. */
+export async function extendedCard(
+  agent: string,
+  base: string,
+  principal: string,
+  options: A2AServeOptions,
+): Promise<AgentCard | undefined> {
+  const extended = options.cards?.[agent]?.extended;
+  if (extended === undefined) return undefined;
+  const fields: A2AExtendedCard = typeof extended === "function" ? await extended(principal) : extended;
+  const card = agentCard(agent, base, false, options);
+  if (fields.name !== undefined) card.name = fields.name;
+  if (fields.version !== undefined) card.version = fields.version;
+  if (fields.description !== undefined) card.description = fields.description;
+  if (fields.skills !== undefined) card.skills = fields.skills;
   return card;
 }

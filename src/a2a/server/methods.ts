@@ -35,7 +35,8 @@ export interface Call {
   request: Request;
 }
 
-function parse<T>(
+/** Params read with `schema`, or an invalid-params error naming what is wrong. */
+export function parse<T>(
   schema: {
     safeParse(
       v: unknown,

@@ -12,7 +12,16 @@ export interface A2ACardOptions {
   skills?: AgentSkill[];
   /** Who offers the agent. */
   provider?: { organization: string; url: string };
+  /**
+   * What only authenticated callers see (`GetExtendedAgentCard`): fields that replace the public
+   * card's, fixed or per caller (the principal's id). The public card says an extended one
+   * exists; a server without auth offers none (nobody there is authenticated).
+   */
+  extended?: A2AExtendedCard | ((principal: string) => A2AExtendedCard | Promise<A2AExtendedCard>);
 }
+
+/** The fields an extended agent card sets over the public one. */
+export type A2AExtendedCard = Pick<A2ACardOptions, "name" | "description" | "version" | "skills">;
 
 /** How callers authenticate, as the card announces it (what the server checks is serve's `auth`). */
 export type A2AAuthScheme = "bearer" | { apiKeyHeader: string };

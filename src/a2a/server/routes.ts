@@ -9,12 +9,23 @@ import { ServeConfigError, ServeRequestError } from "../../serve/errors.js";
 import { RateLimiter, readJsonBody } from "../../serve/limits.js";
 import type { ServeContext, ServeEnv } from "../../serve/serve-context.js";
 import { RPC } from "../wire.js";
-import { agentCard } from "./card.js";
+import { agentCard, baseOf, extendedCard } from "./card.js";
+import { listTasks } from "./list-tasks.js";
 import { type Call, cancelTask, getTask, sendMessage, subscribeToTask } from "./methods.js";
 import type { A2AServeOptions } from "./options.js";
-import { A2ARequestError, envelope, errorResponse, type RpcId } from "./rpc.js";
+import { A2ARequestError, envelope, errorResponse, type RpcId, resultResponse } from "./rpc.js";
 
 type Method = (call: Call, params: unknown) => Promise<Response>;
+
+/** `GetExtendedAgentCard`: only for authenticated callers, so never on a server without auth. */
+const getExtendedCard: Method = async (call) => {
+  const card = call.ctx.auth.open
+    ? undefined
+    : await extendedCard(call.agent, baseOf(call.request, call.options), call.principal, call.options);
+  if (!card)
+    throw new A2ARequestError(RPC.extendedCardNotConfigured, "this agent has no extended agent card");
+  return resultResponse(call.id, card);
+};
 
 const METHODS: Record<string, { version: "1.0" | "0.3"; run: Method }> = {
   SendMessage: { version: "1.0", run: (c, p) => sendMessage(c, p, false) },
@@ -22,11 +33,14 @@ const METHODS: Record<string, { version: "1.0" | "0.3"; run: Method }> = {
   GetTask: { version: "1.0", run: getTask },
   CancelTask: { version: "1.0", run: cancelTask },
   SubscribeToTask: { version: "1.0", run: subscribeToTask },
+  ListTasks: { version: "1.0", run: listTasks },
+  GetExtendedAgentCard: { version: "1.0", run: getExtendedCard },
   "message/send": { version: "0.3", run: (c, p) => sendMessage(c, p, false) },
   "message/stream": { version: "0.3", run: (c, p) => sendMessage(c, p, true) },
   "tasks/get": { version: "0.3", run: getTask },
   "tasks/cancel": { version: "0.3", run: cancelTask },
   "tasks/resubscribe": { version: "0.3", run: subscribeToTask },
+  "agent/getAuthenticatedExtendedCard": { version: "0.3", run: getExtendedCard },
 };
 
 const PUSH_METHODS = /PushNotificationConfig|pushNotificationConfig/;
@@ -39,9 +53,8 @@ export function a2aRoutes(app: Hono<ServeEnv>, ctx: ServeContext, options: A2ASe
       `a2a.defaultAgent ${JSON.stringify(options.defaultAgent)} is not a served agent`,
     );
   const rate = new RateLimiter(ctx.limits.requestsPerMinute);
-  const baseOf = (request: Request) => options.publicUrl ?? new URL(request.url).origin;
   const card = (agent: string, request: Request) =>
-    Response.json(agentCard(agent, baseOf(request), ctx.auth.open, options), {
+    Response.json(agentCard(agent, baseOf(request, options), ctx.auth.open, options), {
       headers: { "cache-control": "public, max-age=300" },
     });
 
