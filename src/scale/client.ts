@@ -4,7 +4,7 @@ import type { Limits } from "../core/vocabulary/limits.js";
 import { type ApprovalTarget, type WaitingApproval, waitingFor } from "../features/approval/approval-rule.js";
 import { readEvents, type ScaleEvent } from "./events.js";
 import { openScaleDb, SCALE_SCHEMA, type ScaleDb, whileLocked } from "./scale-db.js";
-import { type DbosModule, loadDbos } from "./sdk.js";
+import { type DbosModule, dbosSystemUrl, loadDbos } from "./sdk.js";
 import { DEFAULT_QUEUE, type ScaleConnection } from "./worker.js";
 import {
   APPROVAL_WAITING_EVENT,
@@ -108,7 +108,7 @@ export class ScaleClient {
         DBOS.migrate(url, { ...(options.dbosSchema !== undefined && { schemaName: options.dbosSchema }) }),
       );
       const dbos = await DBOSClient.create({
-        systemDatabaseUrl: url,
+        systemDatabaseUrl: dbosSystemUrl(url),
         applicationName: options.appName ?? "glassloop",
         ...(options.dbosSchema !== undefined && { systemDatabaseSchemaName: options.dbosSchema }),
       });

@@ -24,3 +24,28 @@ export function loadDbos(): Promise<DbosModule> {
 export function loadDbosExecutor(): Promise<DbosExecutorModule> {
   return importOptional(DBOS_SDK, () => import("@dbos-inc/dbos-sdk/internal/dbos-executor"));
 }
+
+/** What DBOS sets on each connection of its own pool when the URL does not (its default, 60 s). */
+const IDLE_IN_TRANSACTION_MS = 60_000;
+
+/**
+ * The Postgres URL handed to DBOS, with `idle_in_transaction_session_timeout` in its startup
+ * `options`. Without it DBOS sets the timeout with a query it queues on every new connection
+ * ahead of the borrower's first one, which pg 8 reports on each worker and client as a
+ * DeprecationWarning (two queries queued on one client). Set at connection start, the server
+ * applies the same timeout with no query at all, and DBOS leaves the connection alone. A URL
+ * that already sets the timeout, or one that does not parse as a URL, is handed over unchanged.
+ */
+export function dbosSystemUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  const options = parsed.searchParams.get("options") ?? "";
+  if (options.includes("idle_in_transaction_session_timeout")) return url;
+  const timeout = `-c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_MS}`;
+  parsed.searchParams.set("options", options === "" ? timeout : `${options} ${timeout}`);
+  return parsed.toString();
+}

@@ -9,7 +9,7 @@ import type { WorkerModule } from "./agents.js";
 import { boundPolling, POLL_BACKOFF_CAP } from "./dbos-polling.js";
 import { claimDeadWorkers, WorkerLease } from "./lease.js";
 import { openScaleDb, SCALE_SCHEMA, whileLocked } from "./scale-db.js";
-import { loadDbos, loadDbosExecutor } from "./sdk.js";
+import { dbosSystemUrl, loadDbos, loadDbosExecutor } from "./sdk.js";
 import { claimQueueLocally } from "./worker-queue.js";
 import { RUN_WORKFLOW, runWorkflow } from "./workflow.js";
 
@@ -135,7 +135,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     );
     DBOS.setConfig({
       name: options.appName ?? "glassloop",
-      systemDatabaseUrl: url,
+      systemDatabaseUrl: dbosSystemUrl(url),
       ...(options.dbosSchema !== undefined && { systemDatabaseSchemaName: options.dbosSchema }),
       executorID: executorId,
       applicationVersion: options.version ?? DEFAULT_VERSION,

@@ -95,8 +95,6 @@ export function spawnWorker(
       SCALE_EFFECTS_FILE: options.effects,
       SCALE_WORKER_NAME: name,
       SCALE_TOOL_MS: String(options.toolMs ?? 0),
-      // DBOS's driver use trips pg's deprecation warning; it is noise in these tests.
-      NODE_NO_WARNINGS: "1",
     }),
   });
   let stderr = "";

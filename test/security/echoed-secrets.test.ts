@@ -141,7 +141,7 @@ describe.skipIf(POSTGRES_SKIP)("an echoed key reaches no table of the workers' P
     // The key is the worker's alone: the client below runs without it.
     worker = spawn(command, args, {
       stdio: ["ignore", "ignore", "pipe"],
-      env: cleanEnv({ OPENAI_API_KEY: KEY, ECHO_WIRE_URL: wire.url, NODE_NO_WARNINGS: "1" }),
+      env: cleanEnv({ OPENAI_API_KEY: KEY, ECHO_WIRE_URL: wire.url }),
     });
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`worker not ready: ${workerErr}`)), 50_000);
@@ -162,7 +162,7 @@ describe.skipIf(POSTGRES_SKIP)("an echoed key reaches no table of the workers' P
   });
 
   it("enqueue --follow, --json, DBOS's tables, glassloop.runs and its messages, run_events", async () => {
-    const env = cleanEnv({ NODE_NO_WARNINGS: "1" });
+    const env = cleanEnv();
     const followed = await runCli(
       ["enqueue", "echo", "What is the capital of France?", "--postgres", url, "--follow"],
       {
