@@ -3,13 +3,16 @@
  * CountTokens), and the typed error for a request that cannot fit the model's window, raised
  * before anything is sent.
  */
-import { type ModelRequest, resolveModel } from "glassloop";
+import { type Model, type ModelRequest, resolveModel } from "glassloop";
 import {
+  AnthropicModel,
   BedrockModel,
   ContextWindowError,
   countTokens,
   estimateRequestTokens,
+  GeminiModel,
   type OpenAIChatModel,
+  OpenAIResponsesModel,
 } from "glassloop/models";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bedrockReply, loadBedrockCassette } from "./helpers/bedrock-cassettes.js";
@@ -86,6 +89,74 @@ describe("counting tokens before sending", () => {
     expect(error).toMatchObject({ code: "context_window_exceeded", contextWindow: 128_000 });
     expect(server.requests).toHaveLength(0);
   });
+});
+
+describe("the window check in every provider, before anything is sent", () => {
+  const builds: [string, (contextWindow?: number) => Model][] = [
+    [
+      "anthropic:claude-sonnet-4-5",
+      (w) =>
+        new AnthropicModel("claude-sonnet-4-5", {
+          apiKey: "sk-ant-123456",
+          baseURL: server.url,
+          ...(w && { contextWindow: w }),
+        }),
+    ],
+    [
+      "google:gemini-2.5-flash",
+      (w) =>
+        new GeminiModel("gemini-2.5-flash", {
+          apiKey: "g-123456",
+          baseURL: server.url,
+          ...(w && { contextWindow: w }),
+        }),
+    ],
+    [
+      "openai-responses:gpt-4o-mini",
+      (w) =>
+        new OpenAIResponsesModel("gpt-4o-mini", {
+          apiKey: "sk-123456",
+          baseURL: server.url,
+          ...(w && { contextWindow: w }),
+        }),
+    ],
+    [
+      "bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0",
+      (w) =>
+        new BedrockModel("anthropic.claude-sonnet-4-5-20250929-v1:0", {
+          baseURL: server.url,
+          env: { AWS_ACCESS_KEY_ID: "AKID", AWS_SECRET_ACCESS_KEY: "s", AWS_REGION: "us-east-1" },
+          ...(w && { contextWindow: w }),
+        }),
+    ],
+  ];
+
+  it.each(builds)(
+    "%s knows its window from the table and refuses a request over it, streamed or not",
+    async (_id, build) => {
+      const model = build();
+      expect(model.contextWindow).toBeGreaterThanOrEqual(128_000);
+      const small = build(1_000);
+      expect(small.contextWindow).toBe(1_000);
+      for (const stream of [false, true]) {
+        const error = await small
+          .generate(ask("word ".repeat(1_000), { stream }), { onRequest: () => {} })
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ContextWindowError);
+        expect(error).toMatchObject({
+          code: "context_window_exceeded",
+          contextWindow: 1_000,
+          modelId: small.id,
+        });
+      }
+      // The output asked for counts too: 600 input tokens fit 1,000, not with 500 more to write.
+      const output = await small
+        .generate(ask("word ".repeat(480), { maxOutputTokens: 500 }), { onRequest: () => {} })
+        .catch((e: unknown) => e);
+      expect(output).toBeInstanceOf(ContextWindowError);
+      expect(server.requests).toHaveLength(0);
+    },
+  );
 });
 
 describe("Anthropic's count endpoint, on its recorded wire", () => {

@@ -68,6 +68,7 @@ export class ContextView {
       tools: base.tools,
       tokens,
       ...(limit !== undefined && { limit }),
+      ...(state.model.contextWindow !== undefined && { contextWindow: state.model.contextWindow }),
       summarize: (request: SummaryRequest) => this.#summarize(state, step, request),
     };
     const messages = strategy

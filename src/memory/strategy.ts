@@ -22,6 +22,8 @@ export interface MemoryContext {
    * request as too long (ContextOverflowError): the loop compacts once to it and retries.
    */
   limit?: number;
+  /** The context window of the model the request goes to, when known (for ceilings such as `at: 0.8`). */
+  contextWindow?: number;
   /** Runs a summarization model call; it shows up as model_request/model_response events with `purpose: "summary"`. */
   summarize(request: SummaryRequest): Promise<string>;
 }

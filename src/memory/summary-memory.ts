@@ -3,14 +3,13 @@ import { ConfigError } from "../core/errors.js";
 import { type DataSection, fencedPrompt, fenceFor } from "../core/prompt-fence.js";
 import type { Message } from "../core/vocabulary/messages.js";
 import type { Model } from "../models/model.js";
+import { type Ceiling, type CeilingOptions, ceilingFor, checkCeiling } from "./ceiling.js";
 import { fixedTokens, type MemoryContext, type MemoryStrategy } from "./strategy.js";
 import { groupUnits, latestUserIndex } from "./units.js";
-import { checkMaxTokens, fitWindow } from "./window-memory.js";
+import { fitWindow } from "./window-memory.js";
 
 /** Options of {@link SummaryMemory}. */
-export interface SummaryMemoryOptions {
-  /** The most tokens a request may take; above it, older messages are summarized. */
-  maxTokens: number;
+export interface SummaryMemoryOptions extends CeilingOptions {
   /** Messages kept verbatim at the end (moved earlier if needed so no tool call is split); default 6. */
   keepRecent?: number;
   /** The summarizer's system prompt. */
@@ -37,21 +36,25 @@ interface Cached {
 }
 
 /**
- * When the transcript outgrows `maxTokens`, replaces its older part with one summary message,
+ * When the transcript outgrows `maxTokens` (or `at`, a fraction of the model's context window), replaces its older part with one summary message,
  * written by a model call that is visible like any other (events with `purpose: "summary"`).
  * The summary is reused while the view fits and extended incrementally when it no longer does,
  * so a long run pays for one summary call each time it crosses the threshold, not on every step.
  */
 export class SummaryMemory implements MemoryStrategy {
-  readonly maxTokens: number;
+  readonly maxTokens?: number;
+  readonly at?: number;
   readonly keepRecent: number;
+  readonly #ceiling: Ceiling;
   readonly #instructions: string;
   readonly #summaryMaxTokens: number;
   readonly #model: Model | undefined;
   #cache: Cached | undefined;
 
   constructor(options: SummaryMemoryOptions) {
-    this.maxTokens = checkMaxTokens(options?.maxTokens, "SummaryMemory");
+    this.#ceiling = checkCeiling(options, "SummaryMemory");
+    if (this.#ceiling.maxTokens !== undefined) this.maxTokens = this.#ceiling.maxTokens;
+    if (this.#ceiling.at !== undefined) this.at = this.#ceiling.at;
     const keepRecent = options.keepRecent ?? 6;
     if (!Number.isInteger(keepRecent) || keepRecent < 0)
       throw new ConfigError(`SummaryMemory: keepRecent must be a whole number >= 0, got ${keepRecent}`);
@@ -62,7 +65,7 @@ export class SummaryMemory implements MemoryStrategy {
   }
 
   async select(messages: readonly Message[], context: MemoryContext): Promise<Message[]> {
-    const max = Math.min(this.maxTokens, context.limit ?? Number.POSITIVE_INFINITY);
+    const max = ceilingFor(this.#ceiling, context, "SummaryMemory");
     const budget = max - fixedTokens(context);
     const cost = (view: readonly Message[]) => view.reduce((n, m) => n + context.tokens.message(m), 0);
     if (cost(messages) <= budget) return [...messages];

@@ -1,28 +1,30 @@
-import { ConfigError } from "../core/errors.js";
 import type { Message } from "../core/vocabulary/messages.js";
+import { type Ceiling, type CeilingOptions, ceilingFor, checkCeiling } from "./ceiling.js";
 import { fixedTokens, type MemoryContext, type MemoryStrategy } from "./strategy.js";
 import type { TokenCounter } from "./tokens.js";
 import { groupUnits, latestUserIndex, sanitize } from "./units.js";
 
 /** Options of {@link WindowMemory}. */
-export interface WindowMemoryOptions {
-  /** The most tokens a request may take: instructions, tool definitions and messages together. */
-  maxTokens: number;
-}
+export type WindowMemoryOptions = CeilingOptions;
 
 /**
- * Sends the instructions plus the newest messages that fit in `maxTokens`. A tool call and its
- * results are kept or dropped together, and the latest user message is always kept.
+ * Sends the instructions plus the newest messages that fit in `maxTokens` (or `at`, a fraction of
+ * the model's context window). A tool call and its results are kept or dropped together, and the
+ * latest user message is always kept.
  */
 export class WindowMemory implements MemoryStrategy {
-  readonly maxTokens: number;
+  readonly maxTokens?: number;
+  readonly at?: number;
+  readonly #ceiling: Ceiling;
 
   constructor(options: WindowMemoryOptions) {
-    this.maxTokens = checkMaxTokens(options?.maxTokens, "WindowMemory");
+    this.#ceiling = checkCeiling(options, "WindowMemory");
+    if (this.#ceiling.maxTokens !== undefined) this.maxTokens = this.#ceiling.maxTokens;
+    if (this.#ceiling.at !== undefined) this.at = this.#ceiling.at;
   }
 
   async select(messages: readonly Message[], context: MemoryContext): Promise<Message[]> {
-    const max = Math.min(this.maxTokens, context.limit ?? Number.POSITIVE_INFINITY);
+    const max = ceilingFor(this.#ceiling, context, "WindowMemory");
     return fitWindow(messages, max - fixedTokens(context), context.tokens);
   }
 }
@@ -66,12 +68,4 @@ export function fitWindow(
     messages,
     [...chosen].flatMap((u) => u.indices),
   );
-}
-
-/** Validates a token ceiling option. */
-export function checkMaxTokens(value: unknown, owner: string): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new ConfigError(`${owner}: maxTokens must be a positive number, got ${JSON.stringify(value)}`);
-  }
-  return value;
 }

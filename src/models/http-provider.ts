@@ -7,6 +7,7 @@
  */
 import { ConfigError } from "../core/errors.js";
 import { redact, urlSecrets } from "../core/redact.js";
+import { checkContextWindow } from "./context-window.js";
 import { mergeHeaders } from "./http/headers.js";
 import type { SseEvent } from "./http/sse.js";
 import { type HttpCall, type HttpOptions, postEvents, postJson } from "./http/transport.js";
@@ -44,8 +45,12 @@ export interface EndpointOptions {
 
 /** A model's resolved endpoint: what every call of it sends to where. */
 export interface Connection {
+  /** The model's id (`provider:model`), as errors name it. */
+  id: string;
   /** The provider label events and errors name, e.g. `openai`, `ollama`. */
   provider: string;
+  /** The model's context window in tokens: a request known not to fit is refused before sending. */
+  contextWindow?: number;
   url: string;
   streamUrl: string;
   headers: Record<string, string>;
@@ -76,12 +81,14 @@ export function credentialsOf(
  * Resolves a model's endpoint once, at construction: the credentials, the http(s) check (a typo
  * is one clear message instead of a network error retried twice), the key a vendor's own API
  * needs, the headers (the user's win, in any letter case: one precedence for every provider).
+ * With `contextWindow`, every call is checked against it before sending (`callHttp`).
  */
 export function connect(
   id: string,
   provider: string,
   endpoint: Endpoint,
   options: EndpointOptions,
+  contextWindow?: number,
 ): Connection {
   const { apiKey, baseURL } = credentialsOf(endpoint, options);
   const secrets = [...(apiKey ? [apiKey] : []), ...urlSecrets(baseURL)];
@@ -90,7 +97,9 @@ export function connect(
     throw new ConfigError(`Model "${id}": baseURL "${redact(baseURL, secrets)}" is not an http(s) URL`);
   requireKey(id, endpoint, apiKey, baseURL);
   return {
+    id,
     provider,
+    ...(contextWindow !== undefined && { contextWindow }),
     url,
     streamUrl: endpoint.url(baseURL, true),
     headers: mergeHeaders(endpoint.headers(apiKey), options.headers),
@@ -152,8 +161,9 @@ export interface HttpProvider<S> {
 }
 
 /**
- * One model call over HTTP: report reasoning the protocol cannot carry, build the body, POST it
- * (retried, bounded, redacted by models/http), and read the answer, streamed or not.
+ * One model call over HTTP: refuse a request known not to fit the context window (nothing is
+ * sent), report reasoning the protocol cannot carry, build the body, POST it (retried, bounded,
+ * redacted by models/http), and read the answer, streamed or not.
  */
 export async function callHttp<S>(
   wire: HttpProvider<S>,
@@ -163,6 +173,7 @@ export async function callHttp<S>(
   observer: ModelObserver,
   http: HttpOptions = {},
 ): Promise<ModelResponse> {
+  checkContextWindow(connection, request);
   const { provider } = connection;
   reportForeignReasoning(request.messages, provider, observer);
   const call: HttpCall = {

@@ -24,10 +24,12 @@ export function prompted(model: Model): Model {
 class PromptedModel implements Model {
   readonly id: string;
   readonly price?: Model["price"];
+  readonly contextWindow?: number;
 
   constructor(readonly inner: Model) {
     this.id = inner.id;
     if (inner.price) this.price = inner.price;
+    if (inner.contextWindow !== undefined) this.contextWindow = inner.contextWindow;
   }
 
   async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {

@@ -62,6 +62,11 @@ export class FallbackModel implements Model {
   readonly id: string;
   /** The first model's price when every model has one (a cost limit needs each answer priced). */
   readonly price?: ModelPrice;
+  /**
+   * The smallest known window of the chain: the transcript must fit whichever model answers, so a
+   * memory strategy sized by the window (`at: 0.8`) keeps it small enough for each of them.
+   */
+  readonly contextWindow?: number;
   readonly models: readonly Model[];
   readonly #on: FallbackOptions["on"];
   readonly #thresholdMs: number;
@@ -80,6 +85,8 @@ export class FallbackModel implements Model {
     this.id = models.length === 1 ? (ids[0] as string) : `fallback(${ids.join(", ")})`;
     const first = models[0]?.price;
     if (first !== undefined && models.every((m) => m.price !== undefined)) this.price = first;
+    const windows = models.flatMap((m) => (m.contextWindow === undefined ? [] : [m.contextWindow]));
+    if (windows.length > 0) this.contextWindow = Math.min(...windows);
     this.#on = options.on;
     this.#thresholdMs = nonNegative(
       options.retryAfterThresholdMs ?? DEFAULT_RETRY_AFTER_THRESHOLD_MS,

@@ -56,6 +56,7 @@ export interface RateLimitedOptions extends RateLimits {
 export class RateLimitedModel implements Model {
   readonly id: string;
   readonly price?: Model["price"];
+  readonly contextWindow?: number;
   readonly limiter: RateLimiter;
   readonly #model: Model;
 
@@ -63,8 +64,14 @@ export class RateLimitedModel implements Model {
     this.#model = model;
     this.id = model.id;
     if (model.price !== undefined) this.price = model.price;
+    if (model.contextWindow !== undefined) this.contextWindow = model.contextWindow;
+    // The provider's own count is one extra call, not a generation: it takes no place in the limiter.
+    if (model.countTokens) this.countTokens = (request) => model.countTokens?.(request) as Promise<number>;
     this.limiter = limiter;
   }
+
+  /** The model's own count of a request's input tokens, where it has a count endpoint. */
+  readonly countTokens?: (request: ModelRequest) => Promise<number>;
 
   /** Waits for room, calls the model, and gives back its place with the tokens really used. */
   async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {

@@ -13,7 +13,7 @@ import {
   shownUrl,
 } from "../../models/http-provider.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
-import { priceOf } from "../../models/prices.js";
+import { contextWindowOf, priceOf } from "../../models/prices.js";
 import { reportedCount } from "../../models/usage-check.js";
 import { ANTHROPIC_CACHE_DEFAULT, type AnthropicCachePolicy } from "./cache.js";
 import { anthropicProtocolError } from "./protocol-error.js";
@@ -44,6 +44,8 @@ export interface AnthropicOptions {
   headers?: Record<string, string>;
   /** Price per million tokens, for `usage.costUsd` and `limits.maxCostUsd`; the price table's by default. */
   price?: ModelPrice;
+  /** Context window in tokens; default: the table's. A request known to exceed it is refused before sending. */
+  contextWindow?: number;
   /** Retries, timeouts, and the fetch to use. */
   http?: HttpOptions;
   /** Where `apiKey` and `baseURL` come from when unset (default `process.env`). */
@@ -112,6 +114,7 @@ export const ANTHROPIC_MESSAGES: HttpProvider<AnthropicCallSettings> = {
 export class AnthropicModel implements Model {
   readonly id: string;
   readonly price?: ModelPrice;
+  readonly contextWindow?: number;
   readonly #connection: Connection;
   readonly #settings: AnthropicCallSettings;
   readonly #http: HttpOptions;
@@ -128,7 +131,9 @@ export class AnthropicModel implements Model {
     this.id = `anthropic:${modelName}`;
     // The rule of the OpenAI presets: a key is required only for Anthropic's own API; a compatible
     // server elsewhere (a proxy, a local server) may need none.
-    this.#connection = connect(this.id, "anthropic", ANTHROPIC_ENDPOINT, options);
+    const window = options.contextWindow ?? contextWindowOf("anthropic", modelName);
+    if (window !== undefined) this.contextWindow = window;
+    this.#connection = connect(this.id, "anthropic", ANTHROPIC_ENDPOINT, options, window);
     if (!modelName)
       throw new ConfigError('Anthropic model name is empty; use e.g. "anthropic:claude-sonnet-4-5"');
     const maxTokens = options.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS;

@@ -5,7 +5,6 @@
  * model or inference-profile id.
  */
 import { ConfigError } from "../../core/errors.js";
-import { checkContextWindow } from "../../models/context-window.js";
 import { defaultPost, type PostFetch } from "../../models/http/node-post.js";
 import { type HttpOptions, postJson } from "../../models/http/transport.js";
 import { endpointUrl } from "../../models/http/url.js";
@@ -97,12 +96,21 @@ export class BedrockModel implements Model {
     this.id = `${PROVIDER}:${modelName}`;
     this.region = awsRegion(PROVIDER, options.region, env);
     const apiKey = options.apiKey ?? (env.AWS_BEARER_TOKEN_BEDROCK?.trim() || undefined);
-    this.#connection = connect(this.id, PROVIDER, bedrockEndpoint(modelName, this.region), {
-      ...(apiKey && { apiKey }),
-      ...(options.baseURL && { baseURL: options.baseURL }),
-      ...(options.headers && { headers: options.headers }),
-      env,
-    });
+    const family = familyOf(modelName);
+    const window = options.contextWindow ?? contextWindowOf("anthropic", family);
+    if (window) this.contextWindow = window;
+    this.#connection = connect(
+      this.id,
+      PROVIDER,
+      bedrockEndpoint(modelName, this.region),
+      {
+        ...(apiKey && { apiKey }),
+        ...(options.baseURL && { baseURL: options.baseURL }),
+        ...(options.headers && { headers: options.headers }),
+        env,
+      },
+      this.contextWindow,
+    );
     const additional = {
       ...options.additionalModelRequestFields,
       ...(options.thinking && {
@@ -115,11 +123,8 @@ export class BedrockModel implements Model {
         ...(Object.keys(additional).length > 0 && { additionalModelRequestFields: additional }),
       },
     };
-    const family = familyOf(modelName);
     const price = options.price ?? priceOf(PROVIDER, modelName) ?? priceOf("anthropic", family);
     if (price) this.price = price;
-    const window = options.contextWindow ?? contextWindowOf("anthropic", family);
-    if (window) this.contextWindow = window;
     const base = options.http?.fetch ?? defaultPost();
     const sign = apiKey ? undefined : { source: options.credentials, env, region: this.region };
     this.#http = { ...options.http, fetch: signingFetch(base as PostFetch, sign) as typeof fetch };
@@ -132,7 +137,6 @@ export class BedrockModel implements Model {
 
   /** Sends one Converse request (ConverseStream when `request.stream`) and normalizes the answer. */
   async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
-    checkContextWindow(this, request);
     return callHttp(CONVERSE, this.#connection, this.#settings, request, observer, this.#http);
   }
 

@@ -12,7 +12,7 @@ import {
   shownUrl,
 } from "../../models/http-provider.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
-import { priceOf } from "../../models/prices.js";
+import { contextWindowOf, priceOf } from "../../models/prices.js";
 import { GEMINI_PROVIDER, type GeminiBodyOptions, toGeminiBody, validatesSignatures } from "./request.js";
 import { GeminiAnswer } from "./response.js";
 
@@ -29,6 +29,8 @@ export interface GeminiOptions {
   headers?: Record<string, string>;
   /** Price per million tokens; the price table's `google:<model>` entry by default. */
   price?: ModelPrice;
+  /** Context window in tokens; default: the table's. A request known to exceed it is refused before sending. */
+  contextWindow?: number;
   /** `thinkingConfig`: a token budget and whether thought summaries come back (as reasoning parts). */
   thinking?: GeminiBodyOptions["thinking"];
   /** Retries, timeouts, and the fetch to use. */
@@ -93,6 +95,7 @@ export const GEMINI_GENERATE: HttpProvider<GeminiBodyOptions> = {
 export class GeminiModel implements Model {
   readonly id: string;
   readonly price?: ModelPrice;
+  readonly contextWindow?: number;
   readonly #connection: Connection;
   readonly #settings: GeminiBodyOptions;
   readonly #http: HttpOptions;
@@ -103,7 +106,9 @@ export class GeminiModel implements Model {
   ) {
     if (!modelName) throw new ConfigError('Gemini model name is empty; use e.g. "google:gemini-2.5-flash"');
     this.id = `google:${modelName}`;
-    this.#connection = connect(this.id, GEMINI_PROVIDER, geminiEndpoint(modelName), options);
+    const window = options.contextWindow ?? contextWindowOf("google", modelName);
+    if (window !== undefined) this.contextWindow = window;
+    this.#connection = connect(this.id, GEMINI_PROVIDER, geminiEndpoint(modelName), options, window);
     this.#settings = {
       ...(options.thinking && { thinking: options.thinking }),
       placeholderSignatures: validatesSignatures(modelName),

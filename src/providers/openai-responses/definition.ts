@@ -11,7 +11,7 @@ import {
   shownUrl,
 } from "../../models/http-provider.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
-import { priceOf } from "../../models/prices.js";
+import { contextWindowOf, priceOf } from "../../models/prices.js";
 import { RESPONSES_PROVIDER, type ResponsesBodyOptions, toResponsesBody } from "./request.js";
 import { fromResponsesBody } from "./response.js";
 import { ResponsesStreamAssembler } from "./stream.js";
@@ -29,6 +29,8 @@ export interface OpenAIResponsesOptions {
   headers?: Record<string, string>;
   /** Price per million tokens; the price table's `openai:<model>` entry by default. */
   price?: ModelPrice;
+  /** Context window in tokens; default: the table's. A request known to exceed it is refused before sending. */
+  contextWindow?: number;
   /** Reasoning models: `effort` and `summary` as the API takes them, e.g. `{ effort: "low", summary: "auto" }`. */
   reasoning?: { effort?: "minimal" | "low" | "medium" | "high"; summary?: "auto" | "concise" | "detailed" };
   /** Sent as `parallel_tool_calls` when tools are offered. */
@@ -73,6 +75,7 @@ export const RESPONSES: HttpProvider<ResponsesBodyOptions> = {
 export class OpenAIResponsesModel implements Model {
   readonly id: string;
   readonly price?: ModelPrice;
+  readonly contextWindow?: number;
   readonly #connection: Connection;
   readonly #options: OpenAIResponsesOptions;
   // previous_response_id mode: the response id of each answer this model gave, by the answer's key.
@@ -90,7 +93,9 @@ export class OpenAIResponsesModel implements Model {
     if (!modelName)
       throw new ConfigError('OpenAI Responses model name is empty; use e.g. "openai-responses:gpt-5"');
     this.id = `openai-responses:${modelName}`;
-    this.#connection = connect(this.id, RESPONSES_PROVIDER, RESPONSES_ENDPOINT, options);
+    const window = options.contextWindow ?? contextWindowOf("openai", modelName);
+    if (window !== undefined) this.contextWindow = window;
+    this.#connection = connect(this.id, RESPONSES_PROVIDER, RESPONSES_ENDPOINT, options, window);
     this.#options = options;
     const price = options.price ?? priceOf("openai", modelName);
     if (price) this.price = price;

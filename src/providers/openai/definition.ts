@@ -1,4 +1,3 @@
-import { checkContextWindow } from "../../models/context-window.js";
 import { ProviderError } from "../../models/errors.js";
 import type { HttpOptions } from "../../models/http/transport.js";
 import { endpointUrl } from "../../models/http/url.js";
@@ -101,12 +100,18 @@ export class OpenAIChatModel implements Model {
     if (window !== undefined) this.contextWindow = window;
     this.quirks = { ...OPENAI_QUIRKS, ...options.quirks };
     // Resolved already (a preset read its variables): nothing more from the environment.
-    this.#connection = connect(this.id, this.provider, chatEndpoint(options.baseURL), {
-      ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
-      baseURL: options.baseURL,
-      ...(options.headers && { headers: options.headers }),
-      env: {},
-    });
+    this.#connection = connect(
+      this.id,
+      this.provider,
+      chatEndpoint(options.baseURL),
+      {
+        ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
+        baseURL: options.baseURL,
+        ...(options.headers && { headers: options.headers }),
+        env: {},
+      },
+      this.contextWindow,
+    );
     this.#settings = {
       body: {
         model: options.model,
@@ -127,7 +132,6 @@ export class OpenAIChatModel implements Model {
    * not resent either: DeepSeek rejects it); another provider's is reported as left out.
    */
   async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
-    checkContextWindow(this, request);
     return callHttp(
       CHAT_COMPLETIONS,
       this.#connection,
