@@ -1,3 +1,4 @@
+import { DeltaScrubber } from "../core/delta-scrub.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { RunUsage } from "../core/vocabulary/usage.js";
 import { withoutImageBytes } from "../trace/images.js";
@@ -27,6 +28,8 @@ export class RunRenderer {
   #textShown = false;
   /** A streamed piece ended in `\r`: held back in case the next piece starts with `\n` (a CRLF). */
   #heldCr = false;
+  /** Streamed pieces are scrubbed as one stream: a secret split across two is caught. */
+  #deltas: DeltaScrubber | undefined;
 
   constructor(printer: Printer, options: RenderOptions) {
     this.#printer = printer;
@@ -45,6 +48,11 @@ export class RunRenderer {
   }
 
   readonly onEvent = (given: AgentEvent): void => {
+    this.#deltas ??= new DeltaScrubber(redactorFor(this.#printer.io.env));
+    this.#deltas.push(given, this.#show);
+  };
+
+  readonly #show = (given: AgentEvent): void => {
     // Scrubbed before anything is clipped to fit a line: the terminal stream scrubs too, but a
     // secret cut in half by a clip (a model pads its arguments to place the cut) would pass it.
     const event = redactorFor(this.#printer.io.env).value(given);
@@ -160,8 +168,9 @@ export class RunRenderer {
     this.#printer.text(visible("\r"));
   }
 
-  /** Stops the spinner for good. */
+  /** Shows what the streams still hold and stops the spinner for good. */
   close(): void {
+    this.#deltas?.end(this.#show);
     this.#spinner.stop();
   }
 }

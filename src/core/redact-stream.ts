@@ -52,6 +52,28 @@ function render(text: string, from: number, to: number, spans: readonly [number,
   return out + text.slice(at, to);
 }
 
+/** Where the text shown so far may end: the held tail begins at `cut`; `spans` are the secrets in `text`. */
+function cutOf(
+  redactor: Redactor,
+  maxHeld: number,
+  text: string,
+  from: number,
+): { cut: number; spans: [number, number][] } {
+  const literal = Math.max(0, redactor.longestSecret - 1);
+  const words = text.length - Math.max(from, lastWordsStart(text));
+  const hold = Math.min(maxHeld, text.length - from, Math.max(literal, words));
+  let cut = text.length - hold;
+  const spans = merge(redactor.spans(text));
+  // Never cut through a secret the text already holds whole: it leaves whole, scrubbed, or waits.
+  for (const [start, end] of spans) if (start < cut && cut < end) cut = Math.max(from, start);
+  return { cut, spans };
+}
+
+/** How much a stream may hold: a literal secret longer than the cap still fits whole. */
+function maxHeldOf(redactor: Redactor, maxHeld: number | undefined): number {
+  return Math.max(maxHeld ?? MAX_HELD_CHARS, 2 * redactor.longestSecret);
+}
+
 /**
  * Scrubs one stream of text piece by piece: `push` returns what may be shown now (scrubbed, maybe
  * empty), `end` the scrubbed rest. Joined, the pieces hide every secret that scrubbing the whole
@@ -67,8 +89,7 @@ export class StreamRedactor {
 
   constructor(redactor: Redactor, options: { maxHeld?: number } = {}) {
     this.#redactor = redactor;
-    // A literal secret longer than the cap still fits whole in what is held.
-    this.#maxHeld = Math.max(options.maxHeld ?? MAX_HELD_CHARS, 2 * redactor.longestSecret);
+    this.#maxHeld = maxHeldOf(redactor, options.maxHeld);
   }
 
   /** Adds a piece; returns the scrubbed text that no later piece can change. */
@@ -76,13 +97,7 @@ export class StreamRedactor {
     if (piece === "") return "";
     const text = this.#context + this.#held + piece;
     const from = this.#context.length;
-    const literal = Math.max(0, this.#redactor.longestSecret - 1);
-    const words = text.length - Math.max(from, lastWordsStart(text));
-    const hold = Math.min(this.#maxHeld, text.length - from, Math.max(literal, words));
-    let cut = text.length - hold;
-    const spans = merge(this.#redactor.spans(text));
-    // Never cut through a secret the text already holds whole: it leaves whole, scrubbed, or waits.
-    for (const [start, end] of spans) if (start < cut && cut < end) cut = Math.max(from, start);
+    const { cut, spans } = cutOf(this.#redactor, this.#maxHeld, text, from);
     const shown = render(text, from, cut, spans);
     this.#held = text.slice(cut);
     this.#context = text.slice(Math.max(0, cut - CONTEXT_CHARS), cut);
@@ -97,4 +112,101 @@ export class StreamRedactor {
     this.#held = "";
     return shown;
   }
+}
+
+/**
+ * The same rule for sinks that keep the pieces as they came (one trace line, one event row per
+ * piece): a piece is held whole until all of its text is final, then leaves as its own part of
+ * the scrubbed stream. A secret split across pieces is replaced once, in the piece where it
+ * begins; the pieces after it lose their part of it (and may leave empty). Joined, what leaves is
+ * exactly what `StreamRedactor` shows; piece for piece, it has the stream's own boundaries, so a
+ * sink that numbers its records numbers them the same whatever the text.
+ */
+export class PieceRedactor {
+  readonly #redactor: Redactor;
+  readonly #maxHeld: number;
+  #context = "";
+  #held = "";
+  /** The lengths of the held pieces, in order (their text is `#held`). */
+  #pieces: number[] = [];
+
+  constructor(redactor: Redactor, options: { maxHeld?: number } = {}) {
+    this.#redactor = redactor;
+    this.#maxHeld = maxHeldOf(redactor, options.maxHeld);
+  }
+
+  /** Adds a piece; returns, scrubbed and in order, the held pieces whose text is now final (maybe none). */
+  push(piece: string): string[] {
+    this.#pieces.push(piece.length);
+    const text = this.#context + this.#held + piece;
+    const from = this.#context.length;
+    const { cut: within, spans } = cutOf(this.#redactor, this.#maxHeld, text, from);
+    // Only whole pieces leave: the cut moves back to the end of the last piece before it that is
+    // not inside a secret (a secret's rest must stay with what follows to be recognised again).
+    const ends: number[] = [];
+    let at = from;
+    for (const length of this.#pieces) {
+      at += length;
+      ends.push(at);
+    }
+    let count = 0;
+    for (let i = 0; i < ends.length && (ends[i] as number) <= within; i++) {
+      const end = ends[i] as number;
+      if (!spans.some(([start, stop]) => start < end && end < stop)) count = i + 1;
+    }
+    // A piece of nothing right after them leaves with them: it has no text to wait for.
+    while (count < this.#pieces.length && this.#pieces[count] === 0) count++;
+    const cut = count === 0 ? from : (ends[count - 1] as number);
+    const out = this.#render(text, from, count, spans);
+    this.#held = text.slice(cut);
+    this.#context = text.slice(Math.max(0, cut - CONTEXT_CHARS), cut);
+    return out;
+  }
+
+  /** The stream ended: every held piece, scrubbed. */
+  end(): string[] {
+    const text = this.#context + this.#held;
+    const out = this.#render(
+      text,
+      this.#context.length,
+      this.#pieces.length,
+      merge(this.#redactor.spans(text)),
+    );
+    this.#context = "";
+    this.#held = "";
+    return out;
+  }
+
+  /** The first `count` held pieces (from `from` in `text`), each scrubbed, taken off the held list. */
+  #render(text: string, from: number, count: number, spans: readonly [number, number][]): string[] {
+    const out: string[] = [];
+    let at = from;
+    for (const length of this.#pieces.splice(0, count)) {
+      out.push(renderOwn(text, at, at + length, spans, from));
+      at += length;
+    }
+    return out;
+  }
+}
+
+/**
+ * `text[from, to)` with every secret range replaced, except that a range that began in an earlier
+ * piece of the same batch (at or after `batchStart`) is only cut out: its `[REDACTED]` is there.
+ */
+function renderOwn(
+  text: string,
+  from: number,
+  to: number,
+  spans: readonly [number, number][],
+  batchStart: number,
+): string {
+  let out = "";
+  let at = from;
+  for (const [start, end] of spans) {
+    if (end <= at || start >= to) continue;
+    const continued = start < from && start >= batchStart;
+    out += text.slice(at, Math.max(at, start)) + (continued ? "" : REDACTED);
+    at = Math.min(end, to);
+  }
+  return out + text.slice(at, to);
 }

@@ -1,4 +1,6 @@
-import { redactingSink, type Scrubber, type Sink } from "../core/sink.js";
+import { DeltaScrubber } from "../core/delta-scrub.js";
+import type { Redactor } from "../core/redact.js";
+import { redactingSink, type Sink } from "../core/sink.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { PgPool } from "../store/postgres/pg-driver.js";
 import { NOW_MS } from "./scale-db.js";
@@ -28,17 +30,23 @@ export class EventLog {
   readonly #worker: string;
   /** Each event is scrubbed on its way to `run_events`, where any client with the URL reads it. */
   readonly #events: Sink<AgentEvent, AgentEvent>;
+  /**
+   * Text, reasoning and tool-argument deltas are scrubbed as streams (a secret split across two is
+   * caught), each still one row: a replay after a crash numbers them as the first execution did.
+   */
+  readonly #deltas: DeltaScrubber;
   #op = -1;
   #seq = 0;
   #buffer: { op: number; seq: number; event: AgentEvent }[] = [];
   #writing: Promise<void> = Promise.resolve();
   #failure: unknown;
 
-  constructor(pool: PgPool, runId: string, worker: string, scrubber: Scrubber) {
+  constructor(pool: PgPool, runId: string, worker: string, scrubber: Redactor) {
     this.#pool = pool;
     this.#runId = runId;
     this.#worker = worker;
     this.#events = redactingSink("run events", scrubber, (clean: AgentEvent) => clean);
+    this.#deltas = new DeltaScrubber(scrubber);
   }
 
   /** Records `event`, emitted after DBOS operation number `op`. */
@@ -47,12 +55,17 @@ export class EventLog {
       this.#op = op;
       this.#seq = 0;
     }
-    this.#buffer.push({ op, seq: this.#seq++, event: this.#events.write(event) });
-    if (this.#buffer.length === 1) queueMicrotask(() => this.#flush());
+    this.#deltas.push(event, this.#keep);
   }
 
-  /** Waits until every recorded event is written; a failed write is thrown here. */
+  readonly #keep = (event: AgentEvent): void => {
+    this.#buffer.push({ op: this.#op, seq: this.#seq++, event: this.#events.write(event) });
+    if (this.#buffer.length === 1) queueMicrotask(() => this.#flush());
+  };
+
+  /** Waits until every recorded event is written (what a stream still held too); a failed write is thrown here. */
   async flushed(): Promise<void> {
+    this.#deltas.end(this.#keep);
     this.#flush();
     await this.#writing;
     if (this.#failure !== undefined) throw this.#failure;

@@ -1,7 +1,7 @@
 import { Agent } from "../agent/agent.js";
 import type { AgentConfigWithoutOutput } from "../agent/agent-config.js";
 import { ConfigError, RunError, runStatusOf } from "../core/errors.js";
-import type { Scrubber } from "../core/sink.js";
+import type { Redactor } from "../core/redact.js";
 import { redactingSink } from "../core/sink.js";
 import type { Limits } from "../core/vocabulary/limits.js";
 import type { Message } from "../core/vocabulary/messages.js";
@@ -75,7 +75,7 @@ export interface WorkflowEnv {
    * What every value leaving a run is scrubbed with: step outputs, the workflow's output, events.
    * The worker's environment (its API keys) and any secrets the worker was given.
    */
-  scrubber: Scrubber;
+  scrubber: Redactor;
   executorId: string;
   fence: Fence;
   /** How long a run waits for an approval before the call counts as rejected. */

@@ -1,5 +1,6 @@
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { DeltaScrubber } from "../core/delta-scrub.js";
 import { type RedactionOptions, Redactor } from "../core/redact.js";
 import { redactingJsonSink, type Sink } from "../core/sink.js";
 import { TRACE_FORMAT, TRACE_VERSION, type TraceHeader } from "../core/trace-format.js";
@@ -37,19 +38,25 @@ interface OpenTrace {
 
 /**
  * An event listener that writes every event of a run to a JSONL trace, redacted: pass
- * `writer.onEvent` as a run's `onEvent`. Writes are synchronous so a crash loses no event.
+ * `writer.onEvent` as a run's `onEvent`. Writes are synchronous so a crash loses no event; a
+ * streamed delta is written once its text is final (a couple of words later, see `DeltaScrubber`),
+ * so a crash mid-stream may lose the last few.
  */
 export class TraceWriter {
   readonly #options: TraceWriterOptions;
   /** Every record leaves through this sink: scrubbed, as one JSON line. */
   readonly #records: Sink<AgentEvent | TraceHeader, string>;
+  /** Text and reasoning deltas are scrubbed as streams: a secret split across two is caught. */
+  readonly #deltas: DeltaScrubber;
   readonly #open = new Map<string, OpenTrace>();
   readonly #written: string[] = [];
   readonly #digests: DigestKinds;
 
   constructor(options: TraceWriterOptions = {}) {
     this.#options = options;
-    this.#records = redactingJsonSink("trace", new Redactor(options.redaction), (json) => `${json}\n`);
+    const redactor = new Redactor(options.redaction);
+    this.#records = redactingJsonSink("trace", redactor, (json) => `${json}\n`);
+    this.#deltas = new DeltaScrubber(redactor);
     this.#digests = { images: options.images !== "keep", files: options.files !== "keep" };
   }
 
@@ -69,16 +76,22 @@ export class TraceWriter {
     if (event.type === "text_delta" && this.#options.textDeltas === false) return;
     // model_response has each call whole (and scrubbed whole); pieces would only repeat it.
     if (event.type === "tool_call_delta") return;
+    this.#deltas.push(event, this.#record);
+  };
+
+  /** Closes every trace still open (runs that never ended, e.g. on process exit). */
+  close(): void {
+    this.#deltas.end(this.#record);
+    for (const [runId, trace] of this.#open) this.#finish(runId, trace);
+  }
+
+  /** Writes one event (a delta already scrubbed as part of its stream) to its run's trace. */
+  readonly #record = (event: AgentEvent): void => {
     const trace = this.#open.get(event.runId) ?? this.#start(event);
     if (trace.fd === undefined) return;
     this.#write(trace, event);
     if (event.type === "run_end") this.#finish(event.runId, trace);
   };
-
-  /** Closes every trace still open (runs that never ended, e.g. on process exit). */
-  close(): void {
-    for (const [runId, trace] of this.#open) this.#finish(runId, trace);
-  }
 
   #start(event: AgentEvent): OpenTrace {
     const path = this.pathOf(event.runId);
