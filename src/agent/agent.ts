@@ -82,6 +82,11 @@ export class Agent<TContext = undefined, TOutput = string> {
     return this.#config.output;
   }
 
+  /** The agent's instructions (its system prompt), as configured. */
+  get instructions(): string | undefined {
+    return this.#config.instructions;
+  }
+
   /** Closes the agent's tool sources (MCP servers); the agent should not run afterwards. */
   async close(): Promise<void> {
     for (const stop of this.#unsubscribe.splice(0)) stop();

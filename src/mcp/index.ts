@@ -32,9 +32,22 @@ export {
   type McpResource,
   McpResources,
 } from "./resources-prompts.js";
+export type {
+  McpContentBlock,
+  McpServedPrompt,
+  McpServedPromptArgument,
+  McpServedResource,
+  McpServedResourceTemplate,
+  McpServedTool,
+  McpServerContent,
+  McpToolAnswer,
+  McpToolCall,
+} from "./served-types.js";
 export {
   type AgentServerOptions,
   createAgentServer,
+  createMcpServer,
+  type McpServerOptions,
   type ServableAgent,
   serveAgentOverStdio,
 } from "./server.js";

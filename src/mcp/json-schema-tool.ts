@@ -38,26 +38,9 @@ export interface JsonSchemaToolDefinition {
 export function jsonSchemaTool(definition: JsonSchemaToolDefinition): AgentTool<unknown> {
   const { $schema: _ignored, ...parameters } = definition.parameters;
   if (parameters.type === undefined) parameters.type = "object";
-  let validate: ((value: unknown) => boolean) & { errors?: unknown } = () => true;
-  try {
-    validate = ajv.compile(parameters);
-  } catch (error) {
-    // An uncompilable schema is the server's problem; it still validates on its side.
-    process.emitWarning(
-      `glassloop: schema of tool "${definition.name}" not validated locally: ${String(error)}`,
-    );
-  }
+  const check = argumentCheck(parameters, definition.name);
   const input = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
-    if (validate(value)) return;
-    for (const error of (validate.errors ?? []) as {
-      instancePath: string;
-      message?: string;
-      params?: object;
-    }[]) {
-      const path = error.instancePath.split("/").filter(Boolean);
-      const detail = "additionalProperty" in (error.params ?? {}) ? ` (${JSON.stringify(error.params)})` : "";
-      ctx.addIssue({ code: "custom", message: `${error.message ?? "invalid"}${detail}`, path });
-    }
+    for (const issue of check(value)) ctx.addIssue({ code: "custom", ...issue });
   });
   return Object.freeze({
     name: definition.name,
@@ -69,4 +52,37 @@ export function jsonSchemaTool(definition: JsonSchemaToolDefinition): AgentTool<
     run: (args: never, options: ToolRunOptions<unknown>) =>
       definition.run(args as Record<string, unknown>, options),
   });
+}
+
+/** One thing wrong with arguments: where (`path`) and what. */
+export interface ArgumentIssue {
+  path: string[];
+  message: string;
+}
+
+/**
+ * Compiles `schema` once (RE2 patterns, 2020-12 keywords) into a check that lists what is wrong
+ * with a value (nothing when it fits). A schema Ajv cannot compile is warned about and passes
+ * everything: whoever wrote it still validates on their side.
+ */
+export function argumentCheck(schema: JsonSchema, name: string): (value: unknown) => ArgumentIssue[] {
+  let validate: ((value: unknown) => boolean) & { errors?: unknown } = () => true;
+  try {
+    validate = ajv.compile(schema);
+  } catch (error) {
+    process.emitWarning(`glassloop: schema of tool "${name}" not validated locally: ${String(error)}`);
+  }
+  return (value) => {
+    if (validate(value)) return [];
+    return ((validate.errors ?? []) as { instancePath: string; message?: string; params?: object }[]).map(
+      (error) => {
+        const detail =
+          "additionalProperty" in (error.params ?? {}) ? ` (${JSON.stringify(error.params)})` : "";
+        return {
+          path: error.instancePath.split("/").filter(Boolean),
+          message: `${error.message ?? "invalid"}${detail}`,
+        };
+      },
+    );
+  };
 }

@@ -11,9 +11,8 @@ import type * as StdioServerModule from "@modelcontextprotocol/sdk/server/stdio.
 import type * as HttpServerModule from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { importOptional, MCP_SDK } from "../core/optional-dependency.js";
 
-const [client, stdioClient, httpClient, types, server, stdioServer, httpServer, auth] = await importOptional(
-  MCP_SDK,
-  () =>
+const [client, stdioClient, httpClient, types, server, stdioServer, httpServer, auth, completion] =
+  await importOptional(MCP_SDK, () =>
     Promise.all([
       import("@modelcontextprotocol/sdk/client/index.js"),
       import("@modelcontextprotocol/sdk/client/stdio.js"),
@@ -23,8 +22,9 @@ const [client, stdioClient, httpClient, types, server, stdioServer, httpServer, 
       import("@modelcontextprotocol/sdk/server/stdio.js"),
       import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
       import("@modelcontextprotocol/sdk/client/auth.js"),
+      import("@modelcontextprotocol/sdk/server/completable.js"),
     ]),
-);
+  );
 
 /** The SDK's MCP client. */
 export const Client = client.Client;
@@ -44,6 +44,10 @@ export const ToolListChangedNotificationSchema = types.ToolListChangedNotificati
 export const McpServer = server.McpServer;
 /** An instance of the SDK's MCP server. */
 export type McpServer = ServerModule.McpServer;
+/** A resource template of the SDK's server (a URI template with list and completion callbacks). */
+export const ResourceTemplate = server.ResourceTemplate;
+/** Marks a prompt argument's schema as completable (`completion/complete`). */
+export const completable = completion.completable;
 /** The SDK's stdio server transport. */
 export const StdioServerTransport = stdioServer.StdioServerTransport;
 /** An instance of the stdio server transport. */
