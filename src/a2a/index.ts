@@ -19,7 +19,19 @@ export {
 } from "./client/a2a-client.js";
 export { A2APeerError, type A2APeerReason } from "./client/peer-error.js";
 export { type A2AHandlerOptions, createA2AHandler } from "./server/handler.js";
-export type { A2AAuthScheme, A2ACardOptions, A2AServeOptions } from "./server/options.js";
+export type {
+  A2AAuthScheme,
+  A2ACardOptions,
+  A2AExtendedCard,
+  A2APushDelivery,
+  A2APushOptions,
+  A2AServeOptions,
+} from "./server/options.js";
+export {
+  type A2APushStore,
+  MemoryPushStore,
+  type PushConfig as A2APushConfig,
+} from "./server/push-store.js";
 export { A2ARequestError } from "./server/rpc.js";
 export type {
   AgentCard as A2AAgentCard,

@@ -198,6 +198,20 @@ export function peerEventOf(result: unknown): PeerEvent | undefined {
   return undefined;
 }
 
+/** A push-notification config's fields as a caller sends them (checked further in `server/push-config.ts`). */
+export const pushFields = z.looseObject({
+  id: z.string().max(128).optional(),
+  url: z.string().min(1).max(2048),
+  token: z.string().max(512).optional(),
+  authentication: z
+    .looseObject({
+      scheme: z.string().max(64).optional(),
+      schemes: z.array(z.string().max(64)).max(10).optional(),
+      credentials: z.string().max(4096).optional(),
+    })
+    .optional(),
+});
+
 /** `SendMessage` / `message/send` params. */
 export const sendParams = z.looseObject({
   message: messageSchema,
@@ -207,6 +221,10 @@ export const sendParams = z.looseObject({
       blocking: z.boolean().optional(),
       historyLength: z.number().int().min(0).max(10_000).optional(),
       acceptedOutputModes: z.array(z.string().max(200)).max(100).optional(),
+      /** 1.0: a push-notification config for the new task. */
+      taskPushNotificationConfig: pushFields.optional(),
+      /** v0.3's name for it. */
+      pushNotificationConfig: pushFields.optional(),
     })
     .optional(),
   metadata,

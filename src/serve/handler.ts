@@ -170,7 +170,7 @@ export function createHandler(options: ServeOptions): ServeHandler {
   chatRoutes(app, ctx);
   runRoutes(app, ctx);
   aguiRoutes(app, ctx);
-  if (options.a2a) a2aRoutes(app, ctx, options.a2a === true ? {} : options.a2a);
+  const a2a = options.a2a ? a2aRoutes(app, ctx, options.a2a === true ? {} : options.a2a) : undefined;
   app.all("/api/*", () => {
     throw new ServeRequestError(404, "not_found", "no such route");
   });
@@ -185,6 +185,7 @@ export function createHandler(options: ServeOptions): ServeHandler {
     stats: () => ({ runs: hub.size, streams: counters.streams, bytesSent: counters.bytesSent }),
     close: async () => {
       await ready.catch(() => {});
+      await a2a?.close();
       runs.abortAll();
       await runs.settled();
       if (ownsLog) log.close();

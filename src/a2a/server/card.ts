@@ -45,7 +45,7 @@ export function agentCard(agent: string, base: string, open: boolean, options: A
     ],
     capabilities: {
       streaming: true,
-      pushNotifications: false,
+      pushNotifications: options.push !== undefined,
       extendedAgentCard: !open && given.extended !== undefined,
     },
     securitySchemes: {},

@@ -12,9 +12,12 @@ import type { RunRecord } from "../../serve/serve-log.js";
 import { parseEventId, runEventStream } from "../../serve/sse.js";
 import { getParams, idParams, sendParams } from "../schemas.js";
 import { taskV03 } from "../v03.js";
-import { type StreamResponse, type Task, TERMINAL_STATES } from "../wire.js";
+import { RPC, type StreamResponse, type Task, TERMINAL_STATES } from "../wire.js";
 import { decisionsOf, turnText } from "./input.js";
 import type { A2AServeOptions } from "./options.js";
+import { configOf } from "./push-config.js";
+import { addConfig, checkRoom, type PushRuntime } from "./push-dispatcher.js";
+import type { PushConfig } from "./push-store.js";
 import { A2ARequestError, type RpcId, resultResponse, rpcError } from "./rpc.js";
 import { a2aEncoder, rpcResult, type StreamTarget } from "./stream-encoder.js";
 import { taskOf } from "./task-view.js";
@@ -33,6 +36,8 @@ export interface Call {
   version: "1.0" | "0.3";
   id: RpcId;
   request: Request;
+  /** Push notifications, when the server offers them. */
+  push?: PushRuntime;
 }
 
 /** Params read with `schema`, or an invalid-params error naming what is wrong. */
@@ -58,7 +63,7 @@ export function parse<T>(
 }
 
 /** The caller's own run of this agent; anything else is "not found", whoever owns it. */
-async function ownRun(call: Call, taskId: string): Promise<RunRecord> {
+export async function ownRun(call: Call, taskId: string): Promise<RunRecord> {
   const run = await call.ctx.log.getRun(taskId);
   if (!run || run.principal !== call.principal || run.agent !== call.agent)
     throw rpcError.taskNotFound(taskId);
@@ -74,7 +79,8 @@ export async function currentTask(ctx: ServeContext, run: RunRecord, historyLeng
   return taskOf(fresh, entries, historyLength);
 }
 
-function lastSeqOf(ctx: ServeContext, run: RunRecord): number {
+/** The sequence number of the run's last item, written or not. */
+export function lastSeqOf(ctx: ServeContext, run: RunRecord): number {
   return ctx.hub.get(run.runId)?.lastSeq ?? run.lastSeq;
 }
 
@@ -159,6 +165,14 @@ export async function sendMessage(call: Call, params: unknown, streaming: boolea
   const { message, configuration } = parse(sendParams, params);
   if (message.role !== "ROLE_USER")
     throw rpcError.invalidParams("the message must be the caller's (ROLE_USER)");
+  // A webhook sent with the message is checked before any run starts.
+  const pushFields = configuration?.taskPushNotificationConfig ?? configuration?.pushNotificationConfig;
+  let pushConfig: PushConfig | undefined;
+  if (pushFields) {
+    if (!call.push) throw new A2ARequestError(RPC.pushNotSupported, "push notifications are not supported");
+    pushConfig = configOf(call.version, message.taskId ?? "", pushFields, call.push.options);
+    await checkRoom(call.principal, call.push, message.taskId, pushConfig.id);
+  }
   let run: RunRecord;
   let after: number;
   if (message.taskId) {
@@ -197,6 +211,8 @@ export async function sendMessage(call: Call, params: unknown, streaming: boolea
     run = await ctx.runs.startTurn(call.principal, current, { input: text });
     after = -1;
   }
+  if (pushConfig && call.push)
+    await addConfig(call.principal, call.push, run, { ...pushConfig, taskId: run.runId }, after);
   if (streaming) return streamResponse(call, run, after, await currentTask(ctx, run));
   const immediately = configuration?.returnImmediately === true || configuration?.blocking === false;
   if (!immediately)

@@ -1,4 +1,5 @@
 import type { AgentSkill } from "../wire.js";
+import type { A2APushStore } from "./push-store.js";
 
 /** What the agent card says of one agent; every field has a default. */
 export interface A2ACardOptions {
@@ -41,4 +42,49 @@ export interface A2AServeOptions {
    * with the task still working (default 5 minutes); the run goes on either way.
    */
   blockingWaitMs?: number;
+  /**
+   * Push notifications: callers register webhooks for their tasks and the server POSTs each change
+   * of state and each artifact there. Off unless set (`push: {}` takes every default).
+   */
+  push?: A2APushOptions;
 }
+
+/** Push notifications: which webhooks the server calls, and how hard it tries. */
+export interface A2APushOptions {
+  /**
+   * Webhook URLs allowed, as URL prefixes (the URL allow-list's rule: `https://hooks.example.com`,
+   * `https://*.example.com`). Default: any https URL. Either way the address a webhook resolves
+   * to must be public unless `allowPrivate`.
+   */
+  allow?: readonly string[];
+  /** Let webhooks reach loopback, private and link-local addresses (default false). */
+  allowPrivate?: boolean;
+  /** Longest one POST may take (default 5 s). */
+  timeoutMs?: number;
+  /** Tries per notification, on a network error, a timeout, 429 or 5xx (default 3; never on other answers). */
+  attempts?: number;
+  /** Configs per task (default 10). */
+  maxConfigsPerTask?: number;
+  /** Configs per caller over all tasks (default 100). */
+  maxConfigsPerCaller?: number;
+  /** Where configs live (default: in memory, forgotten on restart). */
+  store?: A2APushStore;
+  /** Each notification's outcome (default: failures are logged with the webhook's host only). */
+  onDelivery?: (delivery: A2APushDelivery) => void;
+}
+
+/** What became of one push notification. */
+export type A2APushDelivery =
+  | { outcome: "delivered"; taskId: string; configId: string; host: string; status: number; attempts: number }
+  /** Not sent: the webhook's address is not one this server calls, or it answered with a redirect. */
+  | { outcome: "refused"; taskId: string; configId: string; host: string; reason: string }
+  /** Sent and failed every try (`status` of the last answer, if there was one). */
+  | {
+      outcome: "failed";
+      taskId: string;
+      configId: string;
+      host: string;
+      attempts: number;
+      reason: string;
+      status?: number;
+    };

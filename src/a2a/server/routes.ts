@@ -13,6 +13,9 @@ import { agentCard, baseOf, extendedCard } from "./card.js";
 import { listTasks } from "./list-tasks.js";
 import { type Call, cancelTask, getTask, sendMessage, subscribeToTask } from "./methods.js";
 import type { A2AServeOptions } from "./options.js";
+import { PushDispatcher, type PushRuntime } from "./push-dispatcher.js";
+import { createConfig, deleteConfig, getConfig, listConfigs } from "./push-methods.js";
+import { MemoryPushStore } from "./push-store.js";
 import { A2ARequestError, envelope, errorResponse, type RpcId, resultResponse } from "./rpc.js";
 
 type Method = (call: Call, params: unknown) => Promise<Response>;
@@ -35,24 +38,38 @@ const METHODS: Record<string, { version: "1.0" | "0.3"; run: Method }> = {
   SubscribeToTask: { version: "1.0", run: subscribeToTask },
   ListTasks: { version: "1.0", run: listTasks },
   GetExtendedAgentCard: { version: "1.0", run: getExtendedCard },
+  CreateTaskPushNotificationConfig: { version: "1.0", run: createConfig },
+  GetTaskPushNotificationConfig: { version: "1.0", run: getConfig },
+  ListTaskPushNotificationConfigs: { version: "1.0", run: listConfigs },
+  DeleteTaskPushNotificationConfig: { version: "1.0", run: deleteConfig },
   "message/send": { version: "0.3", run: (c, p) => sendMessage(c, p, false) },
   "message/stream": { version: "0.3", run: (c, p) => sendMessage(c, p, true) },
   "tasks/get": { version: "0.3", run: getTask },
   "tasks/cancel": { version: "0.3", run: cancelTask },
   "tasks/resubscribe": { version: "0.3", run: subscribeToTask },
   "agent/getAuthenticatedExtendedCard": { version: "0.3", run: getExtendedCard },
+  "tasks/pushNotificationConfig/set": { version: "0.3", run: createConfig },
+  "tasks/pushNotificationConfig/get": { version: "0.3", run: getConfig },
+  "tasks/pushNotificationConfig/list": { version: "0.3", run: listConfigs },
+  "tasks/pushNotificationConfig/delete": { version: "0.3", run: deleteConfig },
 };
 
-const PUSH_METHODS = /PushNotificationConfig|pushNotificationConfig/;
-
-/** Mounts the A2A routes on serve's app (`createHandler({ a2a })` calls this). */
-export function a2aRoutes(app: Hono<ServeEnv>, ctx: ServeContext, options: A2AServeOptions = {}): void {
+/** Mounts the A2A routes on serve's app (`createHandler({ a2a })` calls this); `close` stops push notifications. */
+export function a2aRoutes(
+  app: Hono<ServeEnv>,
+  ctx: ServeContext,
+  options: A2AServeOptions = {},
+): { close(): Promise<void> } {
   const fallback = options.defaultAgent ?? ctx.agents.names[0];
   if (fallback === undefined || !ctx.agents.has(fallback))
     throw new ServeConfigError(
       `a2a.defaultAgent ${JSON.stringify(options.defaultAgent)} is not a served agent`,
     );
   const rate = new RateLimiter(ctx.limits.requestsPerMinute);
+  const push: PushRuntime | undefined = options.push && {
+    options: options.push,
+    dispatcher: new PushDispatcher(ctx, options.push, options.push.store ?? new MemoryPushStore()),
+  };
   const card = (agent: string, request: Request) =>
     Response.json(agentCard(agent, baseOf(request, options), ctx.auth.open, options), {
       headers: { "cache-control": "public, max-age=300" },
@@ -93,11 +110,7 @@ export function a2aRoutes(app: Hono<ServeEnv>, ctx: ServeContext, options: A2ASe
       if (!parsed.success) throw new A2ARequestError(RPC.invalidRequest, "not a JSON-RPC 2.0 request");
       id = parsed.data.id ?? null;
       const method = METHODS[parsed.data.method];
-      if (!method) {
-        if (PUSH_METHODS.test(parsed.data.method))
-          throw new A2ARequestError(RPC.pushNotSupported, "push notifications are not supported");
-        throw new A2ARequestError(RPC.methodNotFound, `method not found: ${parsed.data.method}`);
-      }
+      if (!method) throw new A2ARequestError(RPC.methodNotFound, `method not found: ${parsed.data.method}`);
       const call: Call = {
         ctx,
         options,
@@ -106,10 +119,12 @@ export function a2aRoutes(app: Hono<ServeEnv>, ctx: ServeContext, options: A2ASe
         version: method.version,
         id,
         request: c.req.raw,
+        ...(push && { push }),
       };
       return await method.run(call, parsed.data.params);
     } catch (error) {
       return errorResponse(id, error);
     }
   });
+  return { close: async () => push?.dispatcher.close() };
 }

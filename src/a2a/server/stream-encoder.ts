@@ -27,6 +27,17 @@ export function rpcResult(target: StreamTarget, event: StreamResponse): unknown 
 
 /** Encodes a run's entries for one SSE response (one per caller: it remembers the last error). */
 export function a2aEncoder(run: Pick<RunRecord, "runId" | "chatId">, target: StreamTarget): SseEncoder {
+  const events = streamEventsOf(run);
+  return { encode: (entry) => events(entry).map((e) => rpcResult(target, e)) };
+}
+
+/**
+ * A run's entries as A2A stream events, one entry at a time (the function remembers the last
+ * error, so use one per reader): for SSE responses and push notifications.
+ */
+export function streamEventsOf(
+  run: Pick<RunRecord, "runId" | "chatId">,
+): (entry: LogEntry) => StreamResponse[] {
   let lastError: string | undefined;
   const base = { taskId: run.runId, contextId: run.chatId };
   const working = (
@@ -120,5 +131,5 @@ export function a2aEncoder(run: Pick<RunRecord, "runId" | "chatId">, target: Str
         return [];
     }
   };
-  return { encode: (entry) => events(entry).map((e) => rpcResult(target, e)) };
+  return events;
 }

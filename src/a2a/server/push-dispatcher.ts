@@ -1,0 +1,162 @@
+/**
+ * Follows the tasks that have push-notification configs and POSTs each change of state and each
+ * artifact to their webhooks, in order, one task at a time. Text and tool-call progress (working
+ * updates without a change of state) is streamed, never pushed. A watcher ends with its task, or
+ * when its last config is deleted, or when the server closes; a task that waits for input (its run
+ * is not driven then) is looked at again every moment until it moves.
+ */
+import { isFinal, type LogEntry } from "../../serve/log-items.js";
+import type { ServeContext } from "../../serve/serve-context.js";
+import type { RunRecord } from "../../serve/serve-log.js";
+import { streamV03 } from "../v03.js";
+import type { StreamResponse } from "../wire.js";
+import type { A2APushDelivery, A2APushOptions } from "./options.js";
+import { sendNotification } from "./push-sender.js";
+import type { A2APushStore, PushConfig } from "./push-store.js";
+import { rpcError } from "./rpc.js";
+import { streamEventsOf } from "./stream-encoder.js";
+
+/** How often a watcher looks at a task its process is not driving (waiting for input, or driven elsewhere). */
+const IDLE_POLL_MS = 250;
+const LIVE_WAIT_MS = 1_000;
+
+const DEFAULT_PER_TASK = 10;
+const DEFAULT_PER_CALLER = 100;
+
+/** Push notifications as one server runs them. */
+export interface PushRuntime {
+  options: A2APushOptions;
+  dispatcher: PushDispatcher;
+}
+
+/** Refuses a new config past the caps (per task, per caller); replacing one (same id) always fits. */
+export async function checkRoom(
+  principal: string,
+  push: PushRuntime,
+  taskId: string | undefined,
+  id: string,
+): Promise<void> {
+  const { store } = push.dispatcher;
+  const existing = taskId === undefined ? [] : await store.list(principal, taskId);
+  if (existing.some((c) => c.id === id)) return;
+  const perTask = push.options.maxConfigsPerTask ?? DEFAULT_PER_TASK;
+  if (existing.length >= perTask)
+    throw rpcError.invalidParams(`a task has at most ${perTask} push notification configs`);
+  const perCaller = push.options.maxConfigsPerCaller ?? DEFAULT_PER_CALLER;
+  if ((await store.count(principal)) >= perCaller)
+    throw rpcError.invalidParams(`a caller has at most ${perCaller} push notification configs`);
+}
+
+/** Stores `config` (within the caps) and follows its task after `after`. */
+export async function addConfig(
+  principal: string,
+  push: PushRuntime,
+  run: RunRecord,
+  config: PushConfig,
+  after: number,
+): Promise<void> {
+  await checkRoom(principal, push, config.taskId, config.id);
+  await push.dispatcher.store.put(principal, config);
+  push.dispatcher.watch(run, after);
+}
+
+/** The watchers of one server. */
+export class PushDispatcher {
+  readonly #ctx: ServeContext;
+  readonly #options: A2APushOptions;
+  readonly store: A2APushStore;
+  readonly #watchers = new Map<string, Promise<void>>();
+  readonly #closing = new AbortController();
+
+  constructor(ctx: ServeContext, options: A2APushOptions, store: A2APushStore) {
+    this.#ctx = ctx;
+    this.#options = options;
+    this.store = store;
+  }
+
+  /** Follows `run` after `after` (its log's sequence number), unless a watcher already does. */
+  watch(run: RunRecord, after: number): void {
+    if (this.#closing.signal.aborted || this.#watchers.has(run.runId)) return;
+    const loop = this.#follow(run, after)
+      .catch((error: unknown) => {
+        if (!this.#closing.signal.aborted) console.error("glassloop a2a: push notifications stopped:", error);
+      })
+      .finally(() => this.#watchers.delete(run.runId));
+    this.#watchers.set(run.runId, loop);
+  }
+
+  /** Stops every watcher (a notification in flight ends with its try). */
+  async close(): Promise<void> {
+    this.#closing.abort();
+    await Promise.allSettled([...this.#watchers.values()]);
+  }
+
+  async #follow(run: RunRecord, after: number): Promise<void> {
+    const signal = this.#closing.signal;
+    const events = streamEventsOf(run);
+    let cursor = after;
+    let lastState: string | undefined;
+    while (!signal.aborted) {
+      if ((await this.store.list(run.principal, run.runId)).length === 0) return;
+      const { entries, live } = await this.#ctx.hub.read(run.runId, cursor, 256);
+      for (const entry of entries as LogEntry[]) {
+        cursor = entry.seq;
+        for (const event of events(entry)) {
+          if ("statusUpdate" in event) {
+            if (event.statusUpdate.status.state === lastState) continue;
+            lastState = event.statusUpdate.status.state;
+          } else if (!("artifactUpdate" in event)) continue;
+          await this.#deliver(run, event);
+          if (signal.aborted) return;
+        }
+        if (isFinal(entry.item)) return;
+      }
+      if (entries.length > 0) continue;
+      if (live) await this.#ctx.hub.wait(run.runId, cursor, LIVE_WAIT_MS);
+      else await sleep(IDLE_POLL_MS, signal);
+    }
+  }
+
+  async #deliver(run: RunRecord, event: StreamResponse): Promise<void> {
+    // Read again for every event: a config deleted a moment ago gets nothing more.
+    const configs = await this.store.list(run.principal, run.runId);
+    const deliveries = await Promise.all(
+      configs.map((config) =>
+        sendNotification(config, bodyOf(config, event), this.#options, this.#closing.signal),
+      ),
+    );
+    for (const delivery of deliveries) this.#report(delivery);
+  }
+
+  #report(delivery: A2APushDelivery): void {
+    if (this.#options.onDelivery) {
+      try {
+        this.#options.onDelivery(delivery);
+      } catch (error) {
+        console.error("glassloop a2a: onDelivery threw:", error);
+      }
+      return;
+    }
+    if (delivery.outcome !== "delivered")
+      console.warn(
+        `glassloop a2a: push notification for task ${delivery.taskId} to ${delivery.host} ${delivery.outcome}: ${delivery.reason}`,
+      );
+  }
+}
+
+/** The body of one notification, in the spelling the config's caller speaks. */
+function bodyOf(config: PushConfig, event: StreamResponse): string {
+  return JSON.stringify(config.version === "0.3" ? streamV03(event) : event);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
