@@ -71,9 +71,21 @@ describe("counting tokens before sending", () => {
     expect(sent?.body).toEqual({ input: { converse: { ...recorded.input.converse, toolConfig } } });
   });
 
-  it("without a count endpoint, or when the extra call is not allowed, it estimates", async () => {
+  it("OpenAI models are counted with OpenAI's tokenizer (o200k_base), others without a count endpoint estimated", async () => {
     const model = resolveModel("openai:gpt-4o", { OPENAI_API_KEY: "sk-123456" });
-    expect(await countTokens(model, ask("abcd"))).toEqual({ tokens: 5, source: "estimate" });
+    // "Hello, world!" is 4 o200k_base tokens, plus 4 for the message's framing.
+    expect(await countTokens(model, ask("Hello, world!"))).toEqual({ tokens: 8, source: "tokenizer" });
+    const mistral = resolveModel("mistral:mistral-small-latest", { MISTRAL_API_KEY: "m-123456" });
+    expect(await countTokens(mistral, ask("abcd"))).toEqual({ tokens: 5, source: "estimate" });
+  });
+
+  it("a model with a count endpoint estimates when the extra call is not allowed", async () => {
+    const model = new AnthropicModel("claude-sonnet-4-5", { apiKey: "sk-ant-123456", baseURL: server.url });
+    expect(await countTokens(model, ask("abcd"), { useProvider: false })).toEqual({
+      tokens: 5,
+      source: "estimate",
+    });
+    expect(server.requests).toHaveLength(0);
   });
 
   it("a request over the model's window is a ContextWindowError before anything is sent", async () => {
@@ -185,5 +197,82 @@ describe("Anthropic's count endpoint, on its recorded wire", () => {
     expect(body).not.toHaveProperty("stream");
     expect(body.model).toBe(recorded?.model);
     expect(JSON.stringify(body.messages)).toContain(text.slice(0, 200));
+  });
+});
+
+describe("Google's count endpoint (:countTokens), on its recorded wire", () => {
+  it("the Gemini API: the conversation as `contents`, the recorded totalTokens read back", async () => {
+    const { loadCassette } = await import("./helpers/cassettes.js");
+    // An older cassette: the request and the answer are recorded as JSON strings.
+    const [exchange] = loadCassette("test_google-test_google_model_usage_limit_exceeded") as unknown as {
+      request: { body: string; uri: string };
+      response: { body: { string: string } };
+    }[];
+    const recorded = JSON.parse(exchange?.request.body ?? "{}") as {
+      contents: { parts: { text: string }[] }[];
+    };
+    server.enqueue({ json: JSON.parse(exchange?.response.body.string ?? "{}") });
+    const model = new GeminiModel("gemini-2.5-flash", {
+      apiKey: "g-123456",
+      baseURL: `${server.url}/v1beta`,
+    });
+    const text = recorded.contents[0]?.parts[0]?.text ?? "";
+    expect(await countTokens(model, ask(text))).toEqual({ tokens: 12, source: "provider" });
+    const sent = server.requests[0];
+    expect(sent?.path).toBe(new URL(exchange?.request.uri ?? "").pathname);
+    expect(sent?.headers["x-goog-api-key"]).toBe("g-123456");
+    expect(sent?.body).toEqual(recorded);
+  });
+
+  it("the Gemini API: instructions and tools travel inside generateContentRequest", async () => {
+    server.enqueue({ json: { totalTokens: 57 } });
+    const model = new GeminiModel("gemini-2.5-flash", { apiKey: "g-123456", baseURL: server.url });
+    const tools = [
+      { name: "get_weather", description: "The weather", parameters: { type: "object", properties: {} } },
+    ];
+    expect(await countTokens(model, ask("hi", { instructions: "Be brief.", tools }))).toEqual({
+      tokens: 57,
+      source: "provider",
+    });
+    const body = server.requests[0]?.body as { generateContentRequest: Record<string, unknown> };
+    expect(Object.keys(body)).toEqual(["generateContentRequest"]);
+    expect(body.generateContentRequest).toMatchObject({
+      model: "models/gemini-2.5-flash",
+      contents: [{ role: "user", parts: [{ text: "hi" }] }],
+      systemInstruction: { parts: [{ text: "Be brief." }] },
+      tools: [{ functionDeclarations: [{ name: "get_weather" }] }],
+    });
+  });
+
+  it("Vertex AI: contents, systemInstruction and tools side by side, with the token; the recorded answer read", async () => {
+    const { loadCassette } = await import("./helpers/cassettes.js");
+    const [exchange] = loadCassette<{
+      contents: unknown[];
+      systemInstruction: { parts: { text: string }[] };
+    }>("test_google-test_google_vertexai_count_tokens_forwards_native_tools");
+    server.enqueue({ json: exchange?.response.parsed_body });
+    const { VertexGeminiModel } = await import("glassloop/models");
+    const model = new VertexGeminiModel("gemini-2.5-flash", {
+      token: () => "ya29.vertex-token",
+      baseURL: `${server.url}/v1/projects/pydantic-ai/locations/global/publishers/google`,
+    });
+    const recorded = exchange?.request.parsed_body;
+    const count = await countTokens(
+      model,
+      ask("What is the capital of France?", {
+        instructions: recorded?.systemInstruction.parts[0]?.text ?? "",
+      }),
+    );
+    expect(count).toEqual({ tokens: 13, source: "provider" });
+    const sent = server.requests[0];
+    expect(sent?.path).toBe(
+      "/v1/projects/pydantic-ai/locations/global/publishers/google/models/gemini-2.5-flash:countTokens",
+    );
+    expect(sent?.headers.authorization).toBe("Bearer ya29.vertex-token");
+    // The recorded body but for its Google Search tool (a native tool glassloop does not send) and
+    // the empty generationConfig; the system instruction's `role` is optional in Vertex's schema.
+    const body = sent?.body as { contents: unknown; systemInstruction: { parts: unknown } };
+    expect(body.contents).toEqual(recorded?.contents);
+    expect(body.systemInstruction.parts).toEqual(recorded?.systemInstruction.parts);
   });
 });

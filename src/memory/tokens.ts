@@ -1,7 +1,10 @@
 import type { Message } from "../core/vocabulary/messages.js";
+import { type Encoder, encodingFor, loadEncoder, type TokenEncoding } from "../models/tokenizer.js";
 
-/** Which counting method a TokenCounter uses. */
-export type TokenEncoding = "o200k_base" | "cl100k_base" | "estimate";
+// The tokenizer lives with the models (their counts use it too); memory re-exports what it always had.
+export type { TokenEncoding } from "../models/tokenizer.js";
+/** The BPE encoding for an OpenAI-family model id, or `estimate`. */
+export { encodingFor };
 
 /** Characters per token assumed by the fallback estimate; on the low side, so trimming errs toward fitting. */
 export const CHARS_PER_TOKEN = 3.5;
@@ -10,38 +13,13 @@ export const CHARS_PER_TOKEN = 3.5;
 const MESSAGE_OVERHEAD = 4;
 const REQUEST_OVERHEAD = 3;
 
-type Encoder = (text: string) => number;
-const encoders = new Map<TokenEncoding, Promise<Encoder>>();
-
-/**
- * The BPE encoding for an OpenAI-family model id (`openai:gpt-4o-mini`, `gpt-4.1`, `o3-mini`), or
- * `estimate` for everything else: other vendors do not publish their tokenizers.
- */
-export function encodingFor(modelId: string): TokenEncoding {
-  const name = (modelId.includes(":") ? modelId.slice(modelId.lastIndexOf(":") + 1) : modelId).toLowerCase();
-  if (/^(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|gpt-oss|chatgpt-|o[1-9]|codex)/.test(name)) return "o200k_base";
-  if (/^(gpt-4|gpt-3\.5|text-embedding-)/.test(name)) return "cl100k_base";
-  return "estimate";
-}
-
 /** The fallback: characters divided by {@link CHARS_PER_TOKEN}, rounded up. */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / CHARS_PER_TOKEN);
 }
 
-function loadEncoder(encoding: TokenEncoding): Promise<Encoder> {
-  let loading = encoders.get(encoding);
-  if (!loading) {
-    // Loaded on first use: the BPE tables are megabytes, and `import "glassloop"` must stay fast.
-    loading =
-      encoding === "o200k_base"
-        ? import("gpt-tokenizer/encoding/o200k_base").then((m) => (t: string) => m.countTokens(t))
-        : encoding === "cl100k_base"
-          ? import("gpt-tokenizer/encoding/cl100k_base").then((m) => (t: string) => m.countTokens(t))
-          : Promise.resolve(estimateTokens);
-    encoders.set(encoding, loading);
-  }
-  return loading;
+function encoderFor(encoding: TokenEncoding): Promise<Encoder> {
+  return encoding === "estimate" ? Promise.resolve(estimateTokens) : loadEncoder(encoding);
 }
 
 /**
@@ -62,7 +40,7 @@ export class TokenCounter {
   /** A counter for `modelId`, loading its tokenizer if it has one. */
   static async forModel(modelId: string): Promise<TokenCounter> {
     const encoding = encodingFor(modelId);
-    return new TokenCounter(encoding, await loadEncoder(encoding));
+    return new TokenCounter(encoding, await encoderFor(encoding));
   }
 
   /** A counter that only estimates (no tokenizer to load). */

@@ -5,6 +5,7 @@
  */
 import { GlassloopError } from "../core/errors.js";
 import type { Model, ModelRequest } from "./model.js";
+import { encodingFor, loadEncoder } from "./tokenizer.js";
 
 /** Characters per token of the estimate: about right for English prose and JSON with GPT, Claude and Gemini tokenizers. */
 export const CHARS_PER_TOKEN = 4;
@@ -20,30 +21,54 @@ export const TOKENS_PER_ATTACHMENT = 1_600;
  * `countTokens` where the provider counts.
  */
 export function estimateRequestTokens(request: ModelRequest): number {
-  let chars = request.instructions?.length ?? 0;
+  let chars = 0;
+  for (const text of textsOf(request)) chars += text.length;
+  return Math.ceil(chars / CHARS_PER_TOKEN) + framingTokens(request);
+}
+
+/** The request's text as the model reads it: instructions, messages, tool calls, tool definitions. */
+function* textsOf(request: ModelRequest): Generator<string> {
+  if (request.instructions) yield request.instructions;
+  for (const m of request.messages) {
+    yield m.content;
+    if (m.role === "assistant")
+      for (const call of m.toolCalls ?? []) {
+        yield call.name;
+        yield call.arguments;
+      }
+  }
+  for (const t of request.tools) {
+    yield t.name;
+    yield t.description;
+    yield JSON.stringify(t.parameters);
+  }
+}
+
+/** What is not text: a few tokens per message, a fixed charge per image or document. */
+function framingTokens(request: ModelRequest): number {
   let extra = 0;
   for (const m of request.messages) {
     extra += TOKENS_PER_MESSAGE;
-    chars += m.content.length;
-    if (m.role === "assistant")
-      for (const call of m.toolCalls ?? []) chars += call.name.length + call.arguments.length;
     if (m.role === "user" || m.role === "tool")
       extra += ((m.images?.length ?? 0) + (m.files?.length ?? 0)) * TOKENS_PER_ATTACHMENT;
   }
-  for (const t of request.tools)
-    chars += t.name.length + t.description.length + JSON.stringify(t.parameters).length;
-  return Math.ceil(chars / CHARS_PER_TOKEN) + extra;
+  return extra;
 }
 
-/** How a count was made: by the provider's count endpoint, or estimated here. */
+/**
+ * How a count was made: by the provider's count endpoint, by OpenAI's published tokenizer
+ * (o200k_base or cl100k_base, for OpenAI models), or estimated here.
+ */
 export interface TokenCount {
   tokens: number;
-  source: "provider" | "estimate";
+  source: "provider" | "tokenizer" | "estimate";
 }
 
 /**
  * The input tokens of `request` for `model`: the provider's own count when the model has a count
- * endpoint and `useProvider` allows the extra call (the default), else `estimateRequestTokens`.
+ * endpoint and `useProvider` allows the extra call (the default: Anthropic, Gemini, Vertex,
+ * Bedrock); else OpenAI's tokenizer for OpenAI-family models (the text tokenized exactly, the
+ * message framing and attachments as the estimate charges them); else `estimateRequestTokens`.
  */
 export async function countTokens(
   model: Model,
@@ -52,6 +77,13 @@ export async function countTokens(
 ): Promise<TokenCount> {
   if (options.useProvider !== false && model.countTokens)
     return { tokens: await model.countTokens(request), source: "provider" };
+  const encoding = encodingFor(model.id);
+  if (encoding !== "estimate") {
+    const encode = await loadEncoder(encoding);
+    let tokens = framingTokens(request);
+    for (const text of textsOf(request)) if (text) tokens += encode(text);
+    return { tokens, source: "tokenizer" };
+  }
   return { tokens: estimateRequestTokens(request), source: "estimate" };
 }
 

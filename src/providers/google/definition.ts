@@ -2,6 +2,7 @@ import { ConfigError } from "../../core/errors.js";
 import { redact } from "../../core/redact.js";
 import { ProviderProtocolError } from "../../models/errors.js";
 import type { HttpOptions } from "../../models/http/call.js";
+import { postJson } from "../../models/http/transport.js";
 import { endpointUrl } from "../../models/http/url.js";
 import {
   type Connection,
@@ -13,6 +14,8 @@ import {
 } from "../../models/http-provider.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
 import { contextWindowOf, priceOf } from "../../models/prices.js";
+import { reportedCount } from "../../models/usage-check.js";
+import { countUrl, type GoogleApi, toCountBody } from "./count.js";
 import { GEMINI_PROVIDER, type GeminiBodyOptions, toGeminiBody, validatesSignatures } from "./request.js";
 import { GeminiAnswer } from "./response.js";
 
@@ -33,6 +36,11 @@ export interface GeminiOptions {
   contextWindow?: number;
   /** `thinkingConfig`: a token budget and whether thought summaries come back (as reasoning parts). */
   thinking?: GeminiBodyOptions["thinking"];
+  /**
+   * Which Google API the base URL serves: the Gemini API (default) or Vertex AI. The wire is the
+   * same but for the count endpoint's body.
+   */
+  api?: GoogleApi;
   /** Retries, timeouts, and the fetch to use. */
   http?: HttpOptions;
   /** Where the key and base URL come from when unset (default `process.env`). */
@@ -99,6 +107,7 @@ export class GeminiModel implements Model {
   readonly #connection: Connection;
   readonly #settings: GeminiBodyOptions;
   readonly #http: HttpOptions;
+  readonly #api: GoogleApi;
 
   constructor(
     readonly modelName: string,
@@ -114,6 +123,7 @@ export class GeminiModel implements Model {
       placeholderSignatures: validatesSignatures(modelName),
     };
     this.#http = options.http ?? {};
+    this.#api = options.api ?? "gemini";
     const price = options.price ?? priceOf("google", modelName);
     if (price) this.price = price;
   }
@@ -126,5 +136,26 @@ export class GeminiModel implements Model {
   /** Sends one request (streamed when `request.stream`) and normalizes the answer. */
   generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
     return callHttp(GEMINI_GENERATE, this.#connection, this.#settings, request, observer, this.#http);
+  }
+
+  /** The input tokens of `request` by Google's count endpoint (`:countTokens`): one extra call, free of charge. */
+  async countTokens(request: ModelRequest): Promise<number> {
+    const reply = await postJson(
+      {
+        provider: this.#connection.provider,
+        url: countUrl(this.#connection.url),
+        headers: this.#connection.headers,
+        body: toCountBody(request, this.#settings, this.modelName, this.#api),
+        signal: request.signal,
+        observer: { onRequest: () => {} },
+        secrets: this.#connection.secrets,
+      },
+      this.#http,
+    );
+    return reportedCount(
+      (reply.body as { totalTokens?: unknown }).totalTokens,
+      "totalTokens",
+      this.#connection.provider,
+    );
   }
 }

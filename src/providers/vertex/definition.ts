@@ -92,10 +92,16 @@ export class VertexGeminiModel implements Model {
     return (await this.#models.current()).generate(request, observer);
   }
 
+  /** The input tokens of `request` by Vertex AI's count endpoint (`:countTokens`), with a fresh token. */
+  async countTokens(request: ModelRequest): Promise<number> {
+    return (await this.#models.current()).countTokens(request);
+  }
+
   #modelFor(token: string | undefined): GeminiModel {
     const o = this.#options;
     const model = new GeminiModel(this.modelName, {
       baseURL: this.baseURL,
+      api: "vertex",
       // The Gemini API's own key variables are never read here: they belong to another service.
       env: {},
       ...(token
