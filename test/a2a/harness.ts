@@ -5,7 +5,12 @@
 
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
+import {
+  ClientFactory,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+} from "@a2a-js/sdk/client";
 import { getRequestListener } from "@hono/node-server";
 import { type A2AHandlerOptions, createA2AHandler } from "../../src/a2a/index.js";
 import type { ServeHandler } from "../../src/serve/index.js";
@@ -79,4 +84,12 @@ export async function sdkClient(agentUrl: string, token: string, legacy = false)
   const card = await new DefaultAgentCardResolver({ fetchImpl: withToken(token) }).resolve(agentUrl);
   card.supportedInterfaces = card.supportedInterfaces.filter((i) => i.protocolVersion === "0.3");
   return factory.createFromAgentCard(card);
+}
+
+/** `@a2a-js/sdk`'s client over spec 1.0's HTTP+JSON binding (its REST transport alone). */
+export async function sdkRestClient(agentUrl: string, token: string) {
+  const factory = new ClientFactory({
+    transports: [new RestTransportFactory({ fetchImpl: withToken(token) })],
+  });
+  return factory.createFromUrl(agentUrl);
 }

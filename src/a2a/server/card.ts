@@ -3,8 +3,10 @@
  * the agent, its skills and the auth scheme callers must use, and where to send JSON-RPC in each
  * spelling; it never shows instructions, tools' code or context.
  */
-import type { AgentCard, SecurityScheme } from "../wire.js";
+import { type AgentCard, RPC, type SecurityScheme } from "../wire.js";
+import type { Call } from "./methods.js";
 import type { A2AAuthScheme, A2AExtendedCard, A2AServeOptions } from "./options.js";
+import { A2ARequestError, resultResponse } from "./rpc.js";
 
 /** The origin the card's URLs use: `publicUrl` behind a proxy, else the request's own. */
 export function baseOf(request: Request, options: A2AServeOptions): string {
@@ -42,6 +44,7 @@ export function agentCard(agent: string, base: string, open: boolean, options: A
     supportedInterfaces: [
       { url, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
       { url, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+      { url, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
     ],
     capabilities: {
       streaming: true,
@@ -85,4 +88,14 @@ export async function extendedCard(
   if (fields.description !== undefined) card.description = fields.description;
   if (fields.skills !== undefined) card.skills = fields.skills;
   return card;
+}
+
+/** `GetExtendedAgentCard`: only for authenticated callers, so never on a server without auth. */
+export async function getExtendedCard(call: Call): Promise<Response> {
+  const card = call.ctx.auth.open
+    ? undefined
+    : await extendedCard(call.agent, baseOf(call.request, call.options), call.principal, call.options);
+  if (!card)
+    throw new A2ARequestError(RPC.extendedCardNotConfigured, "this agent has no extended agent card");
+  return resultResponse(call, card);
 }

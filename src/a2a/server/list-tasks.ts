@@ -84,7 +84,7 @@ export async function listTasks(call: Call, params: unknown): Promise<Response> 
     tasks.push(task);
   }
   const last = page.at(-1);
-  return resultResponse(call.id, {
+  return resultResponse(call, {
     tasks,
     nextPageToken: runs.length > pageSize && last ? tokenOf(last) : "",
     pageSize,

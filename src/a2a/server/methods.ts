@@ -18,7 +18,7 @@ import type { A2AServeOptions } from "./options.js";
 import { configOf } from "./push-config.js";
 import { addConfig, checkRoom, type PushRuntime } from "./push-dispatcher.js";
 import type { PushConfig } from "./push-store.js";
-import { A2ARequestError, type RpcId, resultResponse, rpcError } from "./rpc.js";
+import { A2ARequestError, type Binding, type RpcId, resultResponse, rpcError } from "./rpc.js";
 import { a2aEncoder, rpcResult, type StreamTarget } from "./stream-encoder.js";
 import { taskOf } from "./task-view.js";
 
@@ -35,6 +35,8 @@ export interface Call {
   principal: string;
   version: "1.0" | "0.3";
   id: RpcId;
+  /** JSON-RPC (answers in envelopes) or HTTP+JSON (answers bare). */
+  binding: Binding;
   request: Request;
   /** Push notifications, when the server offers them. */
   push?: PushRuntime;
@@ -114,7 +116,7 @@ function taskResult(call: Call, task: Task, wrapped = false): unknown {
 
 /** An SSE response: the task as it stands first, then the run's events after `after`. */
 function streamResponse(call: Call, run: RunRecord, after: number, first: Task): Response {
-  const target: StreamTarget = { version: call.version, rpcId: call.id };
+  const target: StreamTarget = { version: call.version, rpcId: call.id, binding: call.binding };
   const inner = runEventStream({
     hub: call.ctx.hub,
     runId: run.runId,
@@ -224,7 +226,7 @@ export async function sendMessage(call: Call, params: unknown, streaming: boolea
       call.request.signal,
     );
   return resultResponse(
-    call.id,
+    call,
     taskResult(call, await currentTask(ctx, run, configuration?.historyLength), true),
   );
 }
@@ -233,7 +235,7 @@ export async function sendMessage(call: Call, params: unknown, streaming: boolea
 export async function getTask(call: Call, params: unknown): Promise<Response> {
   const { id, historyLength } = parse(getParams, params);
   const run = await ownRun(call, id);
-  return resultResponse(call.id, taskResult(call, await currentTask(call.ctx, run, historyLength)));
+  return resultResponse(call, taskResult(call, await currentTask(call.ctx, run, historyLength)));
 }
 
 /** `CancelTask` / `tasks/cancel`: aborts a working task, discards one that waits for input. */
@@ -246,7 +248,7 @@ export async function cancelTask(call: Call, params: unknown): Promise<Response>
   const after = lastSeqOf(call.ctx, run);
   await call.ctx.runs.cancel(call.principal, id);
   await settle(call.ctx, id, after, CANCEL_WAIT_MS, call.request.signal);
-  return resultResponse(call.id, taskResult(call, await currentTask(call.ctx, run)));
+  return resultResponse(call, taskResult(call, await currentTask(call.ctx, run)));
 }
 
 /**

@@ -38,7 +38,7 @@ export async function createConfig(call: Call, params: unknown): Promise<Respons
   const run = await ownRun(call, taskId);
   const config = configOf(call.version, run.runId, fields, push.options);
   await addConfig(call.principal, push, run, config, lastSeqOf(call.ctx, run));
-  return resultResponse(call.id, configWire(config, call.version));
+  return resultResponse(call, configWire(config, call.version));
 }
 
 /** `GetTaskPushNotificationConfig` / `tasks/pushNotificationConfig/get`. */
@@ -51,7 +51,7 @@ export async function getConfig(call: Call, params: unknown): Promise<Response> 
     : // v0.3 may name the task alone: its first config.
       (await push.dispatcher.store.list(call.principal, ref.taskId))[0];
   if (!config) throw rpcError.invalidParams(`task ${ref.taskId} has no such push notification config`);
-  return resultResponse(call.id, configWire(config, call.version));
+  return resultResponse(call, configWire(config, call.version));
 }
 
 /** `ListTaskPushNotificationConfigs` / `tasks/pushNotificationConfig/list`. */
@@ -64,7 +64,7 @@ export async function listConfigs(call: Call, params: unknown): Promise<Response
   const configs = (await push.dispatcher.store.list(call.principal, taskId)).map((c) =>
     configWire(c, call.version),
   );
-  return resultResponse(call.id, call.version === "1.0" ? { configs, nextPageToken: "" } : configs);
+  return resultResponse(call, call.version === "1.0" ? { configs, nextPageToken: "" } : configs);
 }
 
 /** `DeleteTaskPushNotificationConfig` / `tasks/pushNotificationConfig/delete`. */
@@ -75,5 +75,5 @@ export async function deleteConfig(call: Call, params: unknown): Promise<Respons
   await ownRun(call, ref.taskId);
   const deleted = await push.dispatcher.store.delete(call.principal, ref.taskId, ref.id);
   if (!deleted) throw rpcError.invalidParams(`task ${ref.taskId} has no such push notification config`);
-  return resultResponse(call.id, call.version === "1.0" ? {} : null);
+  return resultResponse(call, call.version === "1.0" ? {} : null);
 }

@@ -6,29 +6,20 @@
  */
 import type { Hono } from "hono";
 import { ServeConfigError, ServeRequestError } from "../../serve/errors.js";
-import { RateLimiter, readJsonBody } from "../../serve/limits.js";
 import type { ServeContext, ServeEnv } from "../../serve/serve-context.js";
 import { RPC } from "../wire.js";
-import { agentCard, baseOf, extendedCard } from "./card.js";
+import { agentCard, baseOf, getExtendedCard } from "./card.js";
+import { gateOf } from "./gate.js";
 import { listTasks } from "./list-tasks.js";
 import { type Call, cancelTask, getTask, sendMessage, subscribeToTask } from "./methods.js";
 import type { A2AServeOptions } from "./options.js";
 import { PushDispatcher, type PushRuntime } from "./push-dispatcher.js";
 import { createConfig, deleteConfig, getConfig, listConfigs } from "./push-methods.js";
 import { MemoryPushStore } from "./push-store.js";
-import { A2ARequestError, envelope, errorResponse, type RpcId, resultResponse } from "./rpc.js";
+import { restRoutes } from "./rest-routes.js";
+import { A2ARequestError, envelope, errorResponse, type RpcId } from "./rpc.js";
 
 type Method = (call: Call, params: unknown) => Promise<Response>;
-
-/** `GetExtendedAgentCard`: only for authenticated callers, so never on a server without auth. */
-const getExtendedCard: Method = async (call) => {
-  const card = call.ctx.auth.open
-    ? undefined
-    : await extendedCard(call.agent, baseOf(call.request, call.options), call.principal, call.options);
-  if (!card)
-    throw new A2ARequestError(RPC.extendedCardNotConfigured, "this agent has no extended agent card");
-  return resultResponse(call.id, card);
-};
 
 const METHODS: Record<string, { version: "1.0" | "0.3"; run: Method }> = {
   SendMessage: { version: "1.0", run: (c, p) => sendMessage(c, p, false) },
@@ -65,7 +56,7 @@ export function a2aRoutes(
     throw new ServeConfigError(
       `a2a.defaultAgent ${JSON.stringify(options.defaultAgent)} is not a served agent`,
     );
-  const rate = new RateLimiter(ctx.limits.requestsPerMinute);
+  const gate = gateOf(ctx);
   const push: PushRuntime | undefined = options.push && {
     options: options.push,
     dispatcher: new PushDispatcher(ctx, options.push, options.push.store ?? new MemoryPushStore()),
@@ -87,25 +78,8 @@ export function a2aRoutes(
     let id: RpcId = null;
     try {
       const agent = c.req.param("agent");
-      const principal = await ctx.auth.principal(c.req.raw);
-      if (!principal)
-        throw new A2ARequestError(RPC.serverError, "a valid bearer token is required", {
-          httpStatus: 401,
-          headers: { "www-authenticate": 'Bearer realm="glassloop"' },
-        });
-      rate.take(principal.id);
-      if (!ctx.agents.has(agent))
-        throw new A2ARequestError(RPC.methodNotFound, `no agent named ${JSON.stringify(agent)}`, {
-          httpStatus: 404,
-        });
-      let body: unknown;
-      try {
-        body = await readJsonBody(c.req.raw, ctx.limits.maxBodyBytes);
-      } catch (error) {
-        if (error instanceof ServeRequestError && error.status === 422)
-          throw new A2ARequestError(RPC.parseError, error.message);
-        throw error;
-      }
+      const principal = await gate.admit(c.req.raw, agent);
+      const body = await gate.body(c.req.raw);
       const parsed = envelope.safeParse(body);
       if (!parsed.success) throw new A2ARequestError(RPC.invalidRequest, "not a JSON-RPC 2.0 request");
       id = parsed.data.id ?? null;
@@ -115,9 +89,10 @@ export function a2aRoutes(
         ctx,
         options,
         agent,
-        principal: principal.id,
+        principal,
         version: method.version,
         id,
+        binding: "jsonrpc",
         request: c.req.raw,
         ...(push && { push }),
       };
@@ -126,5 +101,6 @@ export function a2aRoutes(
       return errorResponse(id, error);
     }
   });
+  restRoutes(app, { ctx, options, gate, ...(push && { push }) });
   return { close: async () => push?.dispatcher.close() };
 }

@@ -99,7 +99,11 @@ export function errorResponse(id: RpcId, error: unknown): Response {
   });
 }
 
-/** The JSON-RPC success response. */
-export function resultResponse(id: RpcId, result: unknown): Response {
-  return Response.json({ jsonrpc: "2.0", id, result }, { headers: { "cache-control": "no-store" } });
+/** How a call came: JSON-RPC, or spec 1.0's HTTP+JSON binding. */
+export type Binding = "jsonrpc" | "rest";
+
+/** A method's answer: in a JSON-RPC envelope, or bare for HTTP+JSON. */
+export function resultResponse(to: { id: RpcId; binding: Binding }, result: unknown): Response {
+  const body = to.binding === "rest" ? result : { jsonrpc: "2.0", id: to.id, result };
+  return Response.json(body, { headers: { "cache-control": "no-store" } });
 }

@@ -14,10 +14,13 @@ import { agentMessage, approvalMessage, endStatus } from "./task-view.js";
 export interface StreamTarget {
   version: "1.0" | "0.3";
   rpcId: string | number | null;
+  /** HTTP+JSON streams send each event bare; JSON-RPC wraps it. */
+  binding: "jsonrpc" | "rest";
 }
 
 /** The JSON-RPC envelope of one result, in the caller's spelling. */
 export function rpcResult(target: StreamTarget, event: StreamResponse): unknown {
+  if (target.binding === "rest") return event;
   return {
     jsonrpc: "2.0",
     id: target.rpcId,
