@@ -1,8 +1,8 @@
 import type { Message } from "../core/vocabulary/messages.js";
 import { type ApprovalDecision, ApprovalGate, type ApprovalHandler } from "../features/approval/approval.js";
-import { contextHooks } from "../features/context-view.js";
+import { ContextView, compactAndRetry, contextHooks, isContextOverflow } from "../features/context-view.js";
 import { durabilityHooks } from "../features/durability/durable.js";
-import type { Persistence } from "../features/durability/persistence.js";
+import type { AttachedRun, Persistence } from "../features/durability/persistence.js";
 import { guardrailHooks } from "../features/guardrails/hooks.js";
 import { LoopGuard, loopGuardHooks } from "../features/loop-guard.js";
 import { planningHooks } from "../features/plan.js";
@@ -31,32 +31,44 @@ export interface RunFeatureOptions {
 /**
  * Attaches a run's features, in the order their hooks run (the first is the outermost around a
  * call): guardrails, an engine's hooks, durability, approval, the loop guard, planning, the
- * context view, reflection. Returns
- * the function that frees the run's session; it must be called once the run is over.
+ * context view, reflection. A feature the run cannot use is not attached at all, so a default
+ * run's step reaches only the compaction after a context overflow. Returns the function that
+ * frees the run's session; it must be called once the run is over.
  */
 export async function attachFeatures(
   state: RunState<unknown>,
   persistence: Persistence,
   config: Pick<
     AgentConfig<unknown, unknown>,
-    "loopGuard" | "memory" | "recall" | "plan" | "reflect" | "guardrails"
+    "store" | "toolSources" | "loopGuard" | "memory" | "recall" | "plan" | "reflect" | "guardrails"
   >,
   run: RunFeatureOptions,
 ): Promise<() => void> {
-  const guard = config.loopGuard === false ? undefined : new LoopGuard(config.loopGuard);
-  const gated = state.environment.registry.list().some((t) => t.needsApproval);
-  const { durable, messages, release } = await persistence.attach(state, {
-    input: run.input,
-    session: run.session,
-    history: run.history,
-    resumed: run.resumed,
-    // A run that may pause for approval must be stored to be resumed, like a session run.
-    mayPause: gated && run.onApproval === undefined,
-    guard,
-    rebuild: run.rebuild,
-    tools: run.tools,
-  });
-  if (messages) state.messages = messages;
+  const tools = state.environment.registry.list();
+  // The guard answers repeated tool calls: a run that can make none (no tools, and no tool source
+  // that could add one mid-run) has nothing for it to remember or stop.
+  const callsTools = tools.length > 0 || (config.toolSources?.length ?? 0) > 0;
+  const guard = config.loopGuard === false || !callsTools ? undefined : new LoopGuard(config.loopGuard);
+  const gated = tools.some((t) => t.needsApproval);
+  // A run that may pause for approval must be stored to be resumed, like a session run.
+  const mayPause = gated && run.onApproval === undefined;
+  // Stored only when it has to be: a store was given, it continues a session or a stored run, or
+  // it may pause. Otherwise nothing is stored, so the store is not even loaded.
+  const stored =
+    config.store !== undefined || run.session !== undefined || run.resumed !== undefined || mayPause;
+  const attached: AttachedRun | undefined = stored
+    ? await persistence.attach(state, {
+        input: run.input,
+        session: run.session,
+        history: run.history,
+        resumed: run.resumed,
+        guard,
+        rebuild: run.rebuild,
+        tools: run.tools,
+      })
+    : undefined;
+  const durable = attached?.durable;
+  if (attached?.messages) state.messages = attached.messages;
   const features: RunHooks[] = [];
   // Guardrails outermost, even around a durable engine's steps: each check is a side step of its
   // own, and a call a guardrail refuses never becomes a tool step or a checkpoint.
@@ -74,8 +86,38 @@ export async function attachFeatures(
   if (guard) features.push(loopGuardHooks(guard));
   const { plan, memory, recall, reflect } = config;
   if (plan) features.push(planningHooks(plan === true || plan.reviseOnFailure !== false));
-  features.push(contextHooks({ ...(memory && { memory }), ...(recall && { recall }), input: run.input }));
+  features.push(
+    memory || recall
+      ? contextHooks({ ...(memory && { memory }), ...(recall && { recall }), input: run.input })
+      : { modelCall: overflowCompaction(run.input) },
+  );
   if (reflect) features.push(reflectionHooks(reflect, run.input));
-  state.hooks = composeHooks(features);
-  return release;
+  // One feature is its own hooks object: nothing to join.
+  state.hooks = features.length === 1 ? (features[0] as RunHooks) : composeHooks(features);
+  return attached?.release ?? noRelease;
+}
+
+const noRelease = () => {};
+
+type ModelCallHook = NonNullable<RunHooks["modelCall"]>;
+
+/**
+ * Compaction after a context overflow, on for every run without a memory strategy or recall: a
+ * call goes out as the loop built it, and the first one the provider refuses as too long builds
+ * the context view (features/context-view.ts), which compacts and retries it; every later call
+ * of the run goes through that view, so the run stays under the limit.
+ */
+function overflowCompaction(input: string): ModelCallHook {
+  let viewed: ModelCallHook | undefined;
+  return async (state, step, request, next) => {
+    if (viewed) return viewed(state, step, request, next);
+    try {
+      return await next(request);
+    } catch (error) {
+      if (!isContextOverflow(error)) throw error;
+      const view = new ContextView({});
+      viewed = contextHooks({ input, view }).modelCall;
+      return compactAndRetry(view, state, step, request, request, error, input, next);
+    }
+  };
 }

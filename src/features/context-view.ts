@@ -1,7 +1,7 @@
 import { RunError } from "../core/errors.js";
 import { fenceFor } from "../core/prompt-fence.js";
 import type { Message } from "../core/vocabulary/messages.js";
-import type { RunHooks, RunState, StepRequest } from "../loop/hooks.js";
+import type { ModelNext, RunHooks, RunState, StepRequest } from "../loop/hooks.js";
 import { callModel } from "../loop/model-call.js";
 import { abortError, budgetError } from "../loop/run-state.js";
 import type { LongTermMemory } from "../memory/long-term.js";
@@ -162,19 +162,26 @@ function recalledNotes(notes: readonly string[]): string {
   ].join("\n");
 }
 
+/** Whether `error` says a request was too long for the model: the provider's answer, or the check before sending. */
+export function isContextOverflow(error: unknown): error is RunError {
+  return error instanceof RunError && OVERFLOW_CODES.has(error.code);
+}
+
 /**
- * The context view as a run feature, attached to every run: each model call sees what the
- * memory strategy and recall select (when configured), and a call the provider refuses as too
- * long for its context window is compacted once and retried; a second overflow ends the run as
- * before. From the first overflow on, the run keeps a view that stays under the limit.
+ * The context view as a run feature: each model call sees what the memory strategy and recall
+ * select (when configured), and a call the provider refuses as too long for its context window
+ * is compacted once and retried; a second overflow ends the run as before. From the first
+ * overflow on, the run keeps a view that stays under the limit. `view`: one already built (by
+ * the compaction of an earlier overflow) that later calls keep going through.
  */
 export function contextHooks(options: {
   memory?: MemoryStrategy;
   recall?: RecallOptions;
   input: string;
+  view?: ContextView;
 }): RunHooks {
   const { input } = options;
-  let view = options.memory || options.recall ? new ContextView(options) : undefined;
+  let view = options.view ?? (options.memory || options.recall ? new ContextView(options) : undefined);
   return {
     async modelCall(state, step, request, next) {
       const sent = view ? shaped(request, await view.parts(state, baseOf(request, input), step)) : request;
@@ -184,21 +191,38 @@ export function contextHooks(options: {
         return response;
       } catch (error) {
         // Too long by the provider's answer, or by the window check before sending: compact alike.
-        if (!(error instanceof RunError) || !OVERFLOW_CODES.has(error.code)) throw error;
-        const compactor = view ?? new ContextView({});
-        view = compactor;
-        const limit = Math.floor((await compactor.count(state.model, sent, request.tools)) * OVERFLOW_SHRINK);
-        const smaller = shaped(request, await compactor.parts(state, baseOf(request, input), step, limit));
-        if (smaller.messages.length >= sent.messages.length) throw error;
-        // The retry is the same step's call again: bound by tokens, dollars and time, not maxSteps.
-        const breach = state.budget.beforeSideCall();
-        if (breach) throw budgetError(state, breach);
-        const response = await next(smaller);
-        compactor.observe(smaller, request.tools, response);
-        return response;
+        if (!isContextOverflow(error)) throw error;
+        view ??= new ContextView({});
+        return compactAndRetry(view, state, step, request, sent, error, input, next);
       }
     },
   };
+}
+
+/**
+ * After `sent` (the view of `request` that went out) was refused as too long (`error`): the
+ * view is held to a smaller limit and the call is made once more, as the same step's call
+ * (bound by tokens, dollars and time, not `maxSteps`). When compacting cannot shorten the
+ * request, or the budget is spent, the run ends with the error.
+ */
+export async function compactAndRetry(
+  view: ContextView,
+  state: RunState<unknown>,
+  step: number,
+  request: StepRequest,
+  sent: StepRequest,
+  error: RunError,
+  input: string,
+  next: ModelNext,
+): Promise<ModelResponse> {
+  const limit = Math.floor((await view.count(state.model, sent, request.tools)) * OVERFLOW_SHRINK);
+  const smaller = shaped(request, await view.parts(state, baseOf(request, input), step, limit));
+  if (smaller.messages.length >= sent.messages.length) throw error;
+  const breach = state.budget.beforeSideCall();
+  if (breach) throw budgetError(state, breach);
+  const response = await next(smaller);
+  view.observe(smaller, request.tools, response);
+  return response;
 }
 
 /** What a view builds a request from. */

@@ -23,8 +23,8 @@ export interface PersistenceConfig {
 
 /** A run's durability, once attached: its checkpoints, and the transcript it starts from. */
 export interface AttachedRun {
-  /** Absent when the run is not durable (no store, no session, nothing that may pause). */
-  durable?: DurableRun;
+  /** The run's checkpoints. */
+  durable: DurableRun;
   /** The transcript to start from, when a session's history replaced the one given. */
   messages?: Message[];
   /** Frees the session for the next run of this process; always called, success or not. */
@@ -105,9 +105,11 @@ export class Persistence {
   }
 
   /**
-   * Makes a new or resumed run durable when it has to be: takes the session (waiting for this
-   * process's earlier run on it) and its history, and creates the run record. `guard` is the
-   * run's loop guard, checkpointed with its progress and restored on resume.
+   * Makes a new or resumed run durable (the agent attaches it only to a run that must be: a store
+   * was given, the run continues a session or a stored run, or it may pause for approval): takes
+   * the session (waiting for this process's earlier run on it) and its history, and creates the
+   * run record. `guard` is the run's loop guard, checkpointed with its progress and restored on
+   * resume.
    */
   async attach(
     state: RunState<unknown>,
@@ -116,8 +118,6 @@ export class Persistence {
       session?: string | undefined;
       history?: readonly Message[] | undefined;
       resumed?: StoredRun | undefined;
-      /** The run may pause for approval without a handler, so it must be stored to be resumed. */
-      mayPause: boolean;
       guard: LoopGuard | undefined;
       rebuild: (history: readonly Message[]) => Message[];
       /** The tools a new run starts with, recorded so a resume can offer exactly those. */
@@ -126,13 +126,6 @@ export class Persistence {
   ): Promise<AttachedRun> {
     if (run.session !== undefined && run.history !== undefined)
       throw new ConfigError("Give a run either `session` (history from the store) or `history`, not both");
-    const durable =
-      this.#config.store !== undefined ||
-      run.session !== undefined ||
-      run.resumed !== undefined ||
-      run.mayPause;
-    if (!durable) return detached;
-
     const store = this.store;
     const unmark = markActive(state.runId);
     let releaseQueue = () => {};
@@ -182,8 +175,6 @@ export class Persistence {
     }
   }
 }
-
-const detached: AttachedRun = { release: () => {} };
 
 /** Waits for this process's earlier runs on the same session; returns the function that lets the next one in. */
 async function enterQueue(key: string): Promise<() => void> {
