@@ -12,8 +12,9 @@ import {
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
 import { contextWindowOf, priceOf } from "../../models/prices.js";
 import { OPENAI_QUIRKS, type OpenAIQuirks } from "./quirks.js";
+import { failedToolCall, recoveredResponse } from "./recover.js";
 import { type ChatSettings, toChatBody } from "./request.js";
-import { failedToolCall, parseChatCompletion, recoveredResponse } from "./response.js";
+import { parseChatCompletion } from "./response.js";
 import { ChatStreamAssembler } from "./stream.js";
 
 /** How to reach an OpenAI-compatible Chat Completions endpoint. */

@@ -2,7 +2,8 @@ import { ContextOverflowError, ProviderError } from "glassloop";
 import { ProviderProtocolError } from "glassloop/models";
 import { describe, expect, it } from "vitest";
 import { COMPATIBLE_QUIRKS, OPENAI_QUIRKS } from "./quirks.js";
-import { failedToolCall, finishReasonOf, parseChatCompletion, usageOf } from "./response.js";
+import { failedToolCall } from "./recover.js";
+import { finishReasonOf, parseChatCompletion, usageOf } from "./response.js";
 
 const body = (message: object, extra: object = {}) => ({
   model: "m-1",

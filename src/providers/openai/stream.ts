@@ -7,15 +7,14 @@ import {
 } from "../../models/errors.js";
 import type { ModelObserver, ModelResponse } from "../../models/model.js";
 import type { OpenAIQuirks } from "./quirks.js";
+import { failedToolCall, recoveredResponse } from "./recover.js";
 import {
   argumentsText,
   contentText,
-  failedToolCall,
   fillToolCallIds,
   finishReasonOf,
   reasoningPart,
   reasoningTextOf,
-  recoveredResponse,
   textOf,
   toolCallEntries,
   usageOf,

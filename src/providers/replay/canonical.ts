@@ -6,10 +6,12 @@
  */
 import type { Message } from "../../core/vocabulary/messages.js";
 import type { ModelRequest, ToolChoice } from "../../models/model.js";
-import { readAnthropicBody } from "../anthropic/request.js";
-import { readGeminiBody, toGeminiBody } from "../google/request.js";
-import { readChatBody } from "../openai/request.js";
-import { readResponsesBody, toResponsesBody } from "../openai-responses/request.js";
+import { readAnthropicBody } from "../anthropic/request-reader.js";
+import { toGeminiBody } from "../google/request.js";
+import { readGeminiBody } from "../google/request-reader.js";
+import { readChatBody } from "../openai/request-reader.js";
+import { toResponsesBody } from "../openai-responses/request.js";
+import { readResponsesBody } from "../openai-responses/request-reader.js";
 import {
   arrayOf,
   asRecord,
