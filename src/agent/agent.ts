@@ -37,8 +37,7 @@ import {
 } from "./agent-tools.js";
 import { type AgentToolOptions, agentAsTool, type SubAgent } from "./as-tool.js";
 import { EventChannel } from "./event-channel.js";
-import { attachFeatures } from "./run-features.js";
-import { initialMessages, startRun } from "./run-start.js";
+import { attachFeatures, initialMessages, startRun } from "./run-start.js";
 
 /** A model in a loop with tools, hidden context, budgets and events: goal (instructions), actions (tools), memory (history) and environment. */
 export class Agent<TContext = undefined, TOutput = string> {

@@ -1,19 +1,33 @@
+/**
+ * How a run starts: the transcript it starts from, its shared state and event emitter, and the
+ * features attached to it (a feature the run cannot use is not attached at all).
+ */
 import { ConfigError } from "../core/errors.js";
 import { checkFile } from "../core/files.js";
 import { imageProblem } from "../core/images.js";
 import type { AgentEvent, EventInit } from "../core/vocabulary/events.js";
 import type { Limits } from "../core/vocabulary/limits.js";
 import type { FilePart, ImagePart, Message } from "../core/vocabulary/messages.js";
+import { type ApprovalDecision, ApprovalGate, type ApprovalHandler } from "../features/approval/approval.js";
+import { ContextView, compactAndRetry, contextHooks, isContextOverflow } from "../features/context-view.js";
+import { durabilityHooks } from "../features/durability/durable.js";
+import type { AttachedRun, Persistence } from "../features/durability/persistence.js";
+import { guardrailHooks } from "../features/guardrails/hooks.js";
+import { LoopGuard, loopGuardHooks } from "../features/loop-guard.js";
+import { planningHooks } from "../features/plan.js";
+import { reflectionHooks } from "../features/reflect.js";
 import { Budget } from "../loop/budget.js";
 import { Environment, type EnvironmentOptions } from "../loop/environment/environment.js";
 import { startTimer } from "../loop/environment/timer.js";
-import type { RunState } from "../loop/hooks.js";
+import type { RunHooks, RunState } from "../loop/hooks.js";
 import { RunTimeout, silent } from "../loop/run-state.js";
 import type { UsageMeter } from "../loop/usage.js";
 import { parseHistory } from "../memory/message-schema.js";
 import type { Model } from "../models/model.js";
+import type { RunTools, StoredRun } from "../store/store.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
-import { NO_HOOKS } from "./compose-hooks.js";
+import type { AgentConfig } from "./agent-config.js";
+import { composeHooks, NO_HOOKS } from "./compose-hooks.js";
 
 /** The transcript a fresh run starts from: the instructions, the history's turns, the new input. */
 export function initialMessages(
@@ -90,7 +104,7 @@ export function startRun<TContext>(start: RunStart<TContext>): StartedRun<TConte
     messages: start.messages,
     signal: controller.signal,
     emit: makeEmitter(runId, start.listener),
-    // The agent attaches the run's features once they are built (run-features.ts).
+    // The agent attaches the run's features once they are built (attachFeatures below).
     hooks: NO_HOOKS,
   };
   return {
@@ -119,6 +133,116 @@ export function makeEmitter(
     } catch (error) {
       // A broken listener must not break invariants mid-turn; it is reported, not fatal.
       process.emitWarning(`glassloop: an event listener threw: ${String(error)}`);
+    }
+  };
+}
+
+/** What one run brings to its features besides the agent's configuration. */
+export interface RunFeatureOptions {
+  input: string;
+  session?: string | undefined;
+  history?: readonly Message[] | undefined;
+  resumed?: StoredRun | undefined;
+  /** Decisions on calls a paused run waits for (resume's approve and reject). */
+  decisions?: readonly ApprovalDecision[] | undefined;
+  onApproval?: ApprovalHandler | undefined;
+  /** A durable engine's hooks (run option `hooks`): outermost, so its steps record what the features decided. */
+  hooks?: RunHooks | undefined;
+  rebuild: (history: readonly Message[]) => Message[];
+  /** The tools a new run starts with, recorded so a resume can offer exactly those. */
+  tools: RunTools;
+}
+
+/**
+ * Attaches a run's features, in the order their hooks run (the first is the outermost around a
+ * call): guardrails, an engine's hooks, durability, approval, the loop guard, planning, the
+ * context view, reflection. A feature the run cannot use is not attached at all, so a default
+ * run's step reaches only the compaction after a context overflow. Returns the function that
+ * frees the run's session; it must be called once the run is over.
+ */
+export async function attachFeatures(
+  state: RunState<unknown>,
+  persistence: Persistence,
+  config: Pick<
+    AgentConfig<unknown, unknown>,
+    "store" | "toolSources" | "loopGuard" | "memory" | "recall" | "plan" | "reflect" | "guardrails"
+  >,
+  run: RunFeatureOptions,
+): Promise<() => void> {
+  const tools = state.environment.registry.list();
+  // The guard answers repeated tool calls: a run that can make none (no tools, and no tool source
+  // that could add one mid-run) has nothing for it to remember or stop.
+  const callsTools = tools.length > 0 || (config.toolSources?.length ?? 0) > 0;
+  const guard = config.loopGuard === false || !callsTools ? undefined : new LoopGuard(config.loopGuard);
+  const gated = tools.some((t) => t.needsApproval);
+  // A run that may pause for approval must be stored to be resumed, like a session run.
+  const mayPause = gated && run.onApproval === undefined;
+  // Stored only when it has to be: a store was given, it continues a session or a stored run, or
+  // it may pause. Otherwise nothing is stored, so the store is not even loaded.
+  const stored =
+    config.store !== undefined || run.session !== undefined || run.resumed !== undefined || mayPause;
+  const attached: AttachedRun | undefined = stored
+    ? await persistence.attach(state, {
+        input: run.input,
+        session: run.session,
+        history: run.history,
+        resumed: run.resumed,
+        guard,
+        rebuild: run.rebuild,
+        tools: run.tools,
+      })
+    : undefined;
+  const durable = attached?.durable;
+  if (attached?.messages) state.messages = attached.messages;
+  const features: RunHooks[] = [];
+  // Guardrails outermost, even around a durable engine's steps: each check is a side step of its
+  // own, and a call a guardrail refuses never becomes a tool step or a checkpoint.
+  if (config.guardrails) features.push(guardrailHooks(config.guardrails, run.input));
+  if (run.hooks) features.push(run.hooks);
+  if (durable) features.push(durabilityHooks(durable, run.resumed));
+  if (gated || run.decisions) {
+    const gate = new ApprovalGate({
+      ...(run.decisions && { decisions: run.decisions }),
+      ...(run.onApproval && { handler: run.onApproval }),
+      ...(durable && { pause: (s: RunState<unknown>, pending) => durable.pause(s, pending) }),
+    });
+    features.push(gate.hooks());
+  }
+  if (guard) features.push(loopGuardHooks(guard));
+  const { plan, memory, recall, reflect } = config;
+  if (plan) features.push(planningHooks(plan === true || plan.reviseOnFailure !== false));
+  features.push(
+    memory || recall
+      ? contextHooks({ ...(memory && { memory }), ...(recall && { recall }), input: run.input })
+      : { modelCall: overflowCompaction(run.input) },
+  );
+  if (reflect) features.push(reflectionHooks(reflect, run.input));
+  // One feature is its own hooks object: nothing to join.
+  state.hooks = features.length === 1 ? (features[0] as RunHooks) : composeHooks(features);
+  return attached?.release ?? noRelease;
+}
+
+const noRelease = () => {};
+
+type ModelCallHook = NonNullable<RunHooks["modelCall"]>;
+
+/**
+ * Compaction after a context overflow, on for every run without a memory strategy or recall: a
+ * call goes out as the loop built it, and the first one the provider refuses as too long builds
+ * the context view (features/context-view.ts), which compacts and retries it; every later call
+ * of the run goes through that view, so the run stays under the limit.
+ */
+function overflowCompaction(input: string): ModelCallHook {
+  let viewed: ModelCallHook | undefined;
+  return async (state, step, request, next) => {
+    if (viewed) return viewed(state, step, request, next);
+    try {
+      return await next(request);
+    } catch (error) {
+      if (!isContextOverflow(error)) throw error;
+      const view = new ContextView({});
+      viewed = contextHooks({ input, view }).modelCall;
+      return compactAndRetry(view, state, step, request, request, error, input, next);
     }
   };
 }

@@ -90,6 +90,26 @@ describe("memory strategies in the loop", () => {
     expect(result.messages).toHaveLength(history.length + 2);
   });
 
+  it("after one overflow, the run's later calls are sent compacted without overflowing first", async () => {
+    const sizes: number[] = [];
+    let calls = 0;
+    const model = new FunctionModel((request) => {
+      sizes.push(request.messages.length);
+      if (request.messages.length > 20)
+        return { error: new ContextOverflowError("prompt is too long", { provider: "test", status: 400 }) };
+      calls++;
+      return calls === 1 ? { toolCalls: [{ id: "e1", name: "echo", args: { s: "x" } }] } : { text: "done" };
+    });
+    const result = await new Agent({ model, tools: [echo] }).run("last", { history });
+    expect(result.output).toBe("done");
+    // The first call overflowed and was compacted; the next step's call (the transcript is two
+    // messages longer) went out compacted at once.
+    expect(sizes).toHaveLength(3);
+    expect(sizes[0]).toBe(history.length + 1);
+    expect(sizes[2]).toBeLessThanOrEqual(20);
+    expect(result.messages).toHaveLength(history.length + 4);
+  });
+
   it("runs a custom strategy built on fitWindow (the docs' example)", async () => {
     const lastTurn: MemoryStrategy = {
       async select(messages, { tokens, limit }) {
