@@ -1,22 +1,7 @@
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import { defaultElicitation, type McpElicitationHandler } from "./elicitation.js";
+import type { McpSamplingOptions } from "./sampling.js";
 import { type Client, schemas } from "./sdk.js";
-
-/** A server's question for the person (MCP elicitation, form mode). */
-export interface McpElicitation {
-  /** The server asking (its `name` in the config). */
-  server: string;
-  message: string;
-  /** A flat JSON Schema object of the fields asked for (strings, numbers, booleans, enums). */
-  schema: Record<string, unknown>;
-  /** Aborted when the server cancels or the connection closes. */
-  signal: AbortSignal;
-}
-
-/** The person's answer: fields (defaults fill what is left out), no, or not now. */
-export type McpElicitationAnswer =
-  | { action: "accept"; content: Record<string, string | number | boolean | string[]> }
-  | { action: "decline" }
-  | { action: "cancel" };
 
 /** A log message a server sent (`notifications/message`). */
 export interface McpLogEntry {
@@ -29,10 +14,11 @@ export interface McpLogEntry {
 /** What the client offers a server beyond tools. Each is off unless given. */
 export interface McpClientFeatures {
   /**
-   * Answers a server's questions (elicitation). Without it the client does not offer elicitation
-   * and a server cannot ask. Bounded by `maxElicitations`.
+   * Answers a server's questions (elicitation). Without it (and without a default set by
+   * `setDefaultElicitation`, as `glassloop run` does on a terminal) the client does not offer
+   * elicitation and a server cannot ask. Bounded by `maxElicitations`.
    */
-  onElicitation?: (request: McpElicitation) => Promise<McpElicitationAnswer>;
+  onElicitation?: McpElicitationHandler;
   /**
    * Most questions a server may ask per tool call (default 5); past that the client answers
    * `cancel` itself and warns, so a server that asks forever cannot hold a run.
@@ -47,15 +33,25 @@ export interface McpClientFeatures {
   resourceTools?: boolean;
   /** Receives the server's log messages (default: dropped). */
   onLog?: (entry: McpLogEntry) => void;
+  /**
+   * Lets the server ask a model for completions during a tool call (sampling). Without it the
+   * client does not offer sampling and a server cannot ask.
+   */
+  sampling?: McpSamplingOptions;
 }
 
 /** The capabilities the features above announce in `initialize`. */
-export function capabilitiesFor(features: McpClientFeatures, sampling: boolean): ClientCapabilities {
+export function capabilitiesFor(features: McpClientFeatures): ClientCapabilities {
   return {
-    ...(features.onElicitation && { elicitation: { form: { applyDefaults: true } } }),
+    ...(answererOf(features) && { elicitation: { form: { applyDefaults: true } } }),
     ...(features.roots && { roots: { listChanged: false } }),
-    ...(sampling && { sampling: {} }),
+    ...(features.sampling && { sampling: {} }),
   };
+}
+
+/** Who answers questions: the client's own `onElicitation`, else the process's default, else nobody. */
+function answererOf(features: McpClientFeatures): McpElicitationHandler | undefined {
+  return features.onElicitation ?? defaultElicitation();
 }
 
 /** Counts questions per tool call; the client resets it when a call starts. */
@@ -80,7 +76,8 @@ export function installFeatures(
   budget: ElicitationBudget,
   warn: (message: string) => void,
 ): void {
-  const { onElicitation, roots, onLog } = features;
+  const { roots, onLog } = features;
+  const onElicitation = answererOf(features);
   if (onElicitation) {
     client.setRequestHandler(schemas.ElicitRequestSchema, async (request, extra) => {
       const params = request.params;

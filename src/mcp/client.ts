@@ -10,7 +10,8 @@ import { jsonSchemaTool } from "./json-schema-tool.js";
 import { renderContent } from "./render-content.js";
 import { McpPrompts, McpResources } from "./resources-prompts.js";
 import { imageBlocks, pdfResources } from "./result-blocks.js";
-import { Client, StdioClientTransport, ToolListChangedNotificationSchema } from "./sdk.js";
+import { Sampler, type SamplingCall } from "./sampling.js";
+import { Client, StdioClientTransport, schemas, ToolListChangedNotificationSchema } from "./sdk.js";
 import { type McpServerConfig, transportFor } from "./server-config.js";
 
 /** Connecting to an MCP server failed. */
@@ -47,6 +48,11 @@ export class McpClient implements ToolSource {
   #refreshing: Promise<void> | undefined;
   #again = false;
   readonly #questions: ElicitationBudget;
+  /**
+   * Tool calls in flight, oldest first: a sampling request is charged to the oldest (the protocol
+   * does not say which call a server's request belongs to; all of them are bounded by a run).
+   */
+  readonly #calls: SamplingCall[] = [];
   /** The server's resources: list, read, templates, subscribe (see also `resourceTools`). */
   readonly resources: McpResources;
   /** The server's prompts: list, and get with arguments. */
@@ -68,11 +74,22 @@ export class McpClient implements ToolSource {
   static async connect(config: McpServerConfig): Promise<McpClient> {
     const client = new Client(
       { name: "glassloop", version: "0.1.0" },
-      { capabilities: capabilitiesFor(config, false) },
+      { capabilities: capabilitiesFor(config) },
     );
     const transport = "transport" in config ? config.transport : transportFor(config);
     const mcp = new McpClient(config, client, transport);
     installFeatures(client, config.name, config, mcp.#questions, (message) => mcp.#warn(message));
+    if (config.sampling) {
+      const sampler = new Sampler(
+        config.name,
+        config.sampling,
+        () => mcp.#calls[0],
+        (message) => mcp.#warn(message),
+      );
+      client.setRequestHandler(schemas.CreateMessageRequestSchema, (request, extra) =>
+        sampler.answer(request.params, extra.signal),
+      );
+    }
     const timeout = AbortSignal.timeout(config.connectTimeoutMs ?? 20_000);
     try {
       await client.connect(transport, { signal: timeout });
@@ -187,10 +204,13 @@ export class McpClient implements ToolSource {
       name: localName(remote.name, this.config.prefix),
       description: remote.description ?? `${remote.name} (from MCP server ${server})`,
       parameters: (remote.inputSchema ?? { type: "object" }) as JsonSchema,
-      run: async (args, { signal }) => {
+      run: async (args, options) => {
+        const { signal } = options;
         if (this.#exited) throw new ToolError(`MCP server "${server}" is not available (${this.#exited}).`);
         let result: Awaited<ReturnType<Client["callTool"]>>;
         this.#questions.reset();
+        const inFlight: SamplingCall = { run: options, samples: 0 };
+        this.#calls.push(inFlight);
         try {
           result = await this.client.callTool({ name: remote.name, arguments: args }, undefined, {
             signal,
@@ -202,6 +222,8 @@ export class McpClient implements ToolSource {
           throw new ToolError(`MCP server "${server}" failed on ${remote.name}: ${why}`, {
             cause: cutOff(error, server) ?? error,
           });
+        } finally {
+          this.#calls.splice(this.#calls.indexOf(inFlight), 1);
         }
         const text = renderContent(result);
         if (result.isError) throw new ToolError(text || `${remote.name} reported an error`);

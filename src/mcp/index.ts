@@ -3,12 +3,13 @@
  * agents as MCP servers. A separate entry so the core never loads the MCP SDK.
  */
 export { McpClient, McpConnectError, McpToolListError } from "./client.js";
-export type {
-  McpClientFeatures,
-  McpElicitation,
-  McpElicitationAnswer,
-  McpLogEntry,
-} from "./client-features.js";
+export type { McpClientFeatures, McpLogEntry } from "./client-features.js";
+export {
+  type McpElicitation,
+  type McpElicitationAnswer,
+  type McpElicitationHandler,
+  setDefaultElicitation,
+} from "./elicitation.js";
 export { BoundedEventStore } from "./event-store.js";
 export { createMcpHttpHandler, type McpHttpHandler, type McpHttpOptions } from "./http-handler.js";
 export {
@@ -32,6 +33,7 @@ export {
   type McpResource,
   McpResources,
 } from "./resources-prompts.js";
+export type { McpSamplingOptions, McpSamplingRequest } from "./sampling.js";
 export type {
   McpContentBlock,
   McpServedPrompt,

@@ -108,12 +108,24 @@ function callFor(server: McpServer, extra: Extra, ignored: (level: LoggingLevel)
         params: { level, data, ...(logger !== undefined && { logger }) },
       });
     },
-    elicit: (message, schema) => server.server.elicitInput({ message, requestedSchema: schema }, related),
-    sample: (request) => server.server.createMessage(request, related),
+    async elicit(message, schema) {
+      offered(server, "elicitation");
+      return server.server.elicitInput({ message, requestedSchema: schema }, related);
+    },
+    async sample(request) {
+      offered(server, "sampling");
+      return server.server.createMessage(request, related);
+    },
     closeStream() {
       extra.closeSSEStream?.();
     },
   };
+}
+
+/** Throws a clear error when the client did not offer `capability` (rather than the client's "method not found"). */
+function offered(server: McpServer, capability: "elicitation" | "sampling"): void {
+  if (server.server.getClientCapabilities()?.[capability] === undefined)
+    throw new schemas.McpError(schemas.ErrorCode.InvalidRequest, `The client did not offer ${capability}`);
 }
 
 function answerOf(answer: McpToolAnswer): CallToolResult {

@@ -28,13 +28,13 @@ export interface McpToolCall {
   /** A log message on this call's stream, dropped below the level the client set. */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
   /**
-   * Asks the person at the client a question (elicitation, form mode). Fails with the SDK's error
-   * when the client did not offer elicitation.
+   * Asks the person at the client a question (elicitation, form mode). Fails with "The client did
+   * not offer elicitation" when it did not.
    */
   elicit(message: string, schema: ElicitRequestFormParams["requestedSchema"]): Promise<ElicitResult>;
   /**
-   * Asks the client's model (sampling). Fails when the client did not offer sampling, or when it
-   * refused (a budget, a person who said no).
+   * Asks the client's model (sampling). Fails with "The client did not offer sampling" when it did
+   * not, or with the client's refusal (a budget, a person who said no).
    */
   sample(request: CreateMessageRequestParamsBase): Promise<CreateMessageResult>;
   /**
