@@ -80,6 +80,7 @@ export class RunManager {
         session: asked.session,
         sessionStart: asked.sessionStart,
         ...(turn.replaces && { replaces: turn.replaces.runId }),
+        ...(turn.messageId !== undefined && { messageId: turn.messageId }),
         attachments: attachmentNotes({ images: [...(asked.images ?? [])], files: [...(asked.files ?? [])] }),
       });
     } catch (error) {

@@ -38,6 +38,8 @@ export interface RunRecord {
   agent: string;
   model: string;
   input: string;
+  /** The caller's own id for the input message (A2A's messageId), when it gave one. */
+  messageId?: string;
   status: ServeRunStatus;
   usage?: RunUsage;
   /** The store session the run used (absent on runs recorded before it was kept: the chat's first). */

@@ -70,16 +70,20 @@ export function runOf(row: RunRow): RunRecord {
 }
 
 /** The run fields kept together in the `turn` column (JSON). */
-export type TurnFields = Pick<RunRecord, "session" | "sessionStart" | "replaces" | "attachments">;
+export type TurnFields = Pick<
+  RunRecord,
+  "session" | "sessionStart" | "replaces" | "attachments" | "messageId"
+>;
 
 /** The `turn` column of a new run: null when it has none of those fields. */
 export function turnOf(run: TurnFields): string | null {
-  const { session, sessionStart, replaces, attachments } = run;
+  const { session, sessionStart, replaces, attachments, messageId } = run;
   const turn: TurnFields = {
     ...(session !== undefined && { session }),
     ...(sessionStart !== undefined && { sessionStart }),
     ...(replaces !== undefined && { replaces }),
     ...(attachments !== undefined && attachments.length > 0 && { attachments }),
+    ...(messageId !== undefined && { messageId }),
   };
   return Object.keys(turn).length === 0 ? null : JSON.stringify(turn);
 }

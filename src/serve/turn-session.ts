@@ -11,6 +11,8 @@ export function sessionKey(principal: string, chatId: string): string {
 /** What a new turn asks: the user's text and files, or (with `replaces`) the chat's last turn again. */
 export interface Turn {
   input: string;
+  /** The caller's own id for the input message, kept with the run (A2A's messageId). */
+  messageId?: string;
   images?: readonly ImagePart[];
   files?: readonly FilePart[];
   replaces?: RunRecord;

@@ -119,6 +119,18 @@ describe("@a2a-js/sdk's client (spec 1.0) against glassloop's A2A server", () =>
     expect(answer).not.toContain("refunded A-1001");
   });
 
+  it("keeps the caller's messageId for its message in the task's history", async () => {
+    running = await serveA2A({ agents: { echo } });
+    const client = await sdkClient(`${running.url}/a2a/echo/`, ALICE);
+    const messageId = `client-${crypto.randomUUID()}`;
+    const sent = (await client.sendMessage({
+      message: { messageId, role: Role.ROLE_USER, parts: [{ content: { $case: "text", value: "mine" } }] },
+    } as never)) as unknown as SdkTask & { history: { messageId: string; role: number }[] };
+    expect(sent.history[0]).toMatchObject({ messageId, role: Role.ROLE_USER });
+    const got = (await client.getTask({ id: sent.id } as never)) as unknown as typeof sent;
+    expect(got.history[0]?.messageId).toBe(messageId);
+  });
+
   it("gets a task with its history cut to historyLength", async () => {
     running = await serveA2A({ agents: { echo } });
     const client = await sdkClient(`${running.url}/a2a/echo/`, ALICE);

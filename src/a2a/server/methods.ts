@@ -210,7 +210,7 @@ export async function sendMessage(call: Call, params: unknown, streaming: boolea
         agent: call.agent,
         title: text.slice(0, 80),
       }));
-    run = await ctx.runs.startTurn(call.principal, current, { input: text });
+    run = await ctx.runs.startTurn(call.principal, current, { input: text, messageId: message.messageId });
     after = -1;
   }
   if (pushConfig && call.push)

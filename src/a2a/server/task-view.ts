@@ -111,9 +111,9 @@ export function endStatus(
 }
 
 /** The caller's message that started the run, as the task's history keeps it. */
-export function userMessage(run: Pick<RunRecord, "runId" | "chatId" | "input">): Message {
+export function userMessage(run: Pick<RunRecord, "runId" | "chatId" | "input" | "messageId">): Message {
   return {
-    messageId: `${run.runId}-input`,
+    messageId: run.messageId ?? `${run.runId}-input`,
     role: "ROLE_USER",
     parts: [{ text: run.input }],
     contextId: run.chatId,
