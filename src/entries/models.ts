@@ -151,4 +151,12 @@ export {
   type ProviderOptions,
   registerProvider,
 } from "../providers/resolve.js";
-export { VertexGeminiModel, type VertexOptions, vertex } from "../providers/vertex/index.js";
+export {
+  VERTEX_ANTHROPIC_VERSION,
+  VertexAnthropicModel,
+  type VertexAnthropicOptions,
+  VertexGeminiModel,
+  type VertexOptions,
+  vertex,
+  vertexAnthropic,
+} from "../providers/vertex/index.js";

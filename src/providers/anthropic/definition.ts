@@ -107,6 +107,40 @@ export const ANTHROPIC_MESSAGES: HttpProvider<AnthropicCallSettings> = {
 };
 
 /**
+ * A call's settings from the options (the model name, `max_tokens`, thinking, cache breakpoints),
+ * checked: the same for Anthropic's own API and for Claude on a cloud.
+ */
+export function anthropicSettings(
+  modelName: string,
+  options: Pick<AnthropicOptions, "maxTokens" | "thinking" | "cache">,
+): AnthropicBodyOptions {
+  if (!modelName)
+    throw new ConfigError('Anthropic model name is empty; use e.g. "anthropic:claude-sonnet-4-5"');
+  const maxTokens = options.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS;
+  if (!Number.isInteger(maxTokens) || maxTokens < 1) {
+    throw new ConfigError(
+      `Anthropic maxTokens must be a whole number >= 1, got ${String(options.maxTokens)}`,
+    );
+  }
+  const budget = options.thinking?.budgetTokens;
+  if (budget !== undefined && (!Number.isInteger(budget) || budget < 1024 || budget >= maxTokens)) {
+    throw new ConfigError(
+      `Anthropic thinking.budgetTokens must be a whole number >= 1024 and below maxTokens (${maxTokens}), got ${String(budget)}`,
+    );
+  }
+  const cache =
+    options.cache === false
+      ? undefined
+      : { ...ANTHROPIC_CACHE_DEFAULT, ...(typeof options.cache === "object" && options.cache) };
+  return {
+    model: modelName,
+    maxTokens,
+    ...(options.thinking && { thinkingBudget: options.thinking.budgetTokens }),
+    ...(cache && { cache }),
+  };
+}
+
+/**
  * A model behind Anthropic's Messages API (`POST /v1/messages`), streaming or not. The body sent
  * is exactly the one the `model_request` event shows; the key travels in `x-api-key` and never
  * appears in an error, an event or a log.
@@ -134,30 +168,7 @@ export class AnthropicModel implements Model {
     const window = options.contextWindow ?? contextWindowOf("anthropic", modelName);
     if (window !== undefined) this.contextWindow = window;
     this.#connection = connect(this.id, "anthropic", ANTHROPIC_ENDPOINT, options, window);
-    if (!modelName)
-      throw new ConfigError('Anthropic model name is empty; use e.g. "anthropic:claude-sonnet-4-5"');
-    const maxTokens = options.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS;
-    if (!Number.isInteger(maxTokens) || maxTokens < 1) {
-      throw new ConfigError(
-        `Anthropic maxTokens must be a whole number >= 1, got ${String(options.maxTokens)}`,
-      );
-    }
-    const budget = options.thinking?.budgetTokens;
-    if (budget !== undefined && (!Number.isInteger(budget) || budget < 1024 || budget >= maxTokens)) {
-      throw new ConfigError(
-        `Anthropic thinking.budgetTokens must be a whole number >= 1024 and below maxTokens (${maxTokens}), got ${String(budget)}`,
-      );
-    }
-    const cache =
-      options.cache === false
-        ? undefined
-        : { ...ANTHROPIC_CACHE_DEFAULT, ...(typeof options.cache === "object" && options.cache) };
-    this.#settings = {
-      model: modelName,
-      maxTokens,
-      ...(options.thinking && { thinkingBudget: options.thinking.budgetTokens }),
-      ...(cache && { cache }),
-    };
+    this.#settings = anthropicSettings(modelName, options);
     this.#http = options.http ?? {};
     const price = options.price ?? priceOf("anthropic", modelName);
     if (price) this.price = price;
@@ -169,13 +180,7 @@ export class AnthropicModel implements Model {
 
   /** The input tokens of `request` by Anthropic's count endpoint (`/v1/messages/count_tokens`): one extra call, not billed as one. */
   async countTokens(request: ModelRequest): Promise<number> {
-    // The endpoint takes the request's content, not its generation settings.
-    const {
-      max_tokens: _max,
-      stream: _stream,
-      temperature: _t,
-      ...body
-    } = toAnthropicBody({ ...request, stream: false }, this.#settings) as unknown as Record<string, unknown>;
+    const body = anthropicCountBody(request, this.#settings);
     const url = new URL(this.#connection.url);
     url.pathname = `${url.pathname.replace(/\/+$/, "")}/count_tokens`;
     const reply = await postJson(
@@ -196,6 +201,20 @@ export class AnthropicModel implements Model {
       "anthropic",
     );
   }
+}
+
+/** The body of a count-tokens call: the request's content, not its generation settings. */
+export function anthropicCountBody(
+  request: ModelRequest,
+  settings: AnthropicBodyOptions,
+): Record<string, unknown> {
+  const {
+    max_tokens: _max,
+    stream: _stream,
+    temperature: _t,
+    ...body
+  } = toAnthropicBody({ ...request, stream: false }, settings) as unknown as Record<string, unknown>;
+  return body;
 }
 
 /** A stream's `error` event as the typed error the same error would be over HTTP. */

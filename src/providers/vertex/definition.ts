@@ -15,7 +15,6 @@ import type { HttpOptions } from "../../models/http/transport.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
 import { contextWindowOf, priceOf } from "../../models/prices.js";
 import { GeminiModel, type GeminiOptions } from "../google/definition.js";
-import { registerProvider } from "../resolve.js";
 
 const PROVIDER = "vertex";
 const TOKEN_HINT =
@@ -40,6 +39,27 @@ export interface VertexOptions {
   http?: HttpOptions;
   /** Where variables are read from; `process.env` by default. */
   env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * A project's regional endpoint, `https://{location}-aiplatform.googleapis.com/v1/projects/{project}/locations/{location}`
+ * (`aiplatform.googleapis.com` for `global`), from the options, else `GOOGLE_CLOUD_PROJECT` and
+ * `GOOGLE_CLOUD_LOCATION` (default `us-central1`).
+ */
+export function vertexLocationURL(
+  id: string,
+  options: Pick<VertexOptions, "project" | "location">,
+  env: NodeJS.ProcessEnv,
+  defaultLocation = "us-central1",
+): string {
+  const project = options.project ?? (env.GOOGLE_CLOUD_PROJECT?.trim() || env.GCLOUD_PROJECT?.trim());
+  if (!project)
+    throw new ConfigError(
+      `Model "${id}" needs a Google Cloud project: set GOOGLE_CLOUD_PROJECT or pass project`,
+    );
+  const location = options.location ?? (env.GOOGLE_CLOUD_LOCATION?.trim() || defaultLocation);
+  const host = location === "global" ? "aiplatform.googleapis.com" : `${location}-aiplatform.googleapis.com`;
+  return `https://${host}/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(location)}`;
 }
 
 /** A Gemini model on Vertex AI. */
@@ -67,17 +87,7 @@ export class VertexGeminiModel implements Model {
     else if (this.#apiKey && !options.project && !env.GOOGLE_CLOUD_PROJECT?.trim())
       // Express mode needs no project: the key names it.
       this.baseURL = "https://aiplatform.googleapis.com/v1/publishers/google";
-    else {
-      const project = options.project ?? (env.GOOGLE_CLOUD_PROJECT?.trim() || env.GCLOUD_PROJECT?.trim());
-      if (!project)
-        throw new ConfigError(
-          `Model "${this.id}" needs a Google Cloud project: set GOOGLE_CLOUD_PROJECT or pass project`,
-        );
-      const location = options.location ?? (env.GOOGLE_CLOUD_LOCATION?.trim() || "us-central1");
-      const host =
-        location === "global" ? "aiplatform.googleapis.com" : `${location}-aiplatform.googleapis.com`;
-      this.baseURL = `https://${host}/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(location)}/publishers/google`;
-    }
+    else this.baseURL = `${vertexLocationURL(this.id, options, env)}/publishers/google`;
     if (!options.token && !this.#apiKey)
       throw new CloudCredentialsError(PROVIDER, `Model "${this.id}" needs credentials: ${TOKEN_HINT}`);
     const price = options.price ?? priceOf("google", modelName);
@@ -118,9 +128,3 @@ export class VertexGeminiModel implements Model {
 
 /** Gemini on Vertex AI, e.g. `vertex("gemini-2.5-flash", { project: "my-proj", token })`. */
 export const vertex = (model: string, options?: VertexOptions) => new VertexGeminiModel(model, options);
-
-registerProvider(
-  PROVIDER,
-  (model, env, options) =>
-    new VertexGeminiModel(model, { env, ...(options?.http && { http: options.http }) }),
-);
