@@ -1,6 +1,6 @@
 /**
  * Builds the package: the bundles behind package.json's "exports" and "bin" (tsdown), the
- * trace viewer's page and the chat page `glassloop serve` serves (Vite). Runs as `prepare` (every `npm ci`, a `github:` install) and
+ * trace viewer's page and the chat page `glassloop serve` serves (Vite). Runs as `prepare` (every `npm ci`, a `github:` install: npm runs only `prepare` for a git dependency) and
  * `prepack` (`npm pack`, `npm publish`), so each part is rebuilt only when its inputs changed:
  * a second `npm ci` or the pack after it costs a hash of the sources, not a build.
  * `--force` (`npm run build`) rebuilds all. The tests' global setup imports `buildStale` for the pages.

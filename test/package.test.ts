@@ -17,7 +17,10 @@ const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
   bin: Record<string, string>;
 };
 
+let manifestBefore: string;
+
 beforeAll(() => {
+  manifestBefore = readFileSync(join(ROOT, "package.json"), "utf8");
   installed = packAndInstall();
 }, 600_000);
 
@@ -67,16 +70,25 @@ describe("npm i glassloop into an empty project", () => {
     expect(megabytes).toBeLessThan(100);
   });
 
-  it("asks to approve only install scripts the README explains: better-sqlite3's, and glassloop's prepare off the registry", () => {
+  it("asks to approve better-sqlite3's install script alone: the tarball's package.json carries no install-time script of glassloop's", () => {
     const list = sh("npm", ["install-scripts", "ls"], installed.dir, 60_000);
     expect(list.status, list.stderr).toBe(0);
     const pending = [...list.stdout.matchAll(/^\s+(\S+)@\d\S* \((\w+):/gm)].map((m) => `${m[1]} ${m[2]}`);
-    // npm counts a `prepare` only for sources other than the registry (this tarball, github:);
-    // `npm i glassloop` from the registry lists better-sqlite3 alone.
-    expect(pending.sort()).toEqual(["better-sqlite3 install", "glassloop prepare"]);
+    expect(pending).toEqual(["better-sqlite3 install"]);
+    const packed = JSON.parse(
+      readFileSync(join(installed.dir, "node_modules", "glassloop", "package.json"), "utf8"),
+    ) as { scripts?: Record<string, string> };
+    for (const script of ["preinstall", "install", "postinstall", "prepare"])
+      expect(packed.scripts?.[script], script).toBeUndefined();
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     expect(readme).toContain("npm install-scripts approve better-sqlite3");
     expect(readme).toContain("npm install-scripts approve glassloop");
+  });
+
+  it("leaves the repository's package.json as it was: prepare stays for clones and github: installs", () => {
+    expect(readFileSync(join(ROOT, "package.json"), "utf8")).toBe(manifestBefore);
+    expect(existsSync(join(ROOT, "package.json.prepack"))).toBe(false);
+    expect((JSON.parse(manifestBefore) as { scripts: Record<string, string> }).scripts.prepare).toBeDefined();
   });
 });
 
