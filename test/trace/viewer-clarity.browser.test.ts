@@ -8,11 +8,13 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { Agent, tool } from "glassloop";
 import { ScriptedModel } from "glassloop/testing";
-import { startViewer, TraceWriter, type ViewerServer } from "glassloop/trace";
+import { ReplayModel, startViewer, TraceWriter, type ViewerServer } from "glassloop/trace";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { z } from "zod";
+import { SCENARIOS } from "../../src/cli/demo/scenarios.js";
 import { describeBrowser, openBrowser } from "../helpers/browser.js";
+import { ROOT } from "../helpers/packed.js";
 import { tempDir, tracedCalculatorRun } from "../helpers/traced-run.js";
 
 // The page's globals, as far as the callbacks below (run inside the browser) use them; the test's
@@ -50,6 +52,15 @@ async function failedRun(dir: string): Promise<string> {
   return (error as { runId: string }).runId;
 }
 
+/** A worked example of the demo, replayed from its recording (which holds no token counts). */
+async function replayedRun(dir: string, name: string): Promise<string> {
+  const scenario = SCENARIOS.find((s) => s.name === name);
+  if (!scenario) throw new Error(`no demo example ${name}`);
+  const model = ReplayModel.fromFile(join(ROOT, "recordings", `${name}.jsonl`));
+  const writer = new TraceWriter({ dir });
+  return (await scenario.agent(model).run(scenario.input, { onEvent: writer.onEvent })).runId;
+}
+
 async function shot(page: Page, name: string, selector?: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const path = join(ARTIFACTS, name);
@@ -63,12 +74,16 @@ describeBrowser("the viewer says what it shows", () => {
   let calcRun: string;
   let oneStep: string;
   let failed: string;
+  let replayedCalc: string;
+  let replayedHello: string;
 
   beforeAll(async () => {
     const dir = tempDir();
     calcRun = (await tracedCalculatorRun(dir)).result.runId;
     oneStep = await oneStepRun(dir);
     failed = await failedRun(dir);
+    replayedCalc = await replayedRun(dir, "calculator");
+    replayedHello = await replayedRun(dir, "hello");
     viewer = await startViewer({ dir });
     browser = await openBrowser();
   });
@@ -117,6 +132,33 @@ describeBrowser("the viewer says what it shows", () => {
       "3",
     ]);
     await shot(page, "viewer-budget.png", "[data-testid=budget]");
+    await page.close();
+  });
+
+  it("the budget chart of a replayed run without token counts shows what it did use: its tool calls, else its time, and says why", async () => {
+    const page = await browser.context.newPage();
+    await page.goto(viewer.runUrl(replayedCalc));
+    await page.locator("[data-testid=budget] svg .tick").nth(3).waitFor();
+    const chart = page.locator("[data-testid=budget] svg");
+    expect(await chart.locator("[data-testid=y-axis-label]").textContent()).toBe("tool calls (cumulative)");
+    // add, multiply, finish: one call a step, so the line climbs 0, 1, 2, 3 (not a flat line at 0).
+    const d = (await chart.locator("path.line").getAttribute("d")) ?? "";
+    const heights = [...d.matchAll(/[ML][\d.]+,([\d.]+)/g)].map((m) => Number(m[1]));
+    expect(heights).toHaveLength(4);
+    for (let i = 1; i < heights.length; i++) expect(heights[i]!).toBeLessThan(heights[i - 1]!);
+    expect(await chart.locator(".y-tick").allTextContents()).not.toEqual(["0", "1"]);
+    const legend = (await page.locator("[data-testid=budget-legend]").textContent()) ?? "";
+    expect(legend).toContain("tool calls, after each step");
+    expect(legend).toContain(
+      "replayed answers carry the token counts of their recording, and this one holds none",
+    );
+    await shot(page, "viewer-budget-replayed.png", "[data-testid=budget]");
+
+    // A greeting with no tool: its time, in ms, from the start.
+    await page.goto(viewer.runUrl(replayedHello));
+    await page.locator("[data-testid=y-axis-label]", { hasText: "time (ms)" }).waitFor();
+    const hello = (await page.locator("[data-testid=budget-legend]").textContent()) ?? "";
+    expect(hello).toContain("time since the run started");
     await page.close();
   });
 

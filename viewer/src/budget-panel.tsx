@@ -6,6 +6,17 @@ interface Point {
   tokens: number;
   cost?: number;
   toolCalls: number;
+  /** Milliseconds from the run's start to the end of this step. */
+  ms: number;
+}
+
+/** What the chart draws: the first of tokens, tool calls and time that this run used. */
+interface Measure {
+  label: string;
+  legend: string;
+  values: number[];
+  limit?: { name: string; value: number };
+  fmt: (n: number) => string;
 }
 
 /** Tokens (and cost, tool calls) used after each step, against the run's limits where it had any. */
@@ -25,7 +36,7 @@ export function BudgetPanel({ run }: { run: ServedRun }) {
   return (
     <section class="panel" data-testid="budget">
       <h2>Budget</h2>
-      <TokenChart points={points} max={limits.maxTokens} />
+      <UsageChart points={points} measure={measureOf(run, points)} />
       <table class="budget">
         <tbody>
           {bars.map((b) => {
@@ -64,24 +75,63 @@ function consumption(run: ServedRun): Point[] {
       toolCalls += s.tools.filter(
         (t) => t.status !== "not_executed" && t.status !== "invalid" && t.status !== "repeated",
       ).length;
+      const ms = s.offsetMs + (s.durationMs ?? 0);
       const u = s.usage;
       if (u)
         return {
           step: s.step,
           tokens: u.inputTokens + u.outputTokens,
           toolCalls: u.toolCalls,
+          ms,
           ...(u.costUsd !== undefined && { cost: u.costUsd }),
         };
-      return { step: s.step, tokens, toolCalls };
+      return { step: s.step, tokens, toolCalls, ms };
     });
 }
 
 /**
- * Cumulative tokens per step as a small SVG line chart: axes with their units and ticks, the token
- * limit when set, a legend. The line starts at step 0 with 0 tokens, so a one-step run is a line
- * from the start, not a lone dot.
+ * Tokens when the run reported any. A run without token counts (a replayed recording that holds
+ * none, a server that sends no usage) would draw a flat line at 0, so its chart shows what it did
+ * use: its tool calls, else its time, each against its own limit, and the legend says why.
  */
-function TokenChart({ points, max }: { points: Point[]; max: number | undefined }) {
+function measureOf(run: ServedRun, points: Point[]): Measure {
+  const limits = run.limits ?? {};
+  const limit = (name: string, value: number | undefined) =>
+    value === undefined ? {} : { limit: { name, value } };
+  if (points.some((p) => p.tokens > 0))
+    return {
+      label: "tokens (cumulative)",
+      legend: "tokens used (input + output), after each step",
+      values: points.map((p) => p.tokens),
+      ...limit("maxTokens", limits.maxTokens),
+      fmt: (n) => n.toLocaleString("en-US"),
+    };
+  const why = run.model.startsWith("replay:")
+    ? "replayed answers carry the token counts of their recording, and this one holds none"
+    : "the model reported no token counts";
+  if (points.some((p) => p.toolCalls > 0))
+    return {
+      label: "tool calls (cumulative)",
+      legend: `tool calls, after each step (no tokens: ${why})`,
+      values: points.map((p) => p.toolCalls),
+      ...limit("maxToolCalls", limits.maxToolCalls),
+      fmt: String,
+    };
+  return {
+    label: "time (ms)",
+    legend: `time since the run started, after each step (no tokens: ${why}; no tool calls)`,
+    values: points.map((p) => p.ms),
+    ...limit("timeoutMs", limits.timeoutMs),
+    fmt: (n) => Math.round(n).toLocaleString("en-US"),
+  };
+}
+
+/**
+ * A measure per step as a small SVG line chart: axes with their units and ticks, the measure's
+ * limit when set, a legend. The line starts at step 0 with 0, so a one-step run is a line from the
+ * start, not a lone dot.
+ */
+function UsageChart({ points, measure }: { points: Point[]; measure: Measure }) {
   if (points.length === 0) return null;
   const w = 340;
   const h = 150;
@@ -89,23 +139,27 @@ function TokenChart({ points, max }: { points: Point[]; max: number | undefined 
   const right = 12;
   const top = 12;
   const bottom = 34;
-  const series = [{ step: 0, tokens: 0 }, ...points];
-  const scaleTop = Math.max(1, max ?? 0, ...points.map((p) => p.tokens));
+  const { label, legend, limit, fmt } = measure;
+  const series = [
+    { step: 0, value: 0 },
+    ...points.map((p, i) => ({ step: p.step, value: measure.values[i] ?? 0 })),
+  ];
+  const scaleTop = Math.max(1, limit?.value ?? 0, ...series.map((p) => p.value));
   const x = (i: number) => left + (i * (w - left - right)) / (series.length - 1);
   const y = (v: number) => h - bottom - (v / scaleTop) * (h - top - bottom);
   const path = series
-    .map((p, i) => `${i === 0 ? "M" : "L"}${x(i).toFixed(1)},${y(p.tokens).toFixed(1)}`)
+    .map((p, i) => `${i === 0 ? "M" : "L"}${x(i).toFixed(1)},${y(p.value).toFixed(1)}`)
     .join(" ");
   // Step labels thin out on long runs so they never run into each other.
   const every = Math.max(1, Math.ceil(series.length / 12));
   return (
     <figure class="chart-figure">
-      <svg viewBox={`0 0 ${w} ${h}`} class="chart" role="img" aria-label="tokens used after each step">
+      <svg viewBox={`0 0 ${w} ${h}`} class="chart" role="img" aria-label={`${label} after each step`}>
         <line x1={left} y1={h - bottom} x2={w - right} y2={h - bottom} class="axis" />
         <line x1={left} y1={top} x2={left} y2={h - bottom} class="axis" />
         {[0, scaleTop].map((v) => (
           <text key={v} x={left - 5} y={y(v) + 3} text-anchor="end" class="y-tick">
-            {v.toLocaleString("en-US")}
+            {fmt(v)}
           </text>
         ))}
         <text
@@ -116,7 +170,7 @@ function TokenChart({ points, max }: { points: Point[]; max: number | undefined 
           class="axis-label"
           data-testid="y-axis-label"
         >
-          tokens (cumulative)
+          {label}
         </text>
         <text
           x={(left + w - right) / 2}
@@ -127,14 +181,16 @@ function TokenChart({ points, max }: { points: Point[]; max: number | undefined 
         >
           step
         </text>
-        {max !== undefined && <line x1={left} y1={y(max)} x2={w - right} y2={y(max)} class="limit" />}
+        {limit !== undefined && (
+          <line x1={left} y1={y(limit.value)} x2={w - right} y2={y(limit.value)} class="limit" />
+        )}
         <path d={path} class="line" />
         {series.map((p, i) => (
           <g key={p.step}>
             {i > 0 && (
-              <circle cx={x(i)} cy={y(p.tokens)} r={3} class="dot">
+              <circle cx={x(i)} cy={y(p.value)} r={3} class="dot">
                 <title>
-                  step {p.step}: {p.tokens.toLocaleString()} tokens
+                  step {p.step}: {fmt(p.value)} {label.replace(/ \(.*\)$/, "")}
                 </title>
               </circle>
             )}
@@ -148,11 +204,11 @@ function TokenChart({ points, max }: { points: Point[]; max: number | undefined 
       </svg>
       <figcaption class="legend" data-testid="budget-legend">
         <span>
-          <span class="key key-line" /> tokens used (input + output), after each step
+          <span class="key key-line" /> {legend}
         </span>
-        {max !== undefined && (
+        {limit !== undefined && (
           <span>
-            <span class="key key-limit" /> maxTokens {max.toLocaleString("en-US")}
+            <span class="key key-limit" /> {limit.name} {fmt(limit.value)}
           </span>
         )}
       </figcaption>
