@@ -116,6 +116,18 @@ export interface RunOptions<TContext> {
   hooks?: RunHooks;
 }
 
+/**
+ * Options of a run that continues a conversation without a new user message (`agent.run(null,
+ * options)`): the transcript comes from `history` or from `session`, and must end where the model
+ * speaks next (a user message, tool results, or tool calls still open, which are closed first).
+ * Images and files ride on a new user message, so a continued run takes none.
+ */
+export type ContinueOptions<TContext> = Omit<
+  RunOptions<TContext>,
+  "history" | "session" | "images" | "files"
+> &
+  ({ history: readonly Message[]; session?: never } | { session: string; history?: never });
+
 /** Options of `agent.resume()`: the hidden context comes again from the caller, never from the store. */
 export interface ResumeOptions<TContext>
   extends Pick<RunOptions<TContext>, "signal" | "onEvent" | "context" | "limits" | "onApproval"> {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { ConfigError } from "../core/errors.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
+import { lastUserText } from "../core/vocabulary/messages.js";
 import { type ApprovalDecision, decisionsFor } from "../features/approval/approval.js";
 import { Persistence } from "../features/durability/persistence.js";
 import { checkResumedTools } from "../features/durability/resume.js";
@@ -24,6 +25,7 @@ import type {
   AgentConfigWithOutput,
   AgentConfigWithoutOutput,
   AgentStream,
+  ContinueOptions,
   ResumeOptions,
   RunOptions,
   RunResult,
@@ -37,7 +39,7 @@ import {
 } from "./agent-tools.js";
 import { type AgentToolOptions, agentAsTool, type SubAgent } from "./as-tool.js";
 import { EventChannel } from "./event-channel.js";
-import { attachFeatures, initialMessages, startRun } from "./run-start.js";
+import { attachFeatures, checkContinue, initialMessages, startRun } from "./run-start.js";
 
 /** A model in a loop with tools, hidden context, budgets and events: goal (instructions), actions (tools), memory (history) and environment. */
 export class Agent<TContext = undefined, TOutput = string> {
@@ -146,8 +148,14 @@ export class Agent<TContext = undefined, TOutput = string> {
     }
   }
 
-  /** Runs the agent to the end and returns its typed output. */
-  run(input: string, options: RunOptions<TContext> = {}): Promise<RunResult<TOutput>> {
+  /**
+   * Runs the agent to the end and returns its typed output. `input` is the new user message; `null`
+   * sends none and continues the conversation of `history` or `session` where it stands (after
+   * tool results you supplied, or a user message nobody answered yet).
+   */
+  run(input: string, options?: RunOptions<TContext>): Promise<RunResult<TOutput>>;
+  run(input: null, options: ContinueOptions<TContext>): Promise<RunResult<TOutput>>;
+  run(input: string | null, options: RunOptions<TContext> = {}): Promise<RunResult<TOutput>> {
     return this.#start(input, options, false, options.onEvent);
   }
 
@@ -155,7 +163,9 @@ export class Agent<TContext = undefined, TOutput = string> {
    * Runs the agent with streaming; yields every event, then `result` settles. Leaving the
    * iteration early (`break`, a throw in the loop body) aborts the run.
    */
-  stream(input: string, options: RunOptions<TContext> = {}): AgentStream<TOutput> {
+  stream(input: string, options?: RunOptions<TContext>): AgentStream<TOutput>;
+  stream(input: null, options: ContinueOptions<TContext>): AgentStream<TOutput>;
+  stream(input: string | null, options: RunOptions<TContext> = {}): AgentStream<TOutput> {
     const leave = new AbortController();
     const channel = new EventChannel<AgentEvent>(() =>
       leave.abort(new Error("the caller stopped reading the stream")),
@@ -185,14 +195,16 @@ export class Agent<TContext = undefined, TOutput = string> {
   }
 
   async #start(
-    input: string,
+    input: string | null,
     options: RunOptions<TContext>,
     stream: boolean,
     listener: ((event: AgentEvent) => void) | undefined,
     resumed?: StoredRun,
     decisions?: readonly ApprovalDecision[],
   ): Promise<RunResult<TOutput>> {
-    if (typeof input !== "string") throw new ConfigError("The run's input must be a string");
+    if (input === null) checkContinue(options);
+    else if (typeof input !== "string")
+      throw new ConfigError("The run's input must be a string, or null to continue without a new message");
     const config = this.#config;
     const context = "context" in options ? (options.context as TContext) : (config.context as TContext);
     if ("context" in options) checkContext(this.registry.list(), context);
@@ -236,7 +248,7 @@ export class Agent<TContext = undefined, TOutput = string> {
       });
       const outcome = await runLoop(
         state as RunState<unknown>,
-        this.#settings(input, stream, resumed !== undefined),
+        this.#settings(input ?? lastUserText(state.messages), stream, resumed !== undefined, input === null),
       );
       return {
         runId,
@@ -259,7 +271,7 @@ export class Agent<TContext = undefined, TOutput = string> {
     );
   }
 
-  #settings(input: string, stream: boolean, resumed: boolean): LoopSettings {
+  #settings(input: string, stream: boolean, resumed: boolean, continued: boolean): LoopSettings {
     const { instructions, modelSettings = {} } = this.#config;
     return {
       agent: this.name,
@@ -271,6 +283,7 @@ export class Agent<TContext = undefined, TOutput = string> {
       stream,
       ...modelSettings,
       ...(resumed && { resumed }),
+      ...(continued && { continued }),
     };
   }
 }

@@ -7,7 +7,7 @@ import { checkFile } from "../core/files.js";
 import { imageProblem } from "../core/images.js";
 import type { AgentEvent, EventInit } from "../core/vocabulary/events.js";
 import type { Limits } from "../core/vocabulary/limits.js";
-import type { FilePart, ImagePart, Message } from "../core/vocabulary/messages.js";
+import { type FilePart, type ImagePart, lastUserText, type Message } from "../core/vocabulary/messages.js";
 import { type ApprovalDecision, ApprovalGate, type ApprovalHandler } from "../features/approval/approval.js";
 import { ContextView, compactAndRetry, contextHooks, isContextOverflow } from "../features/context-view.js";
 import { durabilityHooks } from "../features/durability/durable.js";
@@ -29,10 +29,15 @@ import type { ToolRegistry } from "../tools/tool-registry.js";
 import type { AgentConfig } from "./agent-config.js";
 import { composeHooks, NO_HOOKS } from "./compose-hooks.js";
 
-/** The transcript a fresh run starts from: the instructions, the history's turns, the new input. */
+/**
+ * The transcript a fresh run starts from: the instructions, the history's turns, the new input.
+ * A `null` input adds no turn: the run continues the history, which must end where the model
+ * speaks next. (A session's history arrives later, through the run's `rebuild`: with none yet,
+ * the transcript is the instructions alone.)
+ */
 export function initialMessages(
   instructions: string | undefined,
-  input: string,
+  input: string | null,
   history: readonly Message[] | undefined,
   attached: { images?: readonly ImagePart[]; files?: readonly FilePart[] } = {},
 ): Message[] {
@@ -40,6 +45,10 @@ export function initialMessages(
   // The agent's current instructions replace whatever system prompt the history began with.
   const body = past[0]?.role === "system" ? past.slice(1) : past;
   const system: Message[] = instructions === undefined ? [] : [{ role: "system", content: instructions }];
+  if (input === null) {
+    if (history !== undefined) checkContinuable(body);
+    return [...system, ...body];
+  }
   const turn: Message = { role: "user", content: input };
   const { images, files } = attached;
   if (images !== undefined && images.length > 0) {
@@ -57,6 +66,36 @@ export function initialMessages(
     turn.files = [...files];
   }
   return [...system, ...body, turn];
+}
+
+/** Checks the options of a run with no new user message: a transcript to continue, nothing to attach. */
+export function checkContinue(options: {
+  history?: readonly Message[] | undefined;
+  session?: string | undefined;
+  images?: readonly ImagePart[] | undefined;
+  files?: readonly FilePart[] | undefined;
+}): void {
+  if (options.history === undefined && options.session === undefined)
+    throw new ConfigError(
+      "A run with no new message (input null) continues a conversation: pass `history` or `session`",
+    );
+  if ((options.images?.length ?? 0) > 0 || (options.files?.length ?? 0) > 0)
+    throw new ConfigError("Images and files go with a new user message; a run with input null sends none");
+}
+
+/**
+ * Refuses a transcript the model cannot be asked to continue: an empty one, or one that ends
+ * with the assistant's own answer (there is nothing to reply to; give the next message instead).
+ * Calls still open at the end are fine: the loop closes them before the first model call.
+ */
+function checkContinuable(body: readonly Message[]): void {
+  const last = body.at(-1);
+  if (last === undefined)
+    throw new ConfigError("There is nothing to continue: the conversation has no messages (input null)");
+  if (last.role === "assistant" && (last.toolCalls?.length ?? 0) === 0)
+    throw new ConfigError(
+      "There is nothing to continue: the conversation ends with the assistant's answer; give the next user message as the input",
+    );
 }
 
 /** What one run's shared state is built from (already checked by the agent). */
@@ -139,7 +178,8 @@ export function makeEmitter(
 
 /** What one run brings to its features besides the agent's configuration. */
 export interface RunFeatureOptions {
-  input: string;
+  /** The new user message; null when the run continues its history without one. */
+  input: string | null;
   session?: string | undefined;
   history?: readonly Message[] | undefined;
   resumed?: StoredRun | undefined;
@@ -194,10 +234,12 @@ export async function attachFeatures(
     : undefined;
   const durable = attached?.durable;
   if (attached?.messages) state.messages = attached.messages;
+  // With no new message, what the run answers is the conversation's last user message.
+  const input = run.input ?? lastUserText(state.messages);
   const features: RunHooks[] = [];
   // Guardrails outermost, even around a durable engine's steps: each check is a side step of its
   // own, and a call a guardrail refuses never becomes a tool step or a checkpoint.
-  if (config.guardrails) features.push(guardrailHooks(config.guardrails, run.input));
+  if (config.guardrails) features.push(guardrailHooks(config.guardrails, input));
   if (run.hooks) features.push(run.hooks);
   if (durable) features.push(durabilityHooks(durable, run.resumed));
   if (gated || run.decisions) {
@@ -213,10 +255,10 @@ export async function attachFeatures(
   if (plan) features.push(planningHooks(plan === true || plan.reviseOnFailure !== false));
   features.push(
     memory || recall
-      ? contextHooks({ ...(memory && { memory }), ...(recall && { recall }), input: run.input })
-      : { modelCall: overflowCompaction(run.input) },
+      ? contextHooks({ ...(memory && { memory }), ...(recall && { recall }), input })
+      : { modelCall: overflowCompaction(input) },
   );
-  if (reflect) features.push(reflectionHooks(reflect, run.input));
+  if (reflect) features.push(reflectionHooks(reflect, input));
   // One feature is its own hooks object: nothing to join.
   state.hooks = features.length === 1 ? (features[0] as RunHooks) : composeHooks(features);
   return attached?.release ?? noRelease;

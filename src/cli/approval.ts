@@ -1,6 +1,7 @@
 import type { Interface } from "node:readline";
 import type { ApprovalHandler, PendingApproval } from "../features/approval/approval.js";
-import type { CliIO } from "./command.js";
+import type { Store } from "../store/store.js";
+import { type CliIO, UsageError } from "./command.js";
 import type { Printer } from "./printer.js";
 import { terminalInterface } from "./terminal-text.js";
 import { visible } from "./visible.js";
@@ -77,4 +78,35 @@ export function lazyTerminal(io: CliIO, onInterrupt: () => void): { asker: Asker
     },
     close: () => rl?.close(),
   };
+}
+
+/**
+ * A run paused for approval resumes only once every waiting call is decided: each is asked here,
+ * validated arguments shown, before `resume`. A `y` covers that one call of the paused turn only.
+ */
+export async function decideWaitingCalls(
+  store: Store,
+  runId: string,
+  onApproval: ApprovalHandler | undefined,
+  signal: AbortSignal,
+): Promise<{ approve?: string[]; reject?: string[] }> {
+  const stored = await store.loadRun(runId);
+  if (stored.status !== "awaiting_approval") return {};
+  const waiting = stored.progress.pending.filter((p) => p.state === "awaiting_approval");
+  if (!onApproval) {
+    throw new UsageError(
+      `run ${runId} waits for approval of ${waiting.map((p) => visible(p.call.name)).join(", ")}: resume it on a terminal to decide`,
+    );
+  }
+  const approve: string[] = [];
+  const reject: string[] = [];
+  for (const { call, validated } of waiting) {
+    // The arguments as validated when the run paused: the decision binds to exactly these.
+    const yes = await onApproval(
+      { toolCallId: call.id, toolName: call.name, arguments: validated ?? call.arguments },
+      signal,
+    );
+    (yes ? approve : reject).push(call.id);
+  }
+  return { approve, reject };
 }

@@ -22,6 +22,8 @@ export interface LoopSettings extends CallSettings {
   toolChoice?: ToolChoice;
   /** A stored run continued (`run_start` says so; where it starts is the `start` hook's answer). */
   resumed?: boolean;
+  /** The run sent no new user message: it continues its history (`run_start` says so). */
+  continued?: boolean;
 }
 
 /**
@@ -40,6 +42,7 @@ export async function runLoop(state: RunState<unknown>, settings: LoopSettings):
     input: settings.input,
     limits: { ...budget.limits },
     ...(settings.resumed && { resumed: true }),
+    ...(settings.continued && { continued: true }),
   });
   let outcome: FinalAnswer;
   try {

@@ -96,3 +96,21 @@ describe("type inference", () => {
     new Agent({ model, tools: [keyed], context: { apiKey: 1 } });
   });
 });
+
+describe("a run with no new user message", () => {
+  it("takes null only with a conversation to continue (history or session), and no attachments", () => {
+    const agent = new Agent({ model });
+    const history = [{ role: "user" as const, content: "hi" }];
+    expectTypeOf(agent.run(null, { history })).toEqualTypeOf<Promise<RunResult<string>>>();
+    expectTypeOf(agent.run(null, { session: "alice" })).toEqualTypeOf<Promise<RunResult<string>>>();
+    agent.stream(null, { history });
+    // @ts-expect-error nothing to continue: null needs history or session
+    agent.run(null);
+    // @ts-expect-error nothing to continue: null needs history or session
+    agent.run(null, {});
+    // @ts-expect-error one conversation: history or session, not both
+    agent.run(null, { history, session: "alice" });
+    // @ts-expect-error images and files ride on a new user message
+    agent.run(null, { history, images: [] });
+  });
+});

@@ -267,6 +267,39 @@ describe("glassloop run: sessions and resume", () => {
     ]);
   });
 
+  it("--session id --continue answers a question whose answer failed, without asking it again", async () => {
+    const cwd = tempCwd();
+    wire.server.enqueue({
+      status: 400,
+      json: { error: { message: "bad gateway config", type: "invalid_request_error" } },
+    });
+    const failed = await runCli(["run", "--session", "s2", "What is 2 + 3?"], { cwd, env: env() });
+    expect(failed.code).toBe(1);
+    enqueue([{ text: "5" }]);
+    const continued = await runCli(["run", "--session", "s2", "--continue"], { cwd, env: env() });
+    expect(continued.code, continued.stderr).toBe(0);
+    expect(continued.stdout).toBe("5\n");
+    const sent = sentBody(wire.server.requests, 1).messages;
+    expect(sent.map((m) => `${m.role}: ${m.content}`)).toEqual([
+      expect.stringMatching(/^system: /),
+      "user: What is 2 + 3?",
+    ]);
+    // Without a session, or with a task beside it, --continue is a usage error that says what to give.
+    const alone = await runCli(["run", "--continue"], { cwd, env: env() });
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain(
+      "--continue answers a stored conversation where it stands: give --session id",
+    );
+    const both = await runCli(["run", "--session", "s2", "--continue", "more"], { cwd, env: env() });
+    expect(both.code).toBe(2);
+    // A conversation that ends with the answer has nothing to continue: exit 2, nothing sent.
+    const before = wire.server.requests.length;
+    const done = await runCli(["run", "--session", "s2", "--continue"], { cwd, env: env() });
+    expect(done.code).toBe(2);
+    expect(done.stderr).toContain("nothing to continue");
+    expect(wire.server.requests.length).toBe(before);
+  });
+
   it("--resume continues a run that was killed, without running a finished tool again", async () => {
     const cwd = tempCwd();
     wire.server.enqueue(

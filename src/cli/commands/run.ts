@@ -2,13 +2,9 @@ import { parseArgs } from "node:util";
 import type { RunResult } from "../../agent/agent-config.js";
 import { RunError, runStatusOf } from "../../core/errors.js";
 import type { AgentEvent } from "../../core/vocabulary/events.js";
-import {
-  type ApprovalHandler,
-  ApprovalRequiredError,
-  type PendingApproval,
-} from "../../features/approval/approval.js";
+import { ApprovalRequiredError, type PendingApproval } from "../../features/approval/approval.js";
 import type { Store } from "../../store/store.js";
-import { lazyTerminal, refusingApprover, terminalApprover } from "../approval.js";
+import { decideWaitingCalls, lazyTerminal, refusingApprover, terminalApprover } from "../approval.js";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
 import { exitCodeFor, formatError, redactorFor } from "../failure.js";
 import { roundDurations } from "../json-output.js";
@@ -29,6 +25,8 @@ Options:
       --max-steps n            model calls allowed (default 15)
       --max-cost usd           spending limit in US dollars (the model needs a known price)
       --session id             continue the conversation kept under this id (and save this turn)
+      --continue               with --session and no task: answer the conversation where it
+                               stands (say, a question whose answer failed), adding no message
       --resume runId           continue a run that was killed or paused, from its last checkpoint
       --instructions text      the system prompt
       --root dir               the directory files and shell work in (default: here)
@@ -50,6 +48,7 @@ const OPTIONS = {
   json: { type: "boolean" },
   "show-prompt": { type: "boolean" },
   session: { type: "string" },
+  continue: { type: "boolean" },
   resume: { type: "string" },
 } as const;
 
@@ -108,9 +107,20 @@ async function runTask(
       "--resume continues a stored run with its own task and session: give no task or --session",
     );
   }
+  const proceed = values.continue === true;
+  if (proceed && (values.session === undefined || positionals.length > 0 || resume !== undefined)) {
+    throw new UsageError(
+      "--continue answers a stored conversation where it stands: give --session id, and no task or --resume",
+    );
+  }
   const task =
-    resume !== undefined ? "" : positionals.length > 0 ? positionals.join(" ") : await readStdin(io);
-  if (resume === undefined && !task.trim()) throw new UsageError('no task given: glassloop run "what to do"');
+    resume !== undefined || proceed
+      ? ""
+      : positionals.length > 0
+        ? positionals.join(" ")
+        : await readStdin(io);
+  if (resume === undefined && !proceed && !task.trim())
+    throw new UsageError('no task given: glassloop run "what to do" (or --session id --continue)');
   const renderer = new RunRenderer(printer, {
     showPrompt: values["show-prompt"] === true,
     quiet: values.json === true,
@@ -154,7 +164,7 @@ async function runTask(
     const signal = controller.signal;
     let result: RunResult<unknown>;
     if (resume !== undefined) {
-      const decisions = await decideWaitingCalls(prepared, resume, onApproval, signal);
+      const decisions = await decideWaitingCalls(prepared.store as Store, resume, onApproval, signal);
       result = await agent.resume(resume, {
         stream: true,
         signal,
@@ -164,12 +174,11 @@ async function runTask(
         ...(onApproval && { onApproval }),
       });
     } else {
-      const stream = agent.stream(task, {
-        signal,
-        onEvent,
-        ...(values.session && { session: values.session }),
-        ...(onApproval && { onApproval }),
-      });
+      const common = { signal, onEvent, ...(onApproval && { onApproval }) };
+      const stream =
+        proceed && values.session !== undefined
+          ? agent.stream(null, { ...common, session: values.session })
+          : agent.stream(task, { ...common, ...(values.session && { session: values.session }) });
       for await (const _ of stream);
       result = await stream.result;
     }
@@ -241,37 +250,6 @@ function traceWritten(prepared: Prepared, printer: Printer): string | undefined 
 
 function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
-}
-
-/**
- * A run paused for approval resumes only once every waiting call is decided: each is asked here,
- * validated arguments shown, before `resume`. A `y` covers that one call of the paused turn only.
- */
-async function decideWaitingCalls(
-  prepared: Prepared,
-  runId: string,
-  onApproval: ApprovalHandler | undefined,
-  signal: AbortSignal,
-): Promise<{ approve?: string[]; reject?: string[] }> {
-  const stored = await (prepared.store as Store).loadRun(runId);
-  if (stored.status !== "awaiting_approval") return {};
-  const waiting = stored.progress.pending.filter((p) => p.state === "awaiting_approval");
-  if (!onApproval) {
-    throw new UsageError(
-      `run ${runId} waits for approval of ${waiting.map((p) => visible(p.call.name)).join(", ")}: resume it on a terminal to decide`,
-    );
-  }
-  const approve: string[] = [];
-  const reject: string[] = [];
-  for (const { call, validated } of waiting) {
-    // The arguments as validated when the run paused: the decision binds to exactly these.
-    const yes = await onApproval(
-      { toolCallId: call.id, toolName: call.name, arguments: validated ?? call.arguments },
-      signal,
-    );
-    (yes ? approve : reject).push(call.id);
-  }
-  return { approve, reject };
 }
 
 /** The one result object, scrubbed by the same rule as human output (a key echoed into the answer included). */

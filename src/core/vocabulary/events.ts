@@ -23,6 +23,8 @@ export interface RunStartEvent extends EventBase {
   limits?: Limits;
   /** True when this continues a stored run (`agent.resume`) from its last checkpoint. */
   resumed?: boolean;
+  /** True when the run sent no new user message (`agent.run(null, …)`); `input` is then the last one. */
+  continued?: boolean;
 }
 
 /** A step (one model call plus its tool calls) began. */

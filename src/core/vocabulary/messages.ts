@@ -118,3 +118,16 @@ export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessa
 
 /** Why the model stopped generating. */
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "error" | "other";
+
+/**
+ * The last user message's text in `messages` ("" when there is none): what a run that continues a
+ * conversation without a new message (`agent.run(null, …)`) answers, for recall, guardrails,
+ * reflection, `run_start` and the stored run.
+ */
+export function lastUserText(messages: readonly Message[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message?.role === "user") return message.content;
+  }
+  return "";
+}

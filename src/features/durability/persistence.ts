@@ -1,6 +1,6 @@
 import { ConfigError } from "../../core/errors.js";
 import { scrubberFor } from "../../core/sink.js";
-import type { Message } from "../../core/vocabulary/messages.js";
+import { lastUserText, type Message } from "../../core/vocabulary/messages.js";
 import type { RunState } from "../../loop/hooks.js";
 import type { MemoryStrategy } from "../../memory/strategy.js";
 import { RunBusyError } from "../../store/errors.js";
@@ -114,7 +114,8 @@ export class Persistence {
   async attach(
     state: RunState<unknown>,
     run: {
-      input: string;
+      /** The new user message; null when the run continues its history without one. */
+      input: string | null;
       session?: string | undefined;
       history?: readonly Message[] | undefined;
       resumed?: StoredRun | undefined;
@@ -146,7 +147,13 @@ export class Persistence {
       if (run.session !== undefined) {
         releaseQueue = await enterQueue(`${store.location}\u0000${run.session}`);
         const snapshot = await store.lockSession(run.session, state.runId);
-        messages = run.rebuild(snapshot.messages);
+        try {
+          messages = run.rebuild(snapshot.messages);
+        } catch (error) {
+          // A session this run cannot start from (nothing to continue) is left as it was, unlocked.
+          await store.unlockSession(run.session, state.runId).catch(() => {});
+          throw error;
+        }
         const offset = messages[0]?.role === "system" ? 1 : 0;
         link = { sessionId: run.session, offset, base: snapshot.messages.length, version: snapshot.version };
       }
@@ -155,7 +162,7 @@ export class Persistence {
           runId: state.runId,
           agent: this.#agent,
           model: state.model.id,
-          input: run.input,
+          input: run.input ?? lastUserText(messages),
           owner: currentOwner(),
           messages,
           usage: state.meter.snapshot(),
