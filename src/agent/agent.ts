@@ -38,8 +38,9 @@ import {
   otherModels,
 } from "./agent-tools.js";
 import { type AgentToolOptions, agentAsTool, type SubAgent } from "./as-tool.js";
+import { checkContinue } from "./continue-check.js";
 import { EventChannel } from "./event-channel.js";
-import { attachFeatures, checkContinue, initialMessages, startRun } from "./run-start.js";
+import { attachFeatures, initialMessages, startRun } from "./run-start.js";
 
 /** A model in a loop with tools, hidden context, budgets and events: goal (instructions), actions (tools), memory (history) and environment. */
 export class Agent<TContext = undefined, TOutput = string> {

@@ -28,6 +28,7 @@ import type { RunTools, StoredRun } from "../store/store.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import type { AgentConfig } from "./agent-config.js";
 import { composeHooks, NO_HOOKS } from "./compose-hooks.js";
+import { checkContinuable } from "./continue-check.js";
 
 /**
  * The transcript a fresh run starts from: the instructions, the history's turns, the new input.
@@ -66,36 +67,6 @@ export function initialMessages(
     turn.files = [...files];
   }
   return [...system, ...body, turn];
-}
-
-/** Checks the options of a run with no new user message: a transcript to continue, nothing to attach. */
-export function checkContinue(options: {
-  history?: readonly Message[] | undefined;
-  session?: string | undefined;
-  images?: readonly ImagePart[] | undefined;
-  files?: readonly FilePart[] | undefined;
-}): void {
-  if (options.history === undefined && options.session === undefined)
-    throw new ConfigError(
-      "A run with no new message (input null) continues a conversation: pass `history` or `session`",
-    );
-  if ((options.images?.length ?? 0) > 0 || (options.files?.length ?? 0) > 0)
-    throw new ConfigError("Images and files go with a new user message; a run with input null sends none");
-}
-
-/**
- * Refuses a transcript the model cannot be asked to continue: an empty one, or one that ends
- * with the assistant's own answer (there is nothing to reply to; give the next message instead).
- * Calls still open at the end are fine: the loop closes them before the first model call.
- */
-function checkContinuable(body: readonly Message[]): void {
-  const last = body.at(-1);
-  if (last === undefined)
-    throw new ConfigError("There is nothing to continue: the conversation has no messages (input null)");
-  if (last.role === "assistant" && (last.toolCalls?.length ?? 0) === 0)
-    throw new ConfigError(
-      "There is nothing to continue: the conversation ends with the assistant's answer; give the next user message as the input",
-    );
 }
 
 /** What one run's shared state is built from (already checked by the agent). */
