@@ -12,13 +12,13 @@ import { chatRoutes } from "./chat-routes.js";
 import { type CorsOptions, CorsPolicy } from "./cors.js";
 import { problemResponse, ServeRequestError } from "./errors.js";
 import { RateLimiter, resolveLimits, type ServeLimits } from "./limits.js";
+import { listenToLog, openServeLog } from "./log-config.js";
 import { type PageDirs, pageRoutes } from "./page-routes.js";
 import { RunHub } from "./run-hub.js";
 import { RunManager } from "./run-manager.js";
 import { runRoutes } from "./run-routes.js";
 import type { ServeContext, ServeEnv } from "./serve-context.js";
 import type { ServeLog } from "./serve-log.js";
-import { DEFAULT_SERVE_DB, SqliteServeLog } from "./sqlite-serve-log.js";
 
 /** Options of `createHandler`. */
 export interface ServeOptions {
@@ -28,8 +28,16 @@ export interface ServeOptions {
   auth?: ServeAuth;
   /** Where runs and sessions live (default: the default SQLite store). Replaces each agent's own. */
   store?: Store;
-  /** Where streams, chats and approvals live: a ServeLog, or a SQLite path (default `.glassloop/serve.db`). */
+  /**
+   * Where streams, chats and approvals live: a ServeLog, a `postgres://` URL (several server
+   * processes may share it), or a SQLite path (default `.glassloop/serve.db`).
+   */
   log?: ServeLog | string;
+  /**
+   * How long a process's claim on a run it drives holds unless renewed (ms, default 10,000;
+   * renewed every quarter of it): when it runs out, another process on the log takes the run over.
+   */
+  leaseMs?: number;
   /** Cross-origin callers allowed (default: none; same-origin only). */
   cors?: CorsOptions;
   limits?: ServeLimits;
@@ -44,7 +52,7 @@ export interface ServeOptions {
    * under `startServer`). Behind a proxy, read the header your proxy sets; never trust one it does not.
    */
   clientAddress?: (request: Request) => string | undefined;
-  /** Resume runs a previous process left running (default true). */
+  /** Resume runs a previous process left running, and take over those of processes that die later (default true). */
   recover?: boolean;
   /** Serve each agent over A2A too: its card and JSON-RPC under `/a2a/<agent>` (default off; docs/a2a.md). */
   a2a?: boolean | A2AServeOptions;
@@ -82,16 +90,23 @@ export interface ServeHandler {
  */
 export function createHandler(options: ServeOptions): ServeHandler {
   const store = options.store ?? deferredDefaultStore();
-  const log =
-    typeof options.log === "object" ? options.log : new SqliteServeLog(options.log ?? DEFAULT_SERVE_DB);
-  const ownsLog = typeof options.log !== "object";
+  const { log, owned: ownsLog } = openServeLog(options.log);
   const limits = resolveLimits(options.limits);
   const auth = new Authenticator(options.auth);
   const cors = new CorsPolicy(options.cors);
   const redactor = new Redactor(options.redaction);
   const agents = new AgentTable({ ...options.agents }, store);
   const hub = new RunHub(log);
-  const runs = new RunManager({ log, hub, agents, store, redactor, maxActiveRuns: limits.maxActiveRuns });
+  const leaseMs = options.leaseMs ?? 10_000;
+  const runs = new RunManager({
+    log,
+    hub,
+    agents,
+    store,
+    redactor,
+    maxActiveRuns: limits.maxActiveRuns,
+    leaseMs,
+  });
   const counters = { streams: 0, bytesSent: 0 };
   const ctx: ServeContext = {
     log,
@@ -176,7 +191,11 @@ export function createHandler(options: ServeOptions): ServeHandler {
   });
   if (options.page !== false) pageRoutes(app, typeof options.page === "object" ? options.page : {});
 
-  const ready = options.recover === false ? Promise.resolve() : runs.recover();
+  const listening = listenToLog(log, hub, runs).catch((error: unknown) => {
+    console.error("glassloop serve: listening to the log failed (other processes' runs are polled):", error);
+    return async () => {};
+  });
+  const ready = runs.start(options.recover !== false);
   ready.catch((error: unknown) => console.error("glassloop serve: resuming interrupted runs failed:", error));
 
   return {
@@ -186,9 +205,11 @@ export function createHandler(options: ServeOptions): ServeHandler {
     close: async () => {
       await ready.catch(() => {});
       await a2a?.close();
-      runs.abortAll();
+      await runs.stop();
+      hub.stop();
       await runs.settled();
-      if (ownsLog) log.close();
+      await (await listening)();
+      if (ownsLog) await log.close();
     },
   };
 }

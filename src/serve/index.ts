@@ -14,12 +14,15 @@ export type { ServeLimits } from "./limits.js";
 export type { ApprovalItem, LogEntry, LogItem } from "./log-items.js";
 export { type NodeServer, type NodeServerOptions, startServer } from "./node-server.js";
 export type { PageDirs } from "./page-routes.js";
+export { PostgresServeLog } from "./postgres-serve-log.js";
 export type {
   ApprovalRecord,
   ChatRecord,
+  NewServeRun,
   RunQuery,
   RunRecord,
   ServeLog,
+  ServeNotice,
   ServeRunStatus,
 } from "./serve-log.js";
 export { defineServe, type ServeModule } from "./serve-module.js";

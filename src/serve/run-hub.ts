@@ -1,4 +1,5 @@
 import type { LogEntry, LogItem } from "./log-items.js";
+import { RunFollower, type Waker } from "./run-follow.js";
 import type { ServeLog } from "./serve-log.js";
 
 /** Entries kept in memory after they are written, for readers that keep up (the rest read the log). */
@@ -7,10 +8,7 @@ const TAIL = 512;
 /** How long deltas alone wait to be written together. */
 const DELTA_BATCH_MS = 20;
 
-/** Lets a reader end its own wait (it stopped reading). */
-export interface Waker {
-  wake?: () => void;
-}
+export type { Waker } from "./run-follow.js";
 
 function isDelta(item: LogItem): boolean {
   return item.kind === "event" && (item.event.type === "text_delta" || item.event.type === "reasoning_delta");
@@ -34,11 +32,20 @@ export class RunChannel {
   #timer: NodeJS.Timeout | undefined;
   #failure: unknown;
   #live = true;
+  /** Settles when the hub closed the channel: the run's end is recorded. */
+  readonly finished: Promise<void>;
+  /** Settles `finished` (the hub, once the run's end is recorded). */
+  readonly closed: () => void;
 
   constructor(runId: string, log: ServeLog, lastSeq: number) {
     this.runId = runId;
     this.#log = log;
     this.#lastSeq = lastSeq;
+    let closed = () => {};
+    this.finished = new Promise<void>((resolve) => {
+      closed = resolve;
+    });
+    this.closed = closed;
   }
 
   /** The sequence number of the last item appended (-1: none). */
@@ -151,13 +158,19 @@ export class RunChannel {
   }
 }
 
-/** The runs this process drives, by id. */
+/**
+ * The runs this process drives, by id, and the way to read any run: from memory while it is
+ * driven here, else from the log, following runs other processes drive (several servers on one
+ * log) until the log says they stopped.
+ */
 export class RunHub {
   readonly #channels = new Map<string, RunChannel>();
   readonly #log: ServeLog;
+  readonly #follower: RunFollower;
 
   constructor(log: ServeLog) {
     this.#log = log;
+    this.#follower = new RunFollower(log);
   }
 
   /** Starts appending to `runId` after `lastSeq`. */
@@ -171,10 +184,36 @@ export class RunHub {
     return this.#channels.get(runId);
   }
 
-  /** Ends the channel (after its last write) and forgets it. */
-  async close(channel: RunChannel): Promise<void> {
-    await channel.end();
-    if (this.#channels.get(channel.runId) === channel) this.#channels.delete(channel.runId);
+  /**
+   * Ends the channel (after its last write), runs `then` (recording the run's end: its status, the
+   * chat freed) and forgets it. Until `then` is done, readers here see the channel ended, not the
+   * log's old status, and `finished` lets a response wait for it, so a client that reads the last
+   * item and at once sends the next request finds the run's end recorded.
+   */
+  async close(channel: RunChannel, then?: () => Promise<void>): Promise<void> {
+    const runId = channel.runId;
+    try {
+      await channel.end();
+      await then?.();
+    } finally {
+      if (this.#channels.get(runId) === channel) this.#channels.delete(runId);
+      channel.closed();
+    }
+  }
+
+  /**
+   * Settles once the end of `runId`, whose last item a reader has, is recorded (its chat freed,
+   * then its status). Driven elsewhere: once the log no longer says it runs, waiting at most a few
+   * seconds (a driver that died meanwhile has its end recorded by whoever takes the run over).
+   */
+  async finished(runId: string): Promise<void> {
+    const channel = this.#channels.get(runId);
+    if (channel) return channel.finished;
+    const until = Date.now() + 5_000;
+    while (Date.now() < until) {
+      if ((await this.#log.getRun(runId))?.status !== "running") return;
+      await this.#follower.wait(runId, Number.MAX_SAFE_INTEGER, until - Date.now());
+    }
   }
 
   /** Runs driven here now. */
@@ -192,13 +231,35 @@ export class RunHub {
       const tail = channel.readTail(after, limit);
       if (tail !== undefined) return { entries: tail, live: channel.live };
       await channel.flushed();
+      const entries = await this.#log.read(runId, after, limit);
+      return { entries, live: channel.live && this.#channels.get(runId) === channel };
     }
+    // Driven elsewhere, or nowhere. The status is read first: a run that was not running then had
+    // written its last item already, so the read after it misses nothing.
+    const run = await this.#log.getRun(runId);
     const entries = await this.#log.read(runId, after, limit);
-    return { entries, live: channel?.live === true && this.#channels.get(runId) === channel };
+    return { entries, live: run?.status === "running" };
   }
 
-  /** Waits for an item of `runId` after `after` (false) or `timeoutMs` (true); at once when it is not driven here. */
+  /** Waits for an item of `runId` after `after` (false) or `timeoutMs` (true), wherever it is driven. */
   wait(runId: string, after: number, timeoutMs: number, waker?: Waker): Promise<boolean> {
-    return this.#channels.get(runId)?.wait(after, timeoutMs, waker) ?? Promise.resolve(false);
+    const channel = this.#channels.get(runId);
+    if (channel) return channel.wait(after, timeoutMs, waker);
+    return this.#follower.wait(runId, after, timeoutMs, waker);
+  }
+
+  /** Another process wrote to `runId` (a notice from the log): readers following it read again. */
+  noticed(runId: string): void {
+    this.#follower.noticed(runId);
+  }
+
+  /** Whether notices from the log arrive: readers of runs driven elsewhere poll less often when they do. */
+  set notices(on: boolean) {
+    this.#follower.notices = on;
+  }
+
+  /** Wakes every reader following another process's run (shutdown). */
+  stop(): void {
+    this.#follower.close();
   }
 }

@@ -1,21 +1,16 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { Agent } from "../agent/agent.js";
 import type { Redactor } from "../core/redact.js";
-import type { AgentEvent } from "../core/vocabulary/events.js";
-import type { RunStatus } from "../core/vocabulary/status.js";
-import { ApprovalRequiredError } from "../features/approval/approval.js";
 import { emptyUsage } from "../loop/usage.js";
 import type { Store } from "../store/store.js";
 import type { AgentTable } from "./agents.js";
 import { attachmentNotes } from "./attachments.js";
 import { refuse } from "./errors.js";
-import type { ApprovalItem, LogItem } from "./log-items.js";
-import { EventNormalizer, type LeftOpen } from "./normalize.js";
-import { describe, failBeforeStart, openParts } from "./run-closing.js";
-import type { RunChannel, RunHub } from "./run-hub.js";
+import { RunDriver } from "./run-driver.js";
+import type { RunHub } from "./run-hub.js";
+import { RunRecovery } from "./run-recovery.js";
 import { RunSlots } from "./run-slots.js";
 import type { ChatRecord, RunRecord, ServeLog, ServeRunStatus } from "./serve-log.js";
-import { parseOutput } from "./tool-output.js";
 import { type Turn, turnSession } from "./turn-session.js";
 
 /** One decision on an approval the server handed out. */
@@ -34,22 +29,28 @@ export interface RunManagerOptions {
   redactor: Redactor;
   /** Most runs one principal may have running at once. */
   maxActiveRuns: number;
+  /** How long this process's claim on a run it drives holds unless renewed (ms). */
+  leaseMs: number;
 }
 
 /**
  * Starts, continues and stops runs for HTTP callers, each a durable glassloop run on the store,
  * and writes what they emit to the serve log. A run goes on when its HTTP response closes; only
- * `cancel` (or the run's own limits) stops it.
+ * `cancel` (or the run's own limits) stops it. Several processes may share the log: any of them
+ * takes approvals and cancels for any run, and the runs of one that died are taken over.
  */
 export class RunManager {
   readonly #o: RunManagerOptions;
-  readonly #aborts = new Map<string, AbortController>();
   readonly #slots: RunSlots;
-  readonly #drivers = new Set<Promise<void>>();
+  readonly #driver: RunDriver;
+  readonly #recovery: RunRecovery;
 
   constructor(options: RunManagerOptions) {
     this.#o = options;
     this.#slots = new RunSlots(options.maxActiveRuns);
+    const { log, hub, redactor, agents, leaseMs } = options;
+    this.#driver = new RunDriver({ log, hub, redactor, slots: this.#slots, leaseMs });
+    this.#recovery = new RunRecovery({ log, agents, driver: this.#driver, slots: this.#slots, leaseMs });
   }
 
   /**
@@ -82,6 +83,8 @@ export class RunManager {
         ...(turn.replaces && { replaces: turn.replaces.runId }),
         ...(turn.messageId !== undefined && { messageId: turn.messageId }),
         attachments: attachmentNotes({ images: [...(asked.images ?? [])], files: [...(asked.files ?? [])] }),
+        driver: this.#driver.id,
+        leaseUntil: this.#driver.leaseUntil(),
       });
     } catch (error) {
       this.#slots.release(principal);
@@ -92,7 +95,7 @@ export class RunManager {
     const run = (await log.getRun(runId)) as RunRecord;
     const made = agent;
     const { input, session, images, files } = asked;
-    this.#drive(
+    this.#driver.drive(
       run,
       -1,
       undefined,
@@ -157,10 +160,11 @@ export class RunManager {
     const reject = decisions
       .filter((d) => !d.approved)
       .map((d) => byId.get(d.approvalId)?.toolCallId as string);
+    // The decisions are recorded (one process won them): this one drives the run on.
+    await log.driveRun(run.runId, this.#driver.id, this.#driver.leaseUntil());
     const fresh = (await log.getRun(run.runId)) as RunRecord;
-    await log.setRunStatus(run.runId, "running");
     const made = agent;
-    this.#drive(
+    this.#driver.drive(
       fresh,
       fresh.lastSeq,
       { kind: "resumed", reason: "approval" },
@@ -170,14 +174,17 @@ export class RunManager {
     return { run: fresh, after: fresh.lastSeq };
   }
 
-  /** Stops a running run (it ends `aborted`), or discards one waiting for approval. */
+  /**
+   * Stops a running run (it ends `aborted`), wherever it is driven: here at once, in another
+   * process through the log. A run waiting for approval is discarded.
+   */
   async cancel(principal: string, runId: string): Promise<ServeRunStatus> {
     const { log, hub } = this.#o;
     const run = await log.getRun(runId);
     if (!run || run.principal !== principal) throw refuse.notFound("run");
-    const abort = this.#aborts.get(runId);
-    if (abort) {
-      abort.abort(new Error("cancelled by the client"));
+    if (this.#driver.abort(runId, "cancelled by the client")) return "running";
+    if (run.status === "running") {
+      await log.requestCancel(runId);
       return "running";
     }
     if (run.status !== "awaiting_approval") return run.status;
@@ -201,131 +208,36 @@ export class RunManager {
         },
       },
     ]);
-    await hub.close(channel);
-    await log.setRunStatus(runId, "aborted");
-    await log.releaseChat(principal, run.chatId, runId);
+    await hub.close(channel, async () => {
+      await log.releaseChat(principal, run.chatId, runId);
+      await log.setRunStatus(runId, "aborted");
+    });
     return "aborted";
   }
 
+  /** Another process asked (through the log's notice) to stop a run: stops it if it is driven here. */
+  cancelled(runId: string): void {
+    this.#driver.abort(runId, "cancelled by the client");
+  }
+
   /**
-   * Runs the log says are running, while nothing here drives them: their process stopped. Each is
-   * resumed from its last checkpoint, or, when it cannot be, ended as `interrupted` with a reason.
+   * Keeps this process's leases from now until `stop`; with `recover`, also takes over the runs
+   * dead processes left running (resumed from their last checkpoints, or reported), now and
+   * whenever another process dies.
    */
-  async recover(): Promise<void> {
-    const { log, hub } = this.#o;
-    for (const run of await log.listRunning()) {
-      if (hub.get(run.runId)) continue;
-      const open = await openParts(log, run.runId);
-      let agent: Agent<unknown, unknown> | undefined;
-      try {
-        agent = await this.#o.agents.make(run.agent);
-      } catch (error) {
-        await this.#interrupt(run, `its agent could not be made: ${(error as Error).message}`);
-        continue;
-      }
-      this.#slots.add(run.principal);
-      const made = agent;
-      this.#drive(
-        run,
-        run.lastSeq,
-        { kind: "resumed", reason: "restart" },
-        (onEvent, signal) => made.resume(run.runId, { stream: true, onEvent, signal }),
-        made,
-        open,
-      );
-    }
+  async start(recover: boolean): Promise<void> {
+    this.#recovery.start(recover);
+    if (recover) await this.#recovery.recover();
   }
 
   /** Waits for every run driven here to settle (tests, shutdown). */
   async settled(): Promise<void> {
-    while (this.#drivers.size > 0) await Promise.all([...this.#drivers]);
+    await this.#driver.settled();
   }
 
-  /** Aborts every run driven here (shutdown: they stay resumable from their checkpoints). */
-  abortAll(): void {
-    for (const abort of this.#aborts.values()) abort.abort(new Error("the server is stopping"));
-  }
-
-  async #interrupt(run: RunRecord, message: string): Promise<void> {
-    const { log, hub } = this.#o;
-    const channel = hub.open(run.runId, run.lastSeq);
-    channel.append([
-      ...new EventNormalizer("x", this.#o.redactor, await openParts(log, run.runId)).closeAll(),
-      { kind: "interrupted", message },
-    ]);
-    await hub.close(channel);
-    await log.setRunStatus(run.runId, "interrupted");
-    await log.releaseChat(run.principal, run.chatId, run.runId);
-  }
-
-  #drive(
-    run: RunRecord,
-    after: number,
-    marker: LogItem | undefined,
-    go: (onEvent: (event: AgentEvent) => void, signal: AbortSignal) => Promise<unknown>,
-    agent: Agent<unknown, unknown>,
-    openAtStart: LeftOpen = {},
-  ): void {
-    const { log, hub, redactor } = this.#o;
-    const channel = hub.open(run.runId, after);
-    const normalizer = new EventNormalizer(`${after + 1}-`, redactor, openAtStart);
-    const abort = new AbortController();
-    this.#aborts.set(run.runId, abort);
-    let status: RunStatus | undefined;
-    let usage = run.usage;
-    if (marker) channel.append([...normalizer.closeAll(), marker]);
-    const onEvent = (event: AgentEvent) => {
-      if (event.type === "run_end") {
-        status = event.status;
-        usage = event.usage;
-      }
-      // The normalizer scrubs: deltas as streams (a secret split across two is caught), the rest whole.
-      channel.append(normalizer.push(event));
-    };
-    const driver = (async () => {
-      try {
-        await go(onEvent, abort.signal);
-      } catch (error) {
-        if (error instanceof ApprovalRequiredError) await this.#pause(run, channel, normalizer, error);
-        else if (status === undefined)
-          failBeforeStart(run, channel, normalizer, redactor.text(describe(error)));
-      }
-      if (status === undefined) status = "failed";
-      const final: ServeRunStatus = status;
-      await hub.close(channel);
-      if (channel.failure !== undefined)
-        console.error(`glassloop serve: writing run ${run.runId} to the log failed:`, channel.failure);
-      await log.setRunStatus(run.runId, final, usage);
-      if (final !== "awaiting_approval") await log.releaseChat(run.principal, run.chatId, run.runId);
-    })()
-      .catch((error: unknown) => console.error(`glassloop serve: run ${run.runId}:`, error))
-      .finally(async () => {
-        this.#aborts.delete(run.runId);
-        this.#slots.release(run.principal);
-        this.#drivers.delete(driver);
-        await agent.close().catch(() => {});
-      });
-    this.#drivers.add(driver);
-  }
-
-  async #pause(
-    run: RunRecord,
-    channel: RunChannel,
-    normalizer: EventNormalizer,
-    error: ApprovalRequiredError,
-  ): Promise<void> {
-    const approvals: (ApprovalItem & { validated: string })[] = error.pending.map((p) => ({
-      approvalId: `appr_${randomBytes(18).toString("base64url")}`,
-      toolCallId: p.toolCallId,
-      toolName: p.toolName,
-      input: this.#o.redactor.value(parseOutput(p.arguments)),
-      validated: p.arguments,
-    }));
-    await this.#o.log.addApprovals(run.runId, approvals);
-    const held = normalizer.takeHeldEnd();
-    channel.append([
-      { kind: "approval", approvals: approvals.map(({ validated: _v, ...shown }) => shown) },
-      ...(held ? [{ kind: "event" as const, event: held }] : []),
-    ]);
+  /** Stops watching for other processes' runs and aborts every run driven here (shutdown). */
+  async stop(): Promise<void> {
+    await this.#recovery.stop();
+    this.#driver.abortAll("the server is stopping");
   }
 }

@@ -52,9 +52,28 @@ export interface RunRecord {
   attachments?: AttachmentNote[];
   /** The sequence number of the last stored item (-1: none yet). */
   lastSeq: number;
+  /** The server process driving the run while it is `running` (see `driverId`). */
+  driver?: string;
+  /** Until when (ms since the epoch) that process's claim holds unless it renews it. */
+  leaseUntil?: number;
+  /** A client asked to stop the run; the process driving it stops it. */
+  cancelRequested?: boolean;
   createdAt: number;
   updatedAt: number;
 }
+
+/** A run as `createRun` takes it: it starts `running`, driven by `driver` until `leaseUntil`. */
+export type NewServeRun = Omit<
+  RunRecord,
+  "lastSeq" | "createdAt" | "updatedAt" | "status" | "cancelRequested"
+>;
+
+/** What one server process tells the others through the log (Postgres: LISTEN/NOTIFY). */
+export type ServeNotice =
+  /** Items were appended to the run, or its status changed. */
+  | { kind: "items"; runId: string }
+  /** A client asked to stop the run. */
+  | { kind: "cancel"; runId: string };
 
 /** An approval the server handed out, bound to one call of one run. */
 export interface ApprovalRecord extends ApprovalItem {
@@ -78,7 +97,11 @@ export interface RunQuery {
   limit: number;
 }
 
-/** What the handler stores besides the glassloop store (SQLite: `SqliteServeLog`). */
+/**
+ * What the handler stores besides the glassloop store (`SqliteServeLog`, `PostgresServeLog`).
+ * Several server processes may share one log: each run names the process driving it and holds a
+ * lease that process renews, so another takes the run over only once the lease ran out.
+ */
 export interface ServeLog {
   getChat(principal: string, chatId: string): Promise<ChatRecord | undefined>;
   /** Creates the chat if new; the existing one (with its agent) otherwise. */
@@ -93,7 +116,7 @@ export interface ServeLog {
   /** Frees the chat if `runId` holds it. */
   releaseChat(principal: string, chatId: string, runId: string): Promise<void>;
 
-  createRun(run: Omit<RunRecord, "lastSeq" | "createdAt" | "updatedAt" | "status">): Promise<void>;
+  createRun(run: NewServeRun): Promise<void>;
   getRun(runId: string): Promise<RunRecord | undefined>;
   listChatRuns(principal: string, chatId: string): Promise<RunRecord[]>;
   /**
@@ -105,6 +128,27 @@ export interface ServeLog {
   listRunning(): Promise<RunRecord[]>;
   setRunStatus(runId: string, status: ServeRunStatus, usage?: RunUsage): Promise<void>;
   countActiveRuns(principal: string): Promise<number>;
+  /** Marks a run whose approvals were just decided as running again, driven by `driver` until `leaseUntil`. */
+  driveRun(runId: string, driver: string, leaseUntil: number): Promise<void>;
+  /**
+   * Takes a running run over from `expectDriver` (whose process is gone): false, and nothing
+   * written, when the run moved on or another process took it first.
+   */
+  takeOverRun(
+    runId: string,
+    driver: string,
+    leaseUntil: number,
+    expectDriver: string | undefined,
+  ): Promise<boolean>;
+  /** Extends the lease of every running run of `driver`; returns the ids of those a client asked to stop. */
+  renewLeases(driver: string, leaseUntil: number): Promise<string[]>;
+  /** Asks the process driving `runId` to stop it (it reads this when it renews its leases, or at once on a notice). */
+  requestCancel(runId: string): Promise<void>;
+  /**
+   * Calls `listener` when any process appends to a run, changes its status or asks to cancel it;
+   * returns the way to stop listening. Absent: other processes find out by polling the log.
+   */
+  subscribe?(listener: (notice: ServeNotice) => void): Promise<() => Promise<void>>;
 
   /** Appends entries (consecutive sequence numbers, in order) in one transaction. */
   append(runId: string, entries: readonly LogEntry[]): Promise<void>;
@@ -120,5 +164,6 @@ export interface ServeLog {
    */
   decide(decisions: readonly { approvalId: string; approved: boolean; reason?: string }[]): Promise<boolean>;
 
-  close(): void;
+  /** Closes the log (a Postgres log's promise settles once its connections are closed). */
+  close(): void | Promise<void>;
 }

@@ -7,6 +7,7 @@ import type { ApprovalItem, LogEntry } from "./log-items.js";
 import type {
   ApprovalRecord,
   ChatRecord,
+  NewServeRun,
   RunQuery,
   RunRecord,
   ServeLog,
@@ -35,7 +36,7 @@ create table if not exists serve_runs (
   run_id text primary key, principal text not null, chat_id text not null, agent text not null,
   model text not null, input text not null, status text not null, usage text,
   last_seq integer not null default -1, created_at integer not null, updated_at integer not null,
-  turn text
+  turn text, driver text, lease_until integer, cancel_requested integer not null default 0
 );
 create index if not exists serve_runs_chat on serve_runs (principal, chat_id, created_at);
 create index if not exists serve_runs_status on serve_runs (status);
@@ -49,6 +50,14 @@ create table if not exists serve_approvals (
 );
 create index if not exists serve_approvals_run on serve_approvals (run_id);
 `;
+
+/** Columns of serve_runs added after the first release (by ALTER on older files). */
+const ADDED_COLUMNS: readonly (readonly [string, string])[] = [
+  ["turn", "text"],
+  ["driver", "text"],
+  ["lease_until", "integer"],
+  ["cancel_requested", "integer not null default 0"],
+];
 
 /**
  * The serve log in SQLite (better-sqlite3, WAL): one file, default `.glassloop/serve.db`, or
@@ -78,9 +87,12 @@ export class SqliteServeLog implements ServeLog {
     this.#db.pragma("journal_mode = WAL");
     this.#db.pragma("synchronous = NORMAL");
     this.#db.exec(SCHEMA);
-    // Logs written before runs kept their session and files get the column, empty on old rows.
-    const columns = this.#db.pragma("table_info(serve_runs)") as { name: string }[];
-    if (!columns.some((c) => c.name === "turn")) this.#db.exec("alter table serve_runs add column turn text");
+    // Logs written before runs kept their session and files, or their driver, get the columns, empty on old rows.
+    const columns = new Set(
+      (this.#db.pragma("table_info(serve_runs)") as { name: string }[]).map((c) => c.name),
+    );
+    for (const [name, type] of ADDED_COLUMNS)
+      if (!columns.has(name)) this.#db.exec(`alter table serve_runs add column ${name} ${type}`);
   }
 
   async getChat(principal: string, chatId: string): Promise<ChatRecord | undefined> {
@@ -125,12 +137,25 @@ export class SqliteServeLog implements ServeLog {
     ).run(Date.now(), principal, chatId, runId);
   }
 
-  async createRun(run: Omit<RunRecord, "lastSeq" | "createdAt" | "updatedAt" | "status">): Promise<void> {
+  async createRun(run: NewServeRun): Promise<void> {
     const now = Date.now();
     this.#sql(
-      `insert into serve_runs (run_id, principal, chat_id, agent, model, input, status, created_at, updated_at, turn)
-         values (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
-    ).run(run.runId, run.principal, run.chatId, run.agent, run.model, run.input, now, now, turnOf(run));
+      `insert into serve_runs (run_id, principal, chat_id, agent, model, input, status, created_at, updated_at, turn,
+         driver, lease_until)
+         values (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)`,
+    ).run(
+      run.runId,
+      run.principal,
+      run.chatId,
+      run.agent,
+      run.model,
+      run.input,
+      now,
+      now,
+      turnOf(run),
+      run.driver ?? null,
+      run.leaseUntil ?? null,
+    );
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
@@ -191,6 +216,40 @@ export class SqliteServeLog implements ServeLog {
       "select count(*) as n from serve_runs where principal = ? and status = 'running'",
     ).get(principal) as { n: number };
     return row.n;
+  }
+
+  async driveRun(runId: string, driver: string, leaseUntil: number): Promise<void> {
+    this.#sql(
+      `update serve_runs set status = 'running', driver = ?, lease_until = ?, cancel_requested = 0, updated_at = ?
+         where run_id = ?`,
+    ).run(driver, leaseUntil, Date.now(), runId);
+  }
+
+  async takeOverRun(
+    runId: string,
+    driver: string,
+    leaseUntil: number,
+    expectDriver: string | undefined,
+  ): Promise<boolean> {
+    const result = this.#sql(
+      `update serve_runs set driver = ?, lease_until = ?, updated_at = ?
+         where run_id = ? and status = 'running' and driver is ?`,
+    ).run(driver, leaseUntil, Date.now(), runId, expectDriver ?? null);
+    return result.changes === 1;
+  }
+
+  async renewLeases(driver: string, leaseUntil: number): Promise<string[]> {
+    const rows = this.#sql(
+      `update serve_runs set lease_until = ? where driver = ? and status = 'running'
+         returning run_id, cancel_requested`,
+    ).all(leaseUntil, driver) as { run_id: string; cancel_requested: number }[];
+    return rows.filter((r) => r.cancel_requested === 1).map((r) => r.run_id);
+  }
+
+  async requestCancel(runId: string): Promise<void> {
+    this.#sql("update serve_runs set cancel_requested = 1 where run_id = ? and status = 'running'").run(
+      runId,
+    );
   }
 
   async append(runId: string, entries: readonly LogEntry[]): Promise<void> {

@@ -1,4 +1,7 @@
-/** The serve log's SQLite rows and how each becomes a record (and a new run's `turn` column). */
+/**
+ * The serve log's rows and how each becomes a record (and a new run's `turn` column): SQLite's as
+ * stored, Postgres's once its JSON columns are read as text (see postgres-serve-log.ts).
+ */
 import type { RunUsage } from "../core/vocabulary/usage.js";
 import type { ApprovalRecord, ChatRecord, RunRecord, ServeRunStatus } from "./serve-log.js";
 
@@ -23,6 +26,9 @@ export interface RunRow {
   status: ServeRunStatus;
   usage: string | null;
   turn: string | null;
+  driver: string | null;
+  lease_until: number | null;
+  cancel_requested: number;
   last_seq: number;
   created_at: number;
   updated_at: number;
@@ -64,6 +70,9 @@ export function runOf(row: RunRow): RunRecord {
     ...(row.usage !== null && { usage: JSON.parse(row.usage) as RunUsage }),
     ...(row.turn !== null && (JSON.parse(row.turn) as TurnFields)),
     lastSeq: row.last_seq,
+    ...(row.driver !== null && { driver: row.driver }),
+    ...(row.lease_until !== null && { leaseUntil: row.lease_until }),
+    ...(row.cancel_requested === 1 && { cancelRequested: true }),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -72,7 +72,11 @@ export function runEventStream(options: RunStreamOptions): ReadableStream<Uint8A
               const more = await hub.read(runId, after, 1);
               if (more.entries.length === 0) ended = true;
             }
-            if (ended && protocol.done) text += `data: ${protocol.done}\n\n`;
+            if (ended) {
+              // The last item is out: the response ends once the run's end is recorded (when driven here).
+              await hub.finished(runId);
+              if (protocol.done) text += `data: ${protocol.done}\n\n`;
+            }
             send(controller, text);
             if (ended) {
               controller.close();
@@ -82,6 +86,7 @@ export function runEventStream(options: RunStreamOptions): ReadableStream<Uint8A
           }
           if (!live) {
             // Nothing more will come from here (the run ended, paused, or is driven nowhere).
+            await hub.finished(runId);
             if (protocol.done) send(controller, `data: ${protocol.done}\n\n`);
             controller.close();
             finish();

@@ -3,6 +3,10 @@
  * models are test doubles, and a `useChat`-equivalent client built from the real `ai` pieces
  * (`AbstractChat` + `DefaultChatTransport`, which is what `@ai-sdk/react`'s `useChat` wraps).
  */
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   AbstractChat,
   type ChatState,
@@ -12,11 +16,14 @@ import {
   type UIMessage,
 } from "ai";
 import { z } from "zod";
-import { tool } from "../../src/index.js";
-import { createHandler, type ServeHandler, type ServeOptions } from "../../src/serve/index.js";
+import { type Store, tool } from "../../src/index.js";
+import { createHandler, type ServeHandler, type ServeLog, type ServeOptions } from "../../src/serve/index.js";
+import { PostgresServeLog } from "../../src/serve/postgres-serve-log.js";
 import { SqliteServeLog } from "../../src/serve/sqlite-serve-log.js";
+import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { FunctionModel, type ScriptStep } from "../../src/testing.js";
+import { freshSchema, POSTGRES_SKIP, postgresUrl } from "../helpers/postgres.js";
 
 /** Two callers with their own tokens. */
 export const ALICE = "alice-token-0123456789";
@@ -51,8 +58,8 @@ export function lastUser(messages: readonly { role: string; content?: unknown }[
 
 export interface Served {
   handler: ServeHandler;
-  store: SqliteStore;
-  log: SqliteServeLog;
+  store: Store;
+  log: ServeLog;
   /** A fetch bound to the handler (no network). */
   fetch: typeof fetch;
   close(): Promise<void>;
@@ -62,6 +69,86 @@ export interface Served {
 export function serve(options: Partial<ServeOptions> & Pick<ServeOptions, "agents">): Served {
   const store = new SqliteStore({ path: ":memory:" });
   const log = new SqliteServeLog(":memory:");
+  return served(options, store, log, () => {
+    log.close();
+    store.close();
+  });
+}
+
+/** A place the handler keeps its runs and log: SQLite files, or a fresh schema on the test Postgres. */
+export interface ServeBackend {
+  name: string;
+  /** Why it is skipped here, if it is. */
+  skip: string | undefined;
+  /** A fresh database; each `open()` on the returned place is another process's connection to it. */
+  fresh(): Promise<{ open(): Promise<{ store: Store; log: ServeLog; close(): Promise<void> }> }>;
+}
+
+/** SQLite files (WAL: several handlers may share them) and Postgres, the two logs a server can use. */
+export const SERVE_BACKENDS: readonly ServeBackend[] = [
+  {
+    name: "SqliteServeLog",
+    skip: undefined,
+    async fresh() {
+      const dir = mkdtempSync(join(tmpdir(), "glassloop-serve-log-"));
+      return {
+        async open() {
+          const store = new SqliteStore({ path: join(dir, "store.db") });
+          const log = new SqliteServeLog(join(dir, "serve.db"));
+          return {
+            store,
+            log,
+            async close() {
+              log.close();
+              store.close();
+              rmSync(dir, { recursive: true, force: true });
+            },
+          };
+        },
+      };
+    },
+  },
+  {
+    name: "PostgresServeLog",
+    skip: POSTGRES_SKIP,
+    async fresh() {
+      const url = await postgresUrl();
+      const schema = freshSchema();
+      return {
+        async open() {
+          const [store, log] = await Promise.all([
+            PostgresStore.connect({ url, schema }),
+            PostgresServeLog.connect({ url, schema }),
+          ]);
+          return {
+            store,
+            log,
+            async close() {
+              await Promise.all([log.close(), store.close()]);
+            },
+          };
+        },
+      };
+    },
+  },
+];
+
+/** A handler on a fresh database of `backend`. */
+export async function serveOn(
+  backend: ServeBackend,
+  options: Partial<ServeOptions> & Pick<ServeOptions, "agents">,
+): Promise<Served> {
+  const { store, log, close } = await (await backend.fresh()).open();
+  return served(options, store, log, close);
+}
+
+/** A handler on `store` and `log`, with a fetch bound to it; `done` closes what the handler does not own. */
+export function served(
+  options: Partial<ServeOptions> & Pick<ServeOptions, "agents">,
+  store: Store,
+  log: ServeLog,
+  done: () => void | Promise<void>,
+): Served {
   const handler = createHandler({
     auth: { tokens: { alice: ALICE, bob: BOB } },
     store,
@@ -83,8 +170,7 @@ export function serve(options: Partial<ServeOptions> & Pick<ServeOptions, "agent
     fetch: fetchImpl,
     async close() {
       await handler.close();
-      log.close();
-      store.close();
+      await done();
     },
   };
 }

@@ -13,8 +13,10 @@ options?: { auth, cors, limits, ... } } (see defineServe in glassloop/serve).
 
   --port n       the port (default 8787; 0 picks a free one)
   --host addr    the address to listen on (default 127.0.0.1: this machine only)
-  --db path      the store of runs and sessions (default GLASSLOOP_DB or .glassloop/glassloop.db)
-  --log path     the serve log: streams, chats, approvals (default .glassloop/serve.db)
+  --db path      the store of runs and sessions (default GLASSLOOP_DB or .glassloop/glassloop.db),
+                 or a postgres:// URL
+  --log path     the serve log: streams, chats, approvals (default .glassloop/serve.db), or a
+                 postgres:// URL: several serve processes on one Postgres share their runs
 
 Callers authenticate with a bearer token from GLASSLOOP_SERVE_TOKENS (comma-separated,
 name=token), or the module's options.auth. With neither, a token is made for this process and
@@ -36,10 +38,9 @@ const serve: Command = {
     const module = await loadServeModule(file, io);
     const v = parsed.values;
     const port = v.port === undefined ? 8787 : whole(v.port, "--port");
-    const [{ createHandler }, { startServer }, { SqliteStore }] = await Promise.all([
+    const [{ createHandler }, { startServer }] = await Promise.all([
       import("../../serve/handler.js"),
       import("../../serve/node-server.js"),
-      import("../../store/sqlite/sqlite-store.js"),
     ]);
     const options = module.options ?? {};
     let token: string | undefined;
@@ -48,11 +49,12 @@ const serve: Command = {
       token = randomBytes(24).toString("base64url");
       auth = { tokens: { local: token } };
     }
+    const store = options.store === undefined && v.db !== undefined ? await openStore(v.db) : undefined;
     const handler = createHandler({
       ...options,
       agents: module.agents,
       ...(auth !== undefined && { auth }),
-      ...(options.store === undefined && v.db !== undefined && { store: new SqliteStore({ path: v.db }) }),
+      ...(store !== undefined && { store }),
       ...(v.log !== undefined && { log: v.log }),
     });
     const server = await startServer({ handler, port, host: v.host ?? "127.0.0.1" });
@@ -69,6 +71,7 @@ const serve: Command = {
     });
     io.stderr.write("glassloop serve: stopping\n");
     await server.close();
+    await store?.close();
     await module.close?.();
     return EXIT.ok;
   },
@@ -87,6 +90,16 @@ function parse(args: string[]) {
       log: { type: "string" },
     },
   });
+}
+
+/** The store `--db` names: a Postgres URL or a SQLite file. */
+async function openStore(location: string) {
+  if (/^postgres(ql)?:\/\//i.test(location)) {
+    const { PostgresStore } = await import("../../store/postgres/postgres-store.js");
+    return PostgresStore.connect({ url: location });
+  }
+  const { SqliteStore } = await import("../../store/sqlite/sqlite-store.js");
+  return new SqliteStore({ path: location });
 }
 
 function whole(text: string, flag: string): number {

@@ -97,13 +97,15 @@ export const PG_SCHEMA_VERSION = PG_MIGRATIONS.at(-1)?.version ?? 0;
 
 /**
  * Brings `schema` up to date in one transaction under an advisory lock, so processes that open the
- * store at the same moment migrate once. A schema from a newer glassloop is refused.
+ * store at the same moment migrate once. A schema from a newer glassloop is refused. Each table set
+ * (the store's, the serve log's) keeps its own version in its own `versionTable`.
  */
 export async function migratePg(
   client: PgClient,
   schema: string,
   location: string,
-  migrations = PG_MIGRATIONS,
+  migrations: readonly PgMigration[] = PG_MIGRATIONS,
+  versionTable = "schema_version",
 ): Promise<void> {
   const latest = migrations.at(-1)?.version ?? 0;
   await client.query("BEGIN");
@@ -111,9 +113,9 @@ export async function migratePg(
     await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`glassloop:migrate:${schema}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
     await client.query(
-      "CREATE TABLE IF NOT EXISTS schema_version (only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row), version integer NOT NULL)",
+      `CREATE TABLE IF NOT EXISTS ${quoteIdent(versionTable)} (only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row), version integer NOT NULL)`,
     );
-    const found = await client.query<{ version: number }>("SELECT version FROM schema_version");
+    const found = await client.query<{ version: number }>(`SELECT version FROM ${quoteIdent(versionTable)}`);
     const current = found.rows[0]?.version ?? 0;
     if (current > latest) throw new SchemaTooNewError(location, current, latest);
     for (const migration of migrations) {
@@ -122,7 +124,7 @@ export async function migratePg(
     }
     if (current < latest) {
       await client.query(
-        "INSERT INTO schema_version (version) VALUES ($1) ON CONFLICT (only_row) DO UPDATE SET version = excluded.version",
+        `INSERT INTO ${quoteIdent(versionTable)} (version) VALUES ($1) ON CONFLICT (only_row) DO UPDATE SET version = excluded.version`,
         [latest],
       );
     }

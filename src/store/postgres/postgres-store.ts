@@ -1,4 +1,3 @@
-import { hostname } from "node:os";
 import { ConfigError } from "../../core/errors.js";
 import type { Message } from "../../core/vocabulary/messages.js";
 import type { StoredRunStatus } from "../../core/vocabulary/status.js";
@@ -18,28 +17,13 @@ import type {
   StoredRunEnd,
   StoredRunSummary,
 } from "../store.js";
-import { loadPg, type PgClient, type PgPool, pgTypes } from "./pg-driver.js";
-import { describeUrl, translatePgError } from "./pg-errors.js";
-import { migratePg, quoteIdent } from "./pg-migrations.js";
+import type { PgClient, PgPool } from "./pg-driver.js";
 import { PgNotes } from "./pg-notes.js";
+import { migrateTarget, openPgPool, type PostgresOptions, pgTransaction } from "./pg-pool.js";
 import { PgRuns } from "./pg-runs.js";
 import { PgSessions } from "./pg-sessions.js";
 
-/** How the Postgres store connects. */
-export interface PostgresOptions {
-  /** `postgres://user:password@host:port/database`; default `GLASSLOOP_POSTGRES_URL`. */
-  url?: string;
-  /** The schema that holds glassloop's tables, created if missing (default `glassloop`). */
-  schema?: string;
-  /** Connections in the pool (default 10). */
-  maxConnections?: number;
-  /** How long connecting may take before DatabaseOpenError (default 10,000 ms). */
-  connectTimeoutMs?: number;
-  /** How long a write waits for another process's row lock before DatabaseLockedError (default 5,000 ms). */
-  lockTimeoutMs?: number;
-}
-
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+export type { PostgresOptions } from "./pg-pool.js";
 
 /**
  * The `Store` on Postgres, for runs shared by many processes and machines: the same tables as
@@ -70,55 +54,9 @@ export class PostgresStore implements Store {
    * server that is not there or refuses the login, is a DatabaseOpenError naming the server.
    */
   static async connect(options: PostgresOptions = {}): Promise<PostgresStore> {
-    const url = options.url ?? process.env.GLASSLOOP_POSTGRES_URL;
-    if (url === undefined || url === "")
-      throw new ConfigError("PostgresStore needs a URL: pass { url } or set GLASSLOOP_POSTGRES_URL");
-    const schema = options.schema ?? "glassloop";
-    if (!SCHEMA_NAME.test(schema))
-      throw new ConfigError(
-        `Invalid schema name ${JSON.stringify(schema)}: use a-z, 0-9 and _, up to 63 characters`,
-      );
-    const location = describeUrl(url);
-    // Named by its length only: a string that is not a URL may be a secret pasted in the wrong place.
-    if (location === undefined)
-      throw new ConfigError(
-        `The Postgres URL (${url.length} characters) is not a valid Postgres URL: use postgres://user:password@host:port/database`,
-      );
-    const pg = loadPg();
-    const lockTimeout = options.lockTimeoutMs ?? 5_000;
-    let pool: PgPool;
-    try {
-      pool = new pg.Pool({
-        connectionString: url,
-        max: options.maxConnections ?? 10,
-        connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
-        idleTimeoutMillis: 30_000,
-        // Unqualified table names resolve in glassloop's schema; row locks wait a bounded time.
-        options: `-c search_path=${quoteIdent(schema)} -c lock_timeout=${Math.max(1, Math.floor(lockTimeout))}`,
-        application_name: `glassloop ${hostname()}:${process.pid}`,
-        types: pgTypes(pg),
-      });
-    } catch {
-      // pg parses the URL in the constructor: the cause would quote it, password and all.
-      throw new ConfigError(
-        `${location} is not a valid Postgres URL: use postgres://user:password@host:port/database`,
-      );
-    }
-    // An idle connection the server drops must not crash the process; the next query reconnects.
-    pool.on("error", () => {});
-    const store = new PostgresStore(pool, location, schema);
-    try {
-      const client = await pool.connect();
-      try {
-        await migratePg(client, schema, location);
-      } finally {
-        client.release();
-      }
-    } catch (error) {
-      await pool.end().catch(() => {});
-      throw translatePgError(error, location);
-    }
-    return store;
+    const target = openPgPool(options, "PostgresStore");
+    await migrateTarget(target);
+    return new PostgresStore(target.pool, target.location, target.schema);
   }
 
   async createRun(run: NewRun): Promise<void> {
@@ -217,40 +155,12 @@ export class PostgresStore implements Store {
     return this.#closed;
   }
 
-  /**
-   * One transaction on one pooled connection. Reads run in a REPEATABLE READ snapshot, so a run
-   * and its transcript are read as of one moment; writes in READ COMMITTED with row locks;
-   * `single` work is one statement, a transaction by itself.
-   */
+  /** One transaction on one pooled connection (see pgTransaction). */
   async #tx<T>(
     work: (client: PgClient) => Promise<T>,
     kind: "read" | "write" | "single" = "write",
   ): Promise<T> {
     if (this.#closed) throw new ConfigError(`The Postgres store ${this.location} is closed`);
-    let client: PgClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (error) {
-      throw translatePgError(error, this.location);
-    }
-    let broken: Error | undefined;
-    const single = kind === "single";
-    try {
-      if (!single)
-        await client.query(kind === "read" ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN");
-      const result = await work(client);
-      if (!single) await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      if (!single) {
-        await client.query("ROLLBACK").catch((rollback: Error) => {
-          broken = rollback;
-        });
-      }
-      throw translatePgError(error, this.location);
-    } finally {
-      // A connection that cannot even roll back is dropped rather than handed to the next caller.
-      client.release(broken);
-    }
+    return pgTransaction({ pool: this.#pool, location: this.location }, work, kind);
   }
 }

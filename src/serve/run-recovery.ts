@@ -1,0 +1,124 @@
+import { hostname } from "node:os";
+import type { Agent } from "../agent/agent.js";
+import type { AgentTable } from "./agents.js";
+import { openParts } from "./run-closing.js";
+import type { RunDriver } from "./run-driver.js";
+import type { RunSlots } from "./run-slots.js";
+import type { RunRecord, ServeLog } from "./serve-log.js";
+
+/** What recovery needs from the handler. */
+export interface RunRecoveryOptions {
+  log: ServeLog;
+  agents: AgentTable;
+  driver: RunDriver;
+  slots: RunSlots;
+  /** How long a claim on a run holds without renewal (ms); renewed four times as often. */
+  leaseMs: number;
+}
+
+/**
+ * Keeps this process's claims on the runs it drives, and takes over the runs of processes that
+ * are gone. Each tick renews this process's leases (and stops the runs a client asked another
+ * process to cancel), then looks for running runs whose driver stopped renewing: its lease ran
+ * out, or it was a process on this host that no longer exists. Each such run is claimed in the
+ * log (one process wins) and resumed from its last checkpoint, or, when its agent cannot be
+ * made, ended as `interrupted` with the reason.
+ */
+export class RunRecovery {
+  readonly #o: RunRecoveryOptions;
+  #timer: NodeJS.Timeout | undefined;
+  #ticking: Promise<void> | undefined;
+  #stopped = false;
+  #takeOver = true;
+
+  constructor(options: RunRecoveryOptions) {
+    this.#o = options;
+  }
+
+  /** Takes over what dead processes left running, once. */
+  async recover(): Promise<void> {
+    const { log, driver } = this.#o;
+    const now = Date.now();
+    for (const run of await log.listRunning()) {
+      if (this.#stopped) return;
+      if (driver.has(run.runId) || !driverGone(run, driver.id, now)) continue;
+      if (!(await log.takeOverRun(run.runId, driver.id, driver.leaseUntil(), run.driver))) continue;
+      await this.#resume(run);
+    }
+  }
+
+  /** Renews leases (and, with `takeOver`, recovers) every `leaseMs / 4` from now on, until `stop`. */
+  start(takeOver: boolean): void {
+    if (this.#timer || this.#stopped) return;
+    this.#takeOver = takeOver;
+    this.#timer = setInterval(
+      () => {
+        this.#ticking ??= this.#tick().finally(() => {
+          this.#ticking = undefined;
+        });
+      },
+      Math.max(10, Math.floor(this.#o.leaseMs / 4)),
+    );
+    this.#timer.unref();
+  }
+
+  /** Stops the ticks (the leases then run out: another process takes the runs left running). */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#ticking;
+  }
+
+  async #tick(): Promise<void> {
+    const { log, driver } = this.#o;
+    try {
+      const cancelled = await log.renewLeases(driver.id, driver.leaseUntil());
+      for (const runId of cancelled) driver.abort(runId, "cancelled by the client");
+      if (this.#takeOver) await this.recover();
+    } catch (error) {
+      console.error("glassloop serve: renewing leases or taking over runs failed:", error);
+    }
+  }
+
+  async #resume(run: RunRecord): Promise<void> {
+    const { log, agents, driver, slots } = this.#o;
+    const open = await openParts(log, run.runId);
+    let agent: Agent<unknown, unknown>;
+    try {
+      agent = await agents.make(run.agent);
+    } catch (error) {
+      await driver.interrupt(run, `its agent could not be made: ${(error as Error).message}`);
+      return;
+    }
+    slots.add(run.principal);
+    driver.drive(
+      run,
+      run.lastSeq,
+      { kind: "resumed", reason: "restart" },
+      (onEvent, signal) => agent.resume(run.runId, { stream: true, onEvent, signal }),
+      agent,
+      open,
+    );
+  }
+}
+
+/**
+ * Whether the process named as a running run's driver is gone: none is named (a run written
+ * before drivers were), its lease ran out, or it was a process on this host that has exited.
+ */
+export function driverGone(run: RunRecord, me: string, now: number): boolean {
+  if (run.driver === undefined) return true;
+  if (run.driver === me) return false;
+  if (run.leaseUntil === undefined || run.leaseUntil < now) return true;
+  const [host, text] = run.driver.split("/");
+  const pid = Number(text);
+  if (host !== hostname() || !Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code !== "EPERM";
+  }
+}
