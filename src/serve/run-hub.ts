@@ -1,4 +1,4 @@
-import type { LogEntry, LogItem } from "./log-items.js";
+import { endsSegment, type LogEntry, type LogItem } from "./log-items.js";
 import { RunFollower, type Waker } from "./run-follow.js";
 import type { ServeLog } from "./serve-log.js";
 
@@ -234,11 +234,15 @@ export class RunHub {
       const entries = await this.#log.read(runId, after, limit);
       return { entries, live: channel.live && this.#channels.get(runId) === channel };
     }
-    // Driven elsewhere, or nowhere. The status is read first: a run that was not running then had
-    // written its last item already, so the read after it misses nothing.
-    const run = await this.#log.getRun(runId);
+    // Driven elsewhere, or nowhere. Whether more may come matters only when nothing came, or a
+    // pause came last: then the status is read, and the items again after it (a run that was not
+    // running then had written its last item already, so that read misses nothing).
     const entries = await this.#log.read(runId, after, limit);
-    return { entries, live: run?.status === "running" };
+    const last = entries.at(-1);
+    if (last !== undefined && !endsSegment(last.item)) return { entries, live: true };
+    const run = await this.#log.getRun(runId);
+    if (run?.status === "running") return { entries, live: true };
+    return { entries: await this.#log.read(runId, after, limit), live: false };
   }
 
   /** Waits for an item of `runId` after `after` (false) or `timeoutMs` (true), wherever it is driven. */

@@ -123,7 +123,7 @@ for (const backend of SERVE_BACKENDS)
         const from = whole.findIndex((e) => e.id === id) + 1;
         expect(events).toEqual(whole.slice(from).map((e) => e.data));
       }
-    });
+    }, 120_000);
 
     it("a second tab reading the same run live sees the same events as the first", async () => {
       served = await serveOn(backend, { agents: { slow: slow(50, 10) } });
