@@ -140,6 +140,7 @@ const statusUpdate = z.looseObject({
   contextId: z.string().max(200).default(""),
   status,
   final: z.boolean().optional(),
+  metadata,
 });
 const artifactUpdate = z.looseObject({
   taskId: z.string().max(200),
@@ -153,7 +154,13 @@ const artifactUpdate = z.looseObject({
 export type PeerEvent =
   | { kind: "task"; task: Task }
   | { kind: "message"; message: Message }
-  | { kind: "status"; taskId: string; contextId: string; status: TaskStatus }
+  | {
+      kind: "status";
+      taskId: string;
+      contextId: string;
+      status: TaskStatus;
+      metadata?: Record<string, unknown>;
+    }
   | { kind: "artifact"; taskId: string; artifact: Artifact; append: boolean };
 
 /** Reads a `SendMessage` result or a stream event (1.0's one-of keys, or v0.3's `kind`). */
@@ -180,6 +187,7 @@ export function peerEventOf(result: unknown): PeerEvent | undefined {
           taskId: parsed.data.taskId,
           contextId: parsed.data.contextId,
           status: parsed.data.status,
+          ...(parsed.data.metadata && { metadata: parsed.data.metadata }),
         }
       : undefined;
   }

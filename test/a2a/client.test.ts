@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { A2AClient, a2aAgent } from "../../src/a2a/index.js";
 import { Agent } from "../../src/index.js";
-import { ScriptedModel } from "../../src/testing.js";
+import { FunctionModel, ScriptedModel } from "../../src/testing.js";
 import { echo, support } from "./fixtures/agents.js";
 import { ALICE, serveA2A } from "./harness.js";
 import { sdkServer } from "./sdk-server.js";
@@ -111,5 +111,32 @@ describe("glassloop's A2A client against glassloop's A2A server", () => {
     ]);
     expect(JSON.parse(content)).toMatchObject({ state: "completed", text: "done: refunded A-1001" });
     expect(content).not.toContain(ALICE);
+  });
+
+  it("rolls the peer's reported usage into the calling run only when told to (countUsage)", async () => {
+    const costly = () => ({
+      model: new FunctionModel(() => ({ text: "spent", usage: { inputTokens: 5_000, outputTokens: 700 } })),
+    });
+    const served = await serveA2A({ agents: { costly } });
+    closers.push(served.close);
+    const usageOf = async (countUsage: boolean) => {
+      const t = await a2aAgent(`${served.url}/a2a/costly/`, { token: ALICE, countUsage });
+      const agent = new Agent({
+        model: new ScriptedModel([
+          {
+            toolCalls: [{ name: t.name, args: { message: "go" } }],
+            usage: { inputTokens: 10, outputTokens: 1 },
+          },
+          { text: "finished", usage: { inputTokens: 10, outputTokens: 1 } },
+        ]),
+        tools: [t],
+      });
+      return (await agent.run("go")).usage;
+    };
+    const counted = await usageOf(true);
+    expect(counted.inputTokens).toBe(5_020);
+    expect(counted.outputTokens).toBe(702);
+    const own = await usageOf(false);
+    expect(own.inputTokens).toBe(20);
   });
 });

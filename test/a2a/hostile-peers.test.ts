@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { A2AClient, A2APeerError, a2aAgent } from "../../src/a2a/index.js";
-import { Agent, ApprovalRequiredError, tool } from "../../src/index.js";
+import { Agent, ApprovalRequiredError, BudgetExceededError, tool } from "../../src/index.js";
 import { ScriptedModel } from "../../src/testing.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
@@ -331,5 +331,118 @@ describe("a peer's words", () => {
     });
     await expect(agent.run("check")).rejects.toBeInstanceOf(ApprovalRequiredError);
     expect(refunded).toBe(false);
+  });
+});
+
+describe("a peer's usage report", () => {
+  const completed = (usage: unknown) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      result: {
+        task: {
+          id: "t",
+          contextId: "c",
+          status: { state: "TASK_STATE_COMPLETED" },
+          artifacts: [{ artifactId: "a", parts: [{ text: "ok" }] }],
+          metadata: { usage },
+        },
+      },
+    });
+  const callerUsage = async (usage: unknown) => {
+    const p = await peer(
+      (url) => cardAt(url, { capabilities: { streaming: false } }),
+      (_req, res) => res.end(completed(usage)),
+    );
+    const t = await a2aAgent(p.url, { countUsage: true });
+    const agent = new Agent({
+      model: new ScriptedModel([
+        {
+          toolCalls: [{ name: t.name, args: { message: "go" } }],
+          usage: { inputTokens: 10, outputTokens: 1 },
+        },
+        { text: "done", usage: { inputTokens: 10, outputTokens: 1 } },
+      ]),
+      tools: [t],
+      limits: { maxTokens: 1_000_000 },
+    });
+    return (await agent.run("go")).usage;
+  };
+
+  it("with impossible numbers (negative, NaN-like, cached over input) counts nothing, so no budget shrinks", async () => {
+    for (const lie of [
+      {
+        requests: 1,
+        inputTokens: -100_000_000,
+        outputTokens: 0,
+        cachedInputTokens: 0,
+        toolCalls: 0,
+        durationMs: 0,
+        steps: [],
+      },
+      {
+        requests: 1,
+        inputTokens: 10,
+        outputTokens: "many",
+        cachedInputTokens: 0,
+        toolCalls: 0,
+        durationMs: 0,
+        steps: [],
+      },
+      {
+        requests: 1,
+        inputTokens: 10,
+        outputTokens: 1,
+        cachedInputTokens: 50,
+        toolCalls: 0,
+        durationMs: 0,
+        steps: [],
+      },
+      {
+        requests: 1,
+        inputTokens: 10,
+        outputTokens: 1,
+        cachedInputTokens: 0,
+        toolCalls: 0,
+        durationMs: 0,
+        costUsd: -5,
+        steps: [],
+      },
+    ]) {
+      const usage = await callerUsage(lie);
+      expect(usage.inputTokens).toBe(20);
+      expect(usage.costUsd ?? 0).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  it("that is huge spends the caller's own budget: the run stops at its maxTokens", async () => {
+    const p = await peer(
+      (url) => cardAt(url, { capabilities: { streaming: false } }),
+      (_req, res) =>
+        res.end(
+          completed({
+            requests: 1,
+            inputTokens: 2_000_000,
+            outputTokens: 0,
+            cachedInputTokens: 0,
+            toolCalls: 0,
+            durationMs: 0,
+            steps: [],
+          }),
+        ),
+    );
+    const t = await a2aAgent(p.url, { countUsage: true });
+    const agent = new Agent({
+      model: new ScriptedModel([
+        {
+          toolCalls: [{ name: t.name, args: { message: "go" } }],
+          usage: { inputTokens: 10, outputTokens: 1 },
+        },
+        { text: "done", usage: { inputTokens: 10, outputTokens: 1 } },
+      ]),
+      tools: [t],
+      limits: { maxTokens: 100_000 },
+    });
+    await expect(agent.run("go")).rejects.toBeInstanceOf(BudgetExceededError);
   });
 });

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { ToolError } from "../../core/errors.js";
 import { fenceFor } from "../../core/prompt-fence.js";
+import type { RunUsage } from "../../core/vocabulary/usage.js";
 import { type Tool, tool } from "../../tools/tool.js";
 import type { Part } from "../wire.js";
 import { A2AClient, type A2AClientOptions, type PeerTask } from "./a2a-client.js";
@@ -40,6 +41,13 @@ export interface A2AAgentOptions extends A2AClientOptions {
   onInputRequired?: (request: A2AInputRequest) => A2AInputAnswer | Promise<A2AInputAnswer>;
   /** Most input rounds in one call (default 3). */
   maxInputRounds?: number;
+  /**
+   * Roll what the peer reports its task spent (glassloop peers report their run's usage; A2A has
+   * no field of its own for it) into the calling run's usage, so `maxTokens` and `maxCostUsd`
+   * bound it too (default false: the peer's numbers are its own word). A report with impossible
+   * numbers counts nothing.
+   */
+  countUsage?: boolean;
 }
 
 const input = z.object({
@@ -144,16 +152,19 @@ export async function a2aAgent(
     // The environment's own timeout is the outer wall; the call's deadline inside it ends first, typed.
     timeoutMs: timeoutMs + 1000,
     content: false,
-    run: async (args, { signal, remaining }) => {
+    run: async (args, { signal, remaining, addUsage }) => {
       const budget = Math.min(timeoutMs, remaining.timeMs ?? Number.POSITIVE_INFINITY);
       if (budget <= 0) throw new ToolError("no time is left in this run to ask the remote agent");
       const deadline = AbortSignal.any([signal, AbortSignal.timeout(budget)]);
+      // The peer's reports are its task's totals so far: only the last one is counted, once.
+      let reported: RunUsage | undefined;
       try {
         let task = await client.send({
           text: args.message,
           ...(args.contextId && { contextId: args.contextId }),
           signal: deadline,
         });
+        reported = task.usage ?? reported;
         for (
           let round = 0;
           task.state === "TASK_STATE_INPUT_REQUIRED" || task.state === "TASK_STATE_AUTH_REQUIRED";
@@ -188,6 +199,7 @@ export async function a2aAgent(
             contextId: task.contextId,
             signal: deadline,
           });
+          reported = task.usage ?? reported;
         }
         if (task.state !== "TASK_STATE_COMPLETED")
           throw new A2APeerError(
@@ -199,6 +211,8 @@ export async function a2aAgent(
         if (error instanceof A2APeerError)
           throw new ToolError(`${error.reason}: ${error.message}`, { cause: error });
         throw error;
+      } finally {
+        if (options.countUsage && reported) addUsage(reported);
       }
     },
   });

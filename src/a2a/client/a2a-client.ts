@@ -6,6 +6,8 @@
 import { randomUUID } from "node:crypto";
 import { READ_CAPS } from "../../core/read-caps.js";
 import { redact } from "../../core/redact.js";
+import type { RunUsage } from "../../core/vocabulary/usage.js";
+import { checkedRunUsage } from "../../models/usage-check.js";
 import type { PeerEvent } from "../schemas.js";
 import { partV03 } from "../v03.js";
 import { type Artifact, INTERRUPTED_STATES, type Part, type TaskState, TERMINAL_STATES } from "../wire.js";
@@ -47,6 +49,12 @@ export interface PeerTask {
   artifacts: Artifact[];
   /** A reply that was a message, not a task (a peer may answer without a task). */
   message?: Part[];
+  /**
+   * What the peer says the task spent (A2A has no field for it: glassloop peers put their run's
+   * usage in the task's metadata), when the report passes the rule for reported numbers; a peer's
+   * word, never checked against anything else.
+   */
+  usage?: RunUsage;
 }
 
 /** What to send: text, or data, on a new or an existing task. */
@@ -214,6 +222,8 @@ class TaskState_ {
         ...statusOf(event.task.status.message?.parts),
         artifacts,
       };
+      const usage = reportedUsage(event.task.metadata);
+      if (usage) this.task.usage = usage;
       if (event.task.status.message) this.#count(event.task.status.message.parts);
       return streamed ? TERMINAL_STATES.has(event.task.status.state) : this.settled();
     }
@@ -228,6 +238,8 @@ class TaskState_ {
     this.task = task;
     if (event.kind === "status") {
       task.state = event.status.state;
+      const usage = reportedUsage(event.metadata);
+      if (usage) task.usage = usage;
       // Working updates stream progress; only a settled status's message is the agent's word.
       if (TERMINAL_STATES.has(task.state) || INTERRUPTED_STATES.has(task.state)) {
         const parts = event.status.message?.parts;
@@ -292,4 +304,16 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     };
     signal.addEventListener("abort", stop, { once: true });
   });
+}
+
+/** A usage report in a task's or an update's metadata, if it is one and passes the check. */
+function reportedUsage(metadata: Record<string, unknown> | undefined): RunUsage | undefined {
+  const usage = metadata?.usage;
+  if (typeof usage !== "object" || usage === null) return undefined;
+  try {
+    return checkedRunUsage(usage as RunUsage, "the A2A agent");
+  } catch {
+    // Impossible numbers (negative, fractional, cached over input) are no report at all.
+    return undefined;
+  }
 }

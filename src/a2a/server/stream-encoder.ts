@@ -127,7 +127,8 @@ export function streamEventsOf(
         const out: StreamResponse[] = [];
         if (ended.artifact)
           out.push({ artifactUpdate: { ...base, artifact: ended.artifact, append: false, lastChunk: true } });
-        out.push({ statusUpdate: { ...base, status: ended.status } });
+        // A2A has no usage field: the run's totals ride in the final update's metadata, as in GetTask's.
+        out.push({ statusUpdate: { ...base, status: ended.status, metadata: { usage: event.usage } } });
         return out;
       }
       default:
