@@ -22,6 +22,7 @@ interface BigResult {
   chars: number;
   output: number;
   ms: number;
+  cpuMs: number;
   peakGrowthMB: number;
   heapHeldMB: number;
   heapAfterMB: number;
@@ -79,6 +80,7 @@ export async function streamMemoryBench(): Promise<BenchTable[]> {
         `${mb} MB${trace ? "" : ", no trace"}`,
         round(r.ms, 0),
         round(r.ms / mb, 0),
+        round(r.cpuMs / mb, 0),
         round(r.peakGrowthMB, 1),
         round(r.peakGrowthMB / (bytes / 2 ** 20), 2),
         round(r.heapHeldMB, 1),
@@ -97,6 +99,7 @@ export async function streamMemoryBench(): Promise<BenchTable[]> {
         "answer",
         "ms",
         "ms per MB",
+        "CPU ms per MB",
         "peak RSS growth MB",
         "× answer",
         "heap held after MB",
@@ -106,7 +109,8 @@ export async function streamMemoryBench(): Promise<BenchTable[]> {
       notes: [
         "Targets: ms per MB flat from 1 to 20 MB; peak RSS growth ≤ 3× the answer; nothing left once the answer is dropped.",
         "Heap held after: the run's result still referenced (the answer, flat, is all it should hold).",
-        "The trace writes every delta and the whole answer again in model_response and run_end (JSON, redacted).",
+        "The trace writes every delta (scrubbed as one stream, so a secret split across deltas is caught) and the whole answer again in model_response and run_end (in scrubbed 64 Ki-character slices).",
+        "The answer is 100-character deltas of one letter: no word breaks, the dearest case for stream scrubbing (it holds up to 4 Ki characters).",
         `One fresh process per row. Load average (1 min): ${load.map((l) => l.toFixed(2)).join(", ")}.`,
       ],
     },

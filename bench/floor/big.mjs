@@ -45,8 +45,10 @@ await gc();
 const rssBefore = process.memoryUsage().rss;
 const heapBefore = process.memoryUsage().heapUsed;
 const started = performance.now();
+const cpu0 = process.cpuUsage();
 let run = await once(bytes);
 const ms = performance.now() - started;
+const cpu = process.cpuUsage(cpu0);
 const peakGrowth = process.resourceUsage().maxRSS * 1024 - rssBefore;
 await gc();
 const heapHeld = process.memoryUsage().heapUsed - heapBefore;
@@ -56,6 +58,6 @@ run = undefined;
 await gc();
 const heapAfter = process.memoryUsage().heapUsed - heapBefore;
 process.stdout.write(
-  `RESULT ${JSON.stringify({ bytes, chars, output, ms, peakGrowthMB: mb(peakGrowth), heapHeldMB: mb(heapHeld), heapAfterMB: mb(heapAfter) })}\n`,
+  `RESULT ${JSON.stringify({ bytes, chars, output, ms, cpuMs: (cpu.user + cpu.system) / 1000, peakGrowthMB: mb(peakGrowth), heapHeldMB: mb(heapHeld), heapAfterMB: mb(heapAfter) })}\n`,
 );
 process.exit(0);

@@ -147,3 +147,25 @@ describe("streamed deltas scrubbed as one stream", () => {
     }
   });
 });
+
+describe("pieces of a stream without word breaks", () => {
+  it("leave in order, whole, a key inside them hidden, and the text is scanned a few times over", () => {
+    let scanned = 0;
+    const counting = new (class extends Redactor {
+      override spans(value: string): [number, number][] {
+        scanned += value.length;
+        return super.spans(value);
+      }
+    })({ env: {} });
+    const text = `${"x".repeat(20_000)}=sk-proj-A1b2C3d4E5f6G7h8=${"y".repeat(20_000)}`;
+    const s = new PieceRedactor(counting);
+    const out: string[] = [];
+    let pieces = 0;
+    for (let i = 0; i < text.length; i += 100, pieces++) out.push(...s.push(text.slice(i, i + 100)));
+    out.push(...s.end());
+    expect(out).toHaveLength(pieces);
+    expect(out.join("")).toBe(counting.text(text));
+    expect(out.join("")).not.toContain("A1b2");
+    expect(scanned / text.length).toBeLessThan(5);
+  });
+});

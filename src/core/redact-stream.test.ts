@@ -91,3 +91,30 @@ describe("secrets split across streamed pieces", () => {
     expect(shown + s.end().length).toBe(5_000);
   });
 });
+
+describe("a stream without word breaks", () => {
+  /** A redactor that counts the characters it scans. */
+  class Counting extends Redactor {
+    scanned = 0;
+    override spans(value: string): [number, number][] {
+      this.scanned += value.length;
+      return super.spans(value);
+    }
+  }
+
+  it("is scanned a few times over, not once per piece, and still hides a key inside it", () => {
+    const key = "sk-proj-A1b2C3d4E5f6G7h8";
+    const text = `${"x".repeat(20_000)}=${key}=${"y".repeat(20_000)}`;
+    for (const size of [3, 10, 100]) {
+      const counting = new Counting({ env: {} });
+      const s = new StreamRedactor(counting);
+      let shown = "";
+      for (let i = 0; i < text.length; i += size) shown += s.push(text.slice(i, i + size));
+      shown += s.end();
+      expect(shown, `pieces of ${size}`).toBe(counting.text(text));
+      expect(shown).not.toContain("A1b2");
+      // Context and the held tail are scanned again with each batch; a piece alone never is.
+      expect(counting.scanned / text.length, `pieces of ${size}`).toBeLessThan(5);
+    }
+  });
+});

@@ -15,17 +15,35 @@ export const MAX_HELD_CHARS = 4_096;
 /** Text already shown that is kept as the left context of what follows (`Bearer `, `?key=`). */
 const CONTEXT_CHARS = 256;
 
-/** Characters no built-in credential shape contains: where one word of a stream ends. */
-function isBreak(char: string): boolean {
-  return /[\s"'<>\\]/.test(char);
+const BREAK = /[\s"'<>\\]/;
+
+/**
+ * Characters no built-in credential shape contains: where one word of a stream ends. The ASCII
+ * ones are told by their code (this runs over every held character); others by the pattern.
+ */
+function isBreak(code: number): boolean {
+  if (code < 128)
+    return (
+      code === 32 ||
+      (code >= 9 && code <= 13) ||
+      code === 34 ||
+      code === 39 ||
+      code === 60 ||
+      code === 62 ||
+      code === 92
+    );
+  return BREAK.test(String.fromCharCode(code));
 }
 
-/** Where the last two words of `text` (and the breaks between them) begin. */
-function lastWordsStart(text: string): number {
+/**
+ * Where the last two words of `text` (and the breaks between them) begin; the walk stops at
+ * `floor` (a start before it would change nothing).
+ */
+function lastWordsStart(text: string, floor: number): number {
   let i = text.length;
-  while (i > 0 && !isBreak(text[i - 1] as string)) i--;
-  while (i > 0 && isBreak(text[i - 1] as string)) i--;
-  while (i > 0 && !isBreak(text[i - 1] as string)) i--;
+  while (i > floor && !isBreak(text.charCodeAt(i - 1))) i--;
+  while (i > floor && isBreak(text.charCodeAt(i - 1))) i--;
+  while (i > floor && !isBreak(text.charCodeAt(i - 1))) i--;
   return i;
 }
 
@@ -60,7 +78,8 @@ function cutOf(
   from: number,
 ): { cut: number; spans: [number, number][] } {
   const literal = Math.max(0, redactor.longestSecret - 1);
-  const words = text.length - Math.max(from, lastWordsStart(text));
+  // Held text never exceeds `maxHeld`: where the words start further back does not matter.
+  const words = text.length - lastWordsStart(text, Math.max(from, text.length - maxHeld));
   const hold = Math.min(maxHeld, text.length - from, Math.max(literal, words));
   let cut = text.length - hold;
   const spans = merge(redactor.spans(text));
@@ -75,6 +94,20 @@ function maxHeldOf(redactor: Redactor, maxHeld: number | undefined): number {
 }
 
 /**
+ * Held text past which a piece may wait unscanned: a stream without word breaks keeps up to
+ * `maxHeld` characters, and scanning all of it again for every small piece would cost that much
+ * per piece. Past this length the text is scanned once the new text is at least half of what was
+ * held (so every character is scanned about three times), and until then only held: more than
+ * `maxHeld` by half at most. Ordinary prose holds a few words and is scanned on every piece.
+ */
+const LAZY_FROM = 256;
+
+/** Whether a stream holding `held` characters, `fresh` of them not scanned yet, should wait for more. */
+function waitForMore(held: number, fresh: number): boolean {
+  return held > LAZY_FROM && fresh * 2 < held - fresh;
+}
+
+/**
  * Scrubs one stream of text piece by piece: `push` returns what may be shown now (scrubbed, maybe
  * empty), `end` the scrubbed rest. Joined, the pieces hide every secret that scrubbing the whole
  * text at once hides.
@@ -86,6 +119,8 @@ export class StreamRedactor {
   #context = "";
   /** Text not shown yet, unscrubbed: a later piece could still make part of it a secret. */
   #held = "";
+  /** How much of `#held` arrived since it was last scanned. */
+  #fresh = 0;
 
   constructor(redactor: Redactor, options: { maxHeld?: number } = {}) {
     this.#redactor = redactor;
@@ -95,7 +130,11 @@ export class StreamRedactor {
   /** Adds a piece; returns the scrubbed text that no later piece can change. */
   push(piece: string): string {
     if (piece === "") return "";
-    const text = this.#context + this.#held + piece;
+    this.#held += piece;
+    this.#fresh += piece.length;
+    if (waitForMore(this.#held.length, this.#fresh)) return "";
+    this.#fresh = 0;
+    const text = this.#context + this.#held;
     const from = this.#context.length;
     const { cut, spans } = cutOf(this.#redactor, this.#maxHeld, text, from);
     const shown = render(text, from, cut, spans);
@@ -110,6 +149,7 @@ export class StreamRedactor {
     const shown = render(text, this.#context.length, text.length, merge(this.#redactor.spans(text)));
     this.#context = "";
     this.#held = "";
+    this.#fresh = 0;
     return shown;
   }
 }
@@ -129,6 +169,7 @@ export class PieceRedactor {
   #held = "";
   /** The lengths of the held pieces, in order (their text is `#held`). */
   #pieces: number[] = [];
+  #fresh = 0;
 
   constructor(redactor: Redactor, options: { maxHeld?: number } = {}) {
     this.#redactor = redactor;
@@ -138,7 +179,11 @@ export class PieceRedactor {
   /** Adds a piece; returns, scrubbed and in order, the held pieces whose text is now final (maybe none). */
   push(piece: string): string[] {
     this.#pieces.push(piece.length);
-    const text = this.#context + this.#held + piece;
+    this.#held += piece;
+    this.#fresh += piece.length;
+    if (waitForMore(this.#held.length, this.#fresh)) return [];
+    this.#fresh = 0;
+    const text = this.#context + this.#held;
     const from = this.#context.length;
     const { cut: within, spans } = cutOf(this.#redactor, this.#maxHeld, text, from);
     // Only whole pieces leave: the cut moves back to the end of the last piece before it that is
@@ -174,6 +219,7 @@ export class PieceRedactor {
     );
     this.#context = "";
     this.#held = "";
+    this.#fresh = 0;
     return out;
   }
 

@@ -197,6 +197,20 @@ export class Redactor {
     );
   }
 
+  /**
+   * `stringify`, except that a string `aside` takes (it returns a stand-in for it) is neither
+   * scrubbed nor serialized here: the stand-in takes its place, and the caller writes it scrubbed
+   * (a slicing `redactingJsonSink` writes long texts in slices). Credential-named keys are
+   * blanked before `aside` sees their values.
+   */
+  stringifyAside(value: unknown, aside: (item: string) => string | undefined): string {
+    return JSON.stringify(value, (key, item: unknown) => {
+      if (key !== "" && SECRET_KEYS.has(key.toLowerCase()) && item != null) return REDACTED;
+      if (typeof item !== "string") return item;
+      return aside(item) ?? this.text(item);
+    });
+  }
+
   /** A deep copy of `value` with every string scrubbed and credential-named keys blanked. */
   value<T>(value: T): T {
     return this.#walk(value, new WeakMap()) as T;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { REDACTED } from "./redact.js";
-import { redactingJsonSink, redactingSink, scrubberFor } from "./sink.js";
+import { LINE_SLICE_CHARS, redactingJsonSink, redactingSink, scrubberFor } from "./sink.js";
 
 const KEY = "sk-proj-sink-test-0123456789abcdef";
 const ENV = { OPENAI_API_KEY: KEY, DATABASE_URL: "postgres://app:hunter2-db-pass@db/x" };
@@ -45,5 +45,36 @@ describe("a sink made with redactingSink", () => {
     expect(scrubberFor(ENV)).toBe(scrubberFor(ENV));
     const extra = scrubberFor(ENV, { secrets: ["my-own-secret-value"] });
     expect(extra.text(`my-own-secret-value and ${KEY}`)).toBe(`${REDACTED} and ${REDACTED}`);
+  });
+
+  it("a slicing JSON sink writes a long text in scrubbed slices; joined, the line is stringify's", () => {
+    const around = (at: number) => `${"a".repeat(at - 10)}${KEY}${"b".repeat(LINE_SLICE_CHARS)} 😀 end`;
+    for (const at of [LINE_SLICE_CHARS - 5, LINE_SLICE_CHARS, 2 * LINE_SLICE_CHARS - 1]) {
+      const value = {
+        type: "model_response",
+        text: around(at),
+        // A pair of surrogates exactly on a slice's edge stays one character.
+        emoji: `${"c".repeat(LINE_SLICE_CHARS - 1)}😀${"d".repeat(10)}`,
+        headers: { authorization: "x".repeat(LINE_SLICE_CHARS + 1) },
+        small: `key ${KEY}`,
+      };
+      const pieces: string[] = [];
+      let lasts = 0;
+      redactingJsonSink(
+        "fake lines",
+        scrubberFor(ENV),
+        (piece, last) => {
+          pieces.push(piece);
+          lasts += last ? 1 : 0;
+        },
+        { sliceLongText: true },
+      ).write(value);
+      expect(lasts).toBe(1);
+      const line = pieces.join("");
+      expect(JSON.parse(line)).toEqual(JSON.parse(scrubberFor(ENV).stringify(value)));
+      expect(line).not.toContain(KEY.slice(4, 14));
+      // No piece holds a long text whole.
+      expect(Math.max(...pieces.map((p) => p.length))).toBeLessThan(LINE_SLICE_CHARS + 5_000);
+    }
   });
 });

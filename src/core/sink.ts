@@ -6,6 +6,7 @@
  * every credential shape): a new sink gets redaction from the way it is made, with no code of its own.
  */
 import { type RedactionOptions, Redactor } from "./redact.js";
+import { StreamRedactor } from "./redact-stream.js";
 
 /** What scrubs a value on its way out: the library's `Redactor` has this shape. */
 export interface Scrubber {
@@ -39,16 +40,70 @@ export function redactingSink<T, R = void>(
   };
 }
 
+/** Strings this long or longer are written by a slicing `redactingJsonSink` in slices of this many characters. */
+export const LINE_SLICE_CHARS = 65_536;
+
 /**
  * A sink whose writer gets JSON text: `redactor.stringify(value)`, scrubbed while it is serialized
- * (no copy of the value first), for sinks that write one JSON record per value (traces).
+ * (no copy of the value first), for sinks that write one JSON record per value (traces). With
+ * `sliceLongText`, the writer gets the text in pieces (`last` on the final one): a string of
+ * `LINE_SLICE_CHARS` characters or more (a long answer, in a response, the transcript and the
+ * run's output) is scrubbed as one stream and written in slices, so a record holding a 20 MB text
+ * never exists as one 20 MB JSON string and its UTF-8 copy. Joined, the pieces are the text
+ * `stringify` makes, scrubbed the same way.
  */
 export function redactingJsonSink<T, R = void>(
   name: string,
   redactor: Redactor,
-  writer: (json: string) => R,
+  writer: (json: string, last: boolean) => R,
+  options: { sliceLongText?: boolean } = {},
 ): Sink<T, R> {
-  return { name, write: (value: T) => writer(redactor.stringify(value)) };
+  if (!options.sliceLongText) return { name, write: (value: T) => writer(redactor.stringify(value), true) };
+  // A stand-in no serialized string can equal: a NUL and a per-process random tag.
+  const tag = `\u0000glassloop-slice-${Math.random().toString(36).slice(2)}-`;
+  return {
+    name,
+    write(value: T) {
+      const long: string[] = [];
+      const json = redactor.stringifyAside(value, (item) => {
+        if (item.length < LINE_SLICE_CHARS) return undefined;
+        long.push(item);
+        return `${tag}${long.length - 1}`;
+      });
+      const piece = (text: string) => {
+        writer(text, false);
+      };
+      let at = 0;
+      for (const [i, text] of long.entries()) {
+        const mark = JSON.stringify(`${tag}${i}`);
+        const found = json.indexOf(mark, at);
+        piece(`${json.slice(at, found)}"`);
+        writeScrubbed(text, redactor, piece);
+        at = found + mark.length;
+        // The closing quote goes with what follows.
+        if (i + 1 < long.length) piece('"');
+        else return writer(`"${json.slice(at)}`, true);
+      }
+      return writer(json, true);
+    },
+  };
+}
+
+/** `text`, scrubbed as one stream and JSON-escaped, handed to `write` slice by slice. */
+function writeScrubbed(text: string, redactor: Redactor, write: (piece: string) => void): void {
+  const stream = new StreamRedactor(redactor);
+  const escaped = (piece: string) => JSON.stringify(piece).slice(1, -1);
+  for (let at = 0; at < text.length; ) {
+    let end = Math.min(text.length, at + LINE_SLICE_CHARS);
+    // A slice never ends between the two halves of a surrogate pair.
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    const shown = stream.push(text.slice(at, end));
+    if (shown !== "") write(escaped(shown));
+    at = end;
+  }
+  const rest = stream.end();
+  if (rest !== "") write(escaped(rest));
 }
 
 // One redactor per environment object: its secrets are gathered once, not on every write.

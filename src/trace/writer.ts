@@ -45,7 +45,9 @@ interface OpenTrace {
 export class TraceWriter {
   readonly #options: TraceWriterOptions;
   /** Every record leaves through this sink: scrubbed, as one JSON line. */
-  readonly #records: Sink<AgentEvent | TraceHeader, string>;
+  readonly #records: Sink<AgentEvent | TraceHeader, void>;
+  /** The descriptor the record being written goes to. */
+  #fd = -1;
   /** Text and reasoning deltas are scrubbed as streams: a secret split across two is caught. */
   readonly #deltas: DeltaScrubber;
   readonly #open = new Map<string, OpenTrace>();
@@ -55,7 +57,15 @@ export class TraceWriter {
   constructor(options: TraceWriterOptions = {}) {
     this.#options = options;
     const redactor = new Redactor(options.redaction);
-    this.#records = redactingJsonSink("trace", redactor, (json) => `${json}\n`);
+    // A record's line is written in pieces when it holds a long text (see redactingJsonSink).
+    this.#records = redactingJsonSink(
+      "trace",
+      redactor,
+      (json, last) => {
+        writeSync(this.#fd, last ? `${json}\n` : json);
+      },
+      { sliceLongText: true },
+    );
     this.#deltas = new DeltaScrubber(redactor);
     this.#digests = { images: options.images !== "keep", files: options.files !== "keep" };
   }
@@ -120,7 +130,8 @@ export class TraceWriter {
     if (trace.fd === undefined) return;
     try {
       const written = withoutImageBytes(record, this.#digests);
-      writeSync(trace.fd, this.#records.write(written));
+      this.#fd = trace.fd;
+      this.#records.write(written);
     } catch (error) {
       this.#fail(error, trace.path);
       this.#closeFd(trace);
