@@ -102,10 +102,13 @@ describe("each provider reads its own request bodies", () => {
   // writing it again, so a replay of such a recording compares what the agent means, not bytes.
   const captures = readdirSync(`${CAPTURES_DIR}pydantic-ai`)
     .filter((f) => /^test_(google|openai_responses)-.*\.yaml$/.test(f))
-    .map((f) => f.replace(/\.yaml$/, ""));
+    .map((f) => f.replace(/\.yaml$/, ""))
+    .filter((name) => loadCassette(name).some(isModelCall));
   it.each(captures)("%s: every recorded body reads back the same through glassloop's own writer", (name) => {
     const gemini = name.startsWith("test_google");
-    const bodies = loadCassette(name).map((e) => e.request.parsed_body);
+    const bodies = loadCassette(name)
+      .filter(isModelCall)
+      .map((e) => e.request.parsed_body);
     expect(bodies.length).toBeGreaterThan(0);
     for (const body of bodies) {
       const read = canonicalFromBody(body, gemini ? "google:gemini-2.5-flash" : "openai-responses:gpt-4o");
@@ -123,6 +126,11 @@ describe("each provider reads its own request bodies", () => {
     }
   });
 });
+
+/** A model call, not a token count (`:countTokens`), which some cassettes also hold. */
+function isModelCall(exchange: { request: { uri: string } }): boolean {
+  return !exchange.request.uri.includes(":countTokens");
+}
 
 describe("replays of Gemini and Responses recordings", () => {
   const answer = {
