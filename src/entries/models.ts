@@ -62,11 +62,13 @@ export { MODEL_TABLE, MODEL_TABLE_DATE, type ModelInfo } from "../models/model-t
 export { contextWindowOf, modelInfo, priceOf, setModelInfo, setModelPrice } from "../models/prices.js";
 export {
   globalRateLimits,
+  type Limiter,
   type Permit,
   RateLimitedModel,
   type RateLimitedOptions,
   RateLimiter,
   type RateLimits,
+  type RateLimitWait,
   rateLimited,
   rateLimiter,
   setRateLimits,

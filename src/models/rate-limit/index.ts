@@ -1,5 +1,5 @@
 /** Client-side rate limits per provider and key, shared by every run in the process. */
-export { type Permit, RateLimiter, type RateLimits } from "./limiter.js";
+export { type Limiter, type Permit, RateLimiter, type RateLimits, type RateLimitWait } from "./limiter.js";
 export {
   globalRateLimits,
   providerOf,

@@ -25,6 +25,27 @@ export interface Permit {
   release(usedTokens?: number): void;
 }
 
+/** Which limit held a call back, and for how long it will wait (0: until a call in flight ends). */
+export interface RateLimitWait {
+  limit: "rpm" | "tpm" | "concurrency";
+  waitMs: number;
+}
+
+/**
+ * What a rate-limited model needs of a limiter: this process's `RateLimiter`, or one shared by
+ * several processes (`PostgresRateLimiter` of `glassloop/postgres`).
+ */
+export interface Limiter {
+  /** Whose limit this is, e.g. `openai`. */
+  readonly key: string;
+  /** The limits in force: the configured ones, tightened by what providers said. */
+  readonly limits: Readonly<RateLimits>;
+  /** Waits until a request of `tokens` fits, then takes its place; `onWait` hears of each wait first. */
+  acquire(tokens: number, signal: AbortSignal, onWait?: (info: RateLimitWait) => void): Promise<Permit>;
+  /** Learns from a provider's 429: its `Retry-After` and rate headers. */
+  learn(info: { retryAfterMs?: number; headers?: Readonly<Record<string, string>> }): void;
+}
+
 interface Entry {
   at: number;
   tokens: number;
@@ -46,7 +67,7 @@ interface Learned {
  * flight: the provider saw it at some time before that, so however late a busy process put the
  * bytes on the wire, the provider's own window never holds more than the limit.
  */
-export class RateLimiter {
+export class RateLimiter implements Limiter {
   readonly key: string;
   readonly #limits: RateLimits;
   readonly #windowMs: number;
@@ -181,29 +202,11 @@ export class RateLimiter {
   }
 
   /** Which limit holds a request of `tokens` back now, and for how long; `undefined` when it may go. */
-  #blocked(tokens: number): { limit: "rpm" | "tpm" | "concurrency"; waitMs: number } | undefined {
+  #blocked(tokens: number): RateLimitWait | undefined {
     const now = this.#now();
     while (this.#sent.length > 0 && (this.#sent[0] as Entry).at <= now - this.#windowMs) this.#sent.shift();
     if (this.#learned.pausedUntil > now) return { limit: "rpm", waitMs: this.#learned.pausedUntil - now };
-    const { rpm, tpm, concurrency } = this.limits;
-    if (concurrency !== undefined && this.#inFlight >= concurrency)
-      return { limit: "concurrency", waitMs: 0 };
-    if (rpm !== undefined && this.#sent.length >= rpm) {
-      const oldest = this.#sent[this.#sent.length - rpm] as Entry;
-      return { limit: "rpm", waitMs: oldest.at + this.#windowMs - now };
-    }
-    if (tpm !== undefined) {
-      // A request larger than the whole window's allowance goes alone, once the window is empty.
-      const need = Math.min(tokens, tpm);
-      let used = this.#sent.reduce((sum, e) => sum + e.tokens, 0);
-      if (used + need > tpm) {
-        for (const e of this.#sent) {
-          used -= e.tokens;
-          if (used + need <= tpm) return { limit: "tpm", waitMs: e.at + this.#windowMs - now };
-        }
-      }
-    }
-    return undefined;
+    return windowBlock(this.#sent, this.#inFlight, this.limits, tokens, now);
   }
 
   #slot(signal: AbortSignal): Promise<void> {
@@ -221,6 +224,39 @@ export class RateLimiter {
       signal.addEventListener("abort", onAbort, { once: true });
     });
   }
+}
+
+/**
+ * Which limit holds a request of `tokens` back, and for how long, given the places in the window
+ * (`at`: when each leaves it less the window, `Infinity` while in flight; sorted, expired ones
+ * removed) and the calls in flight; `undefined` when it may go. One rule for every limiter.
+ */
+export function windowBlock(
+  places: readonly { at: number; tokens: number }[],
+  inFlight: number,
+  limits: Readonly<RateLimits>,
+  tokens: number,
+  now: number,
+): RateLimitWait | undefined {
+  const windowMs = limits.windowMs ?? 60_000;
+  const { rpm, tpm, concurrency } = limits;
+  if (concurrency !== undefined && inFlight >= concurrency) return { limit: "concurrency", waitMs: 0 };
+  if (rpm !== undefined && places.length >= rpm) {
+    const oldest = places[places.length - rpm] as { at: number };
+    return { limit: "rpm", waitMs: oldest.at + windowMs - now };
+  }
+  if (tpm !== undefined) {
+    // A request larger than the whole window's allowance goes alone, once the window is empty.
+    const need = Math.min(tokens, tpm);
+    let used = places.reduce((sum, e) => sum + e.tokens, 0);
+    if (used + need > tpm) {
+      for (const e of places) {
+        used -= e.tokens;
+        if (used + need <= tpm) return { limit: "tpm", waitMs: e.at + windowMs - now };
+      }
+    }
+  }
+  return undefined;
 }
 
 function min(a: number | undefined, b: number | undefined): number | undefined {

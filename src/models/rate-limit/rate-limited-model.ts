@@ -1,6 +1,6 @@
 import { RateLimitError } from "../errors.js";
 import type { Model, ModelObserver, ModelRequest, ModelResponse } from "../model.js";
-import { RateLimiter, type RateLimits } from "./limiter.js";
+import { type Limiter, RateLimiter, type RateLimits } from "./limiter.js";
 
 /** Characters per token of the estimate a limiter counts before the answer says the truth. */
 const CHARS_PER_TOKEN = 3.5;
@@ -45,6 +45,12 @@ export function globalRateLimits(provider: string): RateLimits | undefined {
 export interface RateLimitedOptions extends RateLimits {
   /** Whose limit this is: default the model's provider (`openai` of `openai:gpt-4o`); name a key to split. */
   key?: string;
+  /**
+   * A limiter to use instead of this process's one for `key`: e.g. a `PostgresRateLimiter`
+   * (`glassloop/postgres`), which holds one limit across every worker of a scale-out; the
+   * limits above are then its own.
+   */
+  limiter?: Limiter;
 }
 
 /**
@@ -57,10 +63,10 @@ export class RateLimitedModel implements Model {
   readonly id: string;
   readonly price?: Model["price"];
   readonly contextWindow?: number;
-  readonly limiter: RateLimiter;
+  readonly limiter: Limiter;
   readonly #model: Model;
 
-  constructor(model: Model, limiter: RateLimiter) {
+  constructor(model: Model, limiter: Limiter) {
     this.#model = model;
     this.id = model.id;
     if (model.price !== undefined) this.price = model.price;
@@ -117,8 +123,8 @@ export class RateLimitedModel implements Model {
 
 /** `model` limited by `options` (shared under `options.key`, default its provider). */
 export function rateLimited(model: Model, options: RateLimitedOptions): RateLimitedModel {
-  const { key, ...limits } = options;
-  return new RateLimitedModel(model, rateLimiter(key ?? providerOf(model.id), limits));
+  const { key, limiter, ...limits } = options;
+  return new RateLimitedModel(model, limiter ?? rateLimiter(key ?? providerOf(model.id), limits));
 }
 
 /** The provider part of a model id. */
