@@ -125,6 +125,38 @@ describe("a peer that streams forever", () => {
 });
 
 describe("a peer with giant answers", () => {
+  it("whose card never ends is refused at the byte cap before anything is called (too_large)", async () => {
+    let sent = 0;
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"name":"endless","description":"');
+      const timer = setInterval(() => {
+        sent += 64 * 1024;
+        res.write("z".repeat(64 * 1024));
+      }, 1);
+      res.on("close", () => clearInterval(timer));
+    }).listen(0, "127.0.0.1");
+    servers.push(server);
+    await new Promise((resolve) => server.once("listening", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    expect(await reasonOf(A2AClient.connect(url, { maxResponseBytes: 256 * 1024 }))).toBe("too_large");
+    expect(sent).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  it("that streams one endless line (no event ever ends) is stopped at maxStreamBytes (too_large)", async () => {
+    const p = await peer(cardAt, (_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write("data: ");
+      const timer = setInterval(() => res.write("w".repeat(64 * 1024)), 1);
+      res.on("close", () => clearInterval(timer));
+    });
+    const client = await A2AClient.connect(p.url, { maxStreamBytes: 512 * 1024 });
+    expect(await reasonOf(client.send({ text: "hi", signal: AbortSignal.timeout(10_000) }))).toBe(
+      "too_large",
+    );
+    await p.closed;
+  });
+
   it("is refused unread when its Content-Length is over the cap (too_large)", async () => {
     const p = await peer(cardAt, (_req, res) => {
       res.writeHead(200, { "content-type": "application/json", "content-length": String(250 * 1024 * 1024) });

@@ -184,6 +184,18 @@ describe("@a2a-js/sdk's client (spec 1.0) against glassloop's A2A server", () =>
 });
 
 describe("@a2a-js/sdk's v0.3 transport against glassloop's A2A server", () => {
+  it("resubscribes to a working task with tasks/resubscribe and reads it to the end", async () => {
+    running = await serveA2A({ agents: { slow: slow(300) } });
+    const client = await sdkClient(`${running.url}/a2a/slow/`, ALICE, true);
+    const started = (await client.sendMessage({
+      ...text("later"),
+      configuration: { returnImmediately: true },
+    } as never)) as unknown as SdkTask;
+    const events = await collect(client.resubscribeTask({ id: started.id } as never));
+    const last = events.at(-1)?.payload;
+    expect(last?.$case === "statusUpdate" && last.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
   it("sends, streams, gets and cancels with message/send, message/stream, tasks/get, tasks/cancel", async () => {
     running = await serveA2A({ agents: { echo, stuck } });
     const client = await sdkClient(`${running.url}/a2a/echo/`, ALICE, true);
