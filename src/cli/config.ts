@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../core/errors.js";
 import { formatIssues } from "../loop/environment/feedback.js";
+import { mcpServersSchema } from "./mcp-servers.js";
 
 /** The name of the project configuration file, looked up in the working directory. */
 export const CONFIG_FILE = "glassloop.config.json";
@@ -39,6 +40,8 @@ const schema = z.strictObject({
       maxRetries: z.number().int().min(0).optional(),
     })
     .optional(),
+  /** MCP servers whose tools join `run` and `chat` (docs/mcp.md). */
+  mcpServers: mcpServersSchema.optional(),
   shell: z
     .strictObject({
       /** Environment variables passed to `shell` commands besides PATH, HOME, LANG, LC_*, TERM, TZ, USER, SHELL, TMPDIR. */

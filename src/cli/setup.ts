@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs"
 import { dirname, join, resolve } from "node:path";
 import { Agent } from "../agent/agent.js";
 import type { Limits } from "../core/vocabulary/limits.js";
+import type { McpElicitationHandler } from "../mcp/elicitation.js";
 import type { Model } from "../models/model.js";
 import { canonicalFromBody } from "../providers/replay/canonical.js";
 import { ReplayModel } from "../providers/replay.js";
@@ -16,6 +17,7 @@ import { type CliConfig, loadConfig } from "./config.js";
 import { type DemoScenario, scenarioOfRequest } from "./demo/scenarios.js";
 import { redactorFor } from "./failure.js";
 import { offerLocalModel } from "./local-offer.js";
+import { connectMcpServers } from "./mcp-servers.js";
 import { type ModelChoice, NoModelError, selectModel } from "./model-select.js";
 import "./providers.js";
 import { chooseTools } from "./tool-set.js";
@@ -85,7 +87,12 @@ export interface Prepared {
 export async function prepareAgent(
   flags: AgentFlags,
   io: CliIO,
-  needs: { store: boolean; resume?: string } = { store: false },
+  needs: {
+    store: boolean;
+    resume?: string;
+    /** Who answers the configured MCP servers' questions, and where their warnings go. */
+    mcp?: { onElicitation?: McpElicitationHandler; warn: (message: string) => void };
+  } = { store: false },
 ): Promise<Prepared> {
   const { config, path } = loadConfig(io.cwd, io.env);
   const limits: Limits = {};
@@ -139,6 +146,11 @@ export async function prepareAgent(
   const replayed =
     model instanceof ReplayModel && resumed === undefined ? recordedRequest(model, flags, config) : undefined;
   const demo = replayed?.demo;
+  // The config's MCP servers (never a demo's): closed by `agent.close()`.
+  const mcp =
+    config.mcpServers && needs.mcp && !demo
+      ? await connectMcpServers(config.mcpServers, needs.mcp)
+      : undefined;
   const agent = demo
     ? demo.agent(model, { limits, ...(store && { store }) })
     : new Agent<undefined, unknown>({
@@ -147,6 +159,7 @@ export async function prepareAgent(
           flags.instructions ?? config.instructions ?? replayed?.instructions ?? DEFAULT_INSTRUCTIONS,
         model,
         tools: chosen.tools,
+        ...(mcp && { toolSources: mcp.sources }),
         toolSetup: chosen.setup,
         limits,
         ...(store && { store }),

@@ -1,5 +1,5 @@
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
-import { defaultElicitation, type McpElicitationHandler } from "./elicitation.js";
+import type { McpElicitationHandler } from "./elicitation.js";
 import type { McpSamplingOptions } from "./sampling.js";
 import { type Client, schemas } from "./sdk.js";
 
@@ -14,9 +14,8 @@ export interface McpLogEntry {
 /** What the client offers a server beyond tools. Each is off unless given. */
 export interface McpClientFeatures {
   /**
-   * Answers a server's questions (elicitation). Without it (and without a default set by
-   * `setDefaultElicitation`, as `glassloop run` does on a terminal) the client does not offer
-   * elicitation and a server cannot ask. Bounded by `maxElicitations`.
+   * Answers a server's questions (elicitation). Without it the client does not offer elicitation
+   * and a server cannot ask. Bounded by `maxElicitations`.
    */
   onElicitation?: McpElicitationHandler;
   /**
@@ -43,15 +42,10 @@ export interface McpClientFeatures {
 /** The capabilities the features above announce in `initialize`. */
 export function capabilitiesFor(features: McpClientFeatures): ClientCapabilities {
   return {
-    ...(answererOf(features) && { elicitation: { form: { applyDefaults: true } } }),
+    ...(features.onElicitation && { elicitation: { form: { applyDefaults: true } } }),
     ...(features.roots && { roots: { listChanged: false } }),
     ...(features.sampling && { sampling: {} }),
   };
-}
-
-/** Who answers questions: the client's own `onElicitation`, else the process's default, else nobody. */
-function answererOf(features: McpClientFeatures): McpElicitationHandler | undefined {
-  return features.onElicitation ?? defaultElicitation();
 }
 
 /** Counts questions per tool call; the client resets it when a call starts. */
@@ -76,8 +70,7 @@ export function installFeatures(
   budget: ElicitationBudget,
   warn: (message: string) => void,
 ): void {
-  const { roots, onLog } = features;
-  const onElicitation = answererOf(features);
+  const { onElicitation, roots, onLog } = features;
   if (onElicitation) {
     client.setRequestHandler(schemas.ElicitRequestSchema, async (request, extra) => {
       const params = request.params;

@@ -4,11 +4,10 @@
  */
 export { McpClient, McpConnectError, McpToolListError } from "./client.js";
 export type { McpClientFeatures, McpLogEntry } from "./client-features.js";
-export {
-  type McpElicitation,
-  type McpElicitationAnswer,
-  type McpElicitationHandler,
-  setDefaultElicitation,
+export type {
+  McpElicitation,
+  McpElicitationAnswer,
+  McpElicitationHandler,
 } from "./elicitation.js";
 export { BoundedEventStore } from "./event-store.js";
 export { createMcpHttpHandler, type McpHttpHandler, type McpHttpOptions } from "./http-handler.js";

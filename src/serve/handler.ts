@@ -56,6 +56,11 @@ export interface ServeOptions {
   recover?: boolean;
   /** Serve each agent over A2A too: its card and JSON-RPC under `/a2a/<agent>` (default off; docs/a2a.md). */
   a2a?: boolean | A2AServeOptions;
+  /**
+   * An MCP endpoint mounted at `/mcp`, e.g. `createAgentMcpHandler(agent, { tokens })` from
+   * glassloop/mcp (docs/mcp.md); it checks its own tokens, hosts and origins, and closes with this handler.
+   */
+  mcp?: { fetch(request: Request): Promise<Response>; close(): Promise<void> };
 }
 
 /** Counters for monitoring (and the bench's memory figures). */
@@ -186,6 +191,8 @@ export function createHandler(options: ServeOptions): ServeHandler {
   runRoutes(app, ctx);
   aguiRoutes(app, ctx);
   const a2a = options.a2a ? a2aRoutes(app, ctx, options.a2a === true ? {} : options.a2a) : undefined;
+  const mcp = options.mcp;
+  if (mcp) app.all("/mcp", byAddress, (c) => mcp.fetch(c.req.raw));
   app.all("/api/*", () => {
     throw new ServeRequestError(404, "not_found", "no such route");
   });
@@ -205,6 +212,7 @@ export function createHandler(options: ServeOptions): ServeHandler {
     close: async () => {
       await ready.catch(() => {});
       await a2a?.close();
+      await mcp?.close();
       await runs.stop();
       hub.stop();
       await runs.settled();

@@ -1,8 +1,10 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Agent } from "glassloop";
 import {
+  createAgentMcpHandler,
   createAgentServer,
   createMcpHttpHandler,
   createMcpServer,
@@ -11,6 +13,7 @@ import {
 import { SqliteStore } from "glassloop/store";
 import { FunctionModel } from "glassloop/testing";
 import { describe, expect, it } from "vitest";
+import { serve as serveHandler } from "../serve/harness.js";
 
 async function connect(server: ReturnType<typeof createMcpServer>): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -271,5 +274,28 @@ describe("glassloop's MCP server API (createMcpServer, createAgentServer)", () =
     await reader?.cancel();
     expect(text).toContain('"text":"finished"');
     await handler.close();
+  });
+
+  it("is mounted at /mcp of glassloop serve's handler, with its own token, and closes with it", async () => {
+    const agent = new Agent({ name: "echo", model: new FunctionModel(() => ({ text: "served" })) });
+    const mcp = createAgentMcpHandler(agent, { tokens: ["mcp-token-0123456789"] });
+    const served = serveHandler({ agents: { echo: () => agent }, mcp });
+    // The mount keeps the MCP handler's own checks: a host it was not told of, then the token.
+    expect((await served.fetch("/mcp", { method: "POST", body: "{}" })).status).toBe(403);
+    expect((await served.fetch("http://localhost/mcp", { method: "POST", body: "{}" })).status).toBe(401);
+    const client = new Client({ name: "t", version: "1" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("http://localhost/mcp"), {
+        fetch: served.fetch,
+        requestInit: { headers: { authorization: "Bearer mcp-token-0123456789" } },
+      }),
+    );
+    expect(await client.callTool({ name: "echo", arguments: { input: "hi" } })).toMatchObject({
+      content: [{ type: "text", text: "served" }],
+    });
+    expect(mcp.sessions()).toBe(1);
+    await client.close();
+    await served.close();
+    expect(mcp.sessions()).toBe(0);
   });
 });

@@ -11,6 +11,7 @@ import { BUILTIN_TOOLS, type BuiltinName } from "../../tools/builtin/index.js";
 import { refusingApprover, terminalApprover } from "../approval.js";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
 import { formatError } from "../failure.js";
+import { terminalElicitation } from "../mcp-servers.js";
 import { Printer } from "../printer.js";
 import { formatUsage, RunRenderer } from "../render.js";
 import { AGENT_OPTIONS, type Prepared, prepareAgent } from "../setup.js";
@@ -68,7 +69,15 @@ const chat: Command = {
       : refusingApprover(printer);
     let prepared: Prepared;
     try {
-      prepared = await prepareAgent(values, io, { store: true });
+      prepared = await prepareAgent(values, io, {
+        store: true,
+        mcp: {
+          ...(interactive && {
+            onElicitation: terminalElicitation(printer, rl, { before: () => renderer.pause() }),
+          }),
+          warn: (message) => printer.note(printer.err.yellow(`! ${message}`)),
+        },
+      });
     } catch (error) {
       rl.close();
       throw error;
@@ -76,6 +85,7 @@ const chat: Command = {
     try {
       return await repl(new Session(prepared, values.session ?? "chat", io, printer, rl, renderer, approver));
     } finally {
+      await prepared.agent.close();
       rl.close();
     }
   },

@@ -8,6 +8,7 @@ import { decideWaitingCalls, lazyTerminal, refusingApprover, terminalApprover } 
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
 import { exitCodeFor, formatError, redactorFor } from "../failure.js";
 import { roundDurations } from "../json-output.js";
+import { terminalElicitation } from "../mcp-servers.js";
 import { Printer } from "../printer.js";
 import { formatUsage, RunRenderer } from "../render.js";
 import { AGENT_OPTIONS, type Prepared, prepareAgent } from "../setup.js";
@@ -125,11 +126,6 @@ async function runTask(
     showPrompt: values["show-prompt"] === true,
     quiet: values.json === true,
   });
-  const prepared = await prepareAgent(values, io, {
-    store: values.session !== undefined || resume !== undefined,
-    ...(resume !== undefined && { resume }),
-  });
-  const { agent, choice, tracer } = prepared;
   const controller = new AbortController();
   let interrupted = false;
   const onSigint = () => {
@@ -137,6 +133,18 @@ async function runTask(
     controller.abort(new Error("cancelled with Ctrl-C"));
   };
   const terminal = lazyTerminal(io, onSigint);
+  const prepared = await prepareAgent(values, io, {
+    store: values.session !== undefined || resume !== undefined,
+    ...(resume !== undefined && { resume }),
+    mcp: {
+      // The configured MCP servers' questions are asked on a terminal; without one none is offered.
+      ...(io.stdin.isTTY && {
+        onElicitation: terminalElicitation(printer, terminal.asker, { before: () => renderer.pause() }),
+      }),
+      warn: (message) => printer.note(printer.err.yellow(`! ${message}`)),
+    },
+  });
+  const { agent, choice, tracer } = prepared;
   // On a terminal the user decides each call at once; without one a run that needs a decision
   // pauses in the store (resume it on a terminal), or, with no store, such calls are refused.
   const onApproval = io.stdin.isTTY
@@ -237,6 +245,7 @@ async function runTask(
     return failed;
   } finally {
     process.off("SIGINT", onSigint);
+    await agent.close();
     terminal.close();
   }
 }
