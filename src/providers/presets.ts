@@ -1,5 +1,5 @@
 import { ConfigError } from "../core/errors.js";
-import { credentialsOf, type Endpoint, requireKey } from "../models/http-provider.js";
+import { credentialsOf, type Endpoint, requireKey } from "../models/http-endpoint.js";
 import { priceOf } from "../models/prices.js";
 import { chatEndpoint, OpenAIChatModel, type OpenAIChatOptions } from "./openai/definition.js";
 import { OPENAI_PRESETS, type OpenAIPreset, type OpenAIPresetName } from "./preset-table.js";

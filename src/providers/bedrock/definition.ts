@@ -8,14 +8,8 @@ import { ConfigError } from "../../core/errors.js";
 import { defaultPost, type PostFetch } from "../../models/http/node-post.js";
 import { type HttpOptions, postJson } from "../../models/http/transport.js";
 import { endpointUrl } from "../../models/http/url.js";
-import {
-  type Connection,
-  callHttp,
-  connect,
-  type Endpoint,
-  type HttpProvider,
-  shownUrl,
-} from "../../models/http-provider.js";
+import { type Connection, connect, type Endpoint, shownUrl } from "../../models/http-endpoint.js";
+import { callHttp, type HttpProvider } from "../../models/http-provider.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
 import { contextWindowOf, priceOf } from "../../models/prices.js";
 import { reportedCount } from "../../models/usage-check.js";

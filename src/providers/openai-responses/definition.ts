@@ -2,14 +2,8 @@ import { ConfigError } from "../../core/errors.js";
 import type { Message } from "../../core/vocabulary/messages.js";
 import type { HttpOptions } from "../../models/http/call.js";
 import { endpointUrl } from "../../models/http/url.js";
-import {
-  type Connection,
-  callHttp,
-  connect,
-  type Endpoint,
-  type HttpProvider,
-  shownUrl,
-} from "../../models/http-provider.js";
+import { type Connection, connect, type Endpoint, shownUrl } from "../../models/http-endpoint.js";
+import { callHttp, type HttpProvider } from "../../models/http-provider.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
 import { contextWindowOf, priceOf } from "../../models/prices.js";
 import { RESPONSES_PROVIDER, type ResponsesBodyOptions, toResponsesBody } from "./request.js";
