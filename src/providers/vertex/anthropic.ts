@@ -13,13 +13,8 @@ import {
 import type { HttpOptions } from "../../models/http/transport.js";
 import { postJson } from "../../models/http/transport.js";
 import { endpointUrl } from "../../models/http/url.js";
-import {
-  type Connection,
-  callHttp,
-  connect,
-  type Endpoint,
-  type HttpProvider,
-} from "../../models/http-provider.js";
+import { type Connection, connect, type Endpoint } from "../../models/http-endpoint.js";
+import { callHttp, type HttpProvider } from "../../models/http-provider.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
 import { contextWindowOf, priceOf } from "../../models/prices.js";
 import { reportedCount } from "../../models/usage-check.js";
