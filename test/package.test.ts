@@ -40,7 +40,7 @@ describe("the tarball", () => {
     expect(files).toContain("README.md");
     expect(files).toContain("package.json");
     const allowed =
-      /^(dist\/|docs\/[^/]+\.md$|recordings\/[^/]+\.(jsonl|md)$|README\.md$|package\.json$|LICENSE$)/;
+      /^(dist\/|docs\/[^/]+\.md$|recordings\/[^/]+\.(jsonl|md)$|recordings\/evals\/[\w./-]+\.(mjs|json|jsonl)$|README\.md$|package\.json$|LICENSE$)/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
     expect(files.filter((f) => /\.test(-d)?\.|(^|\/)(test|fixtures|src)\//.test(f))).toEqual([]);
     expect(files).not.toContain("dist/.build-hash");
@@ -105,6 +105,25 @@ describe("the installed package", () => {
     const demo = sh("npx", ["--offline", "glassloop", "demo"], installed.dir, 120_000);
     expect(demo.status, demo.stderr).toBe(0);
     expect(demo.stdout).toContain("420");
+  });
+
+  it("with no key, the shipped eval replays offline from the installed package (the path the no-model message prints there)", () => {
+    const shipped = "node_modules/glassloop/recordings/evals";
+    const replayed = sh(
+      "npx",
+      [
+        "--offline",
+        "glassloop",
+        "eval",
+        `${shipped}/calculator.eval.mjs`,
+        "--replay",
+        `${shipped}/calculator`,
+      ],
+      installed.dir,
+      60_000,
+    );
+    expect(replayed.status, replayed.stderr).toBe(0);
+    expect(replayed.stdout).toContain("pass rate   100%");
   });
 
   it("an ESM file imports glassloop, glassloop/store and glassloop/testing and runs the calculator", () => {

@@ -5,6 +5,7 @@ import { InputTooLargeError, READ_CAPS, readBodyCapped } from "../core/read-caps
 import { modelCacheDir } from "../providers/local/name.js";
 import { ollamaBaseURL } from "../providers/presets.js";
 import type { CliConfig } from "./config.js";
+import { keyFreeCommands } from "./shipped-recordings.js";
 
 /** Providers picked by themselves when their key is in the environment, in this order, with the model used. */
 export const KEYED_DEFAULTS = [
@@ -25,8 +26,16 @@ export interface ModelChoice {
 
 /** No model is configured or reachable; the message says exactly what to do. */
 export class NoModelError extends GlassloopError {
-  constructor() {
-    super("no_model", NO_MODEL_HELP);
+  /** `cwd` writes the key-free commands' paths as typed from there (default: the process's). */
+  constructor(cwd = process.cwd()) {
+    const tryIt = keyFreeCommands(cwd);
+    super(
+      "no_model",
+      `${NO_MODEL_HELP}
+  - no model at all: glassloop demo (worked examples, replayed answers, offline), or replay a
+      recorded run or eval: ${tryIt.run}
+      ${tryIt.eval}`,
+    );
   }
 }
 
@@ -41,8 +50,7 @@ const NO_MODEL_HELP = `no model is configured or reachable. Any one of these wor
   - a local GGUF file: --model local:/path/to/model.gguf (needs: npm i -E node-llama-cpp@3.21.1),
       or GLASSLOOP_LOCAL_MODEL=/path/to/model.gguf, or local:hf:<user>/<repo>/<file>.gguf to download one
   - a small local model (about 1.1 GB, downloaded once; needs node-llama-cpp as above):
-      glassloop run --yes "...", or answer "y" when glassloop asks on a terminal
-  - no model at all: glassloop demo (replays recorded answers, offline)`;
+      glassloop run --yes "...", or answer "y" when glassloop asks on a terminal`;
 
 /** What model selection can look at; `probe` answers "is Ollama there, with which models". */
 export interface SelectionInput {
@@ -51,6 +59,8 @@ export interface SelectionInput {
   config: CliConfig;
   configPath?: string;
   probeOllama?: (env: NodeJS.ProcessEnv) => Promise<string[] | undefined>;
+  /** Where the user is, for the paths the no-model message prints. */
+  cwd?: string;
 }
 
 /**
@@ -71,7 +81,7 @@ export async function selectModel(input: SelectionInput): Promise<ModelChoice> {
     return { model: `local:${env.GLASSLOOP_LOCAL_MODEL}`, source: "GLASSLOOP_LOCAL_MODEL" };
   const cached = cachedModels(env)[0];
   if (cached) return { model: `local:${cached}`, source: `downloaded earlier to ${modelCacheDir(env)}` };
-  throw new NoModelError();
+  throw new NoModelError(input.cwd);
 }
 
 /** GGUF files in the local model cache (where `local:hf:` downloads go), by name. */

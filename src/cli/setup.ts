@@ -131,6 +131,7 @@ export async function prepareAgent(
       : await selectModel({
           ...(flags.model && { flag: flags.model }),
           env: io.env,
+          cwd: io.cwd,
           config,
           ...(path && { configPath: path }),
         }).catch(async (error: unknown) => {

@@ -3,6 +3,8 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type CliIO, type Command, EXIT, UsageError } from "../cli/command.js";
 import { Printer } from "../cli/printer.js";
+import { keyFreeCommands } from "../cli/shipped-recordings.js";
+import { ConfigError } from "../core/errors.js";
 import "../cli/providers.js";
 import { importUserModule } from "../cli/user-module.js";
 import { compareResults } from "./compare.js";
@@ -14,12 +16,17 @@ import { formatComparison, formatReport } from "./report-table.js";
 import { DEFAULT_EVAL_DIR, RESULT_FILE, readResult } from "./result-file.js";
 import type { EvalResult } from "./types.js";
 
+// Paths as typed from where the command runs, so the line can be copied as it is.
+const KEY_FREE = keyFreeCommands(process.cwd()).eval;
+
 const USAGE = `Usage: glassloop eval <file> [options]
 
 Runs an eval: every case of the file's dataset against its agent, each trial scored and traced.
 <file> is a module whose default export is defineEval({ agent, dataset, scorers, ... }) from
 "glassloop/evals", in ES modules (.mjs/.mts, or "type": "module" in package.json); TypeScript
-loads through tsx (npm i -D tsx).
+loads through tsx (npm i -D tsx). With no key, replay the eval shipped in glassloop's
+recordings/evals (its file and its recording), offline:
+  ${KEY_FREE}
 
 Options:
   -m, --model provider:model   the model handed to the eval's agent function
@@ -68,7 +75,10 @@ const evalCommand: Command = {
     const { values, positionals } = parsed;
     const file = positionals[0];
     if (file === undefined)
-      throw new UsageError("eval needs an eval file: glassloop eval evals/my.eval.ts", "eval");
+      throw new UsageError(
+        `eval needs an eval file: glassloop eval evals/my.eval.ts (to try one with no key, offline: ${keyFreeCommands(io.cwd).eval})`,
+        "eval",
+      );
     if (positionals.length > 1)
       throw new UsageError(`eval takes one file (got ${positionals.join(", ")})`, "eval");
     if (values.replay !== undefined && values.model !== undefined) {
@@ -125,6 +135,12 @@ const evalCommand: Command = {
           onEvent: progress.onEvent,
           outDir,
           env: io.env,
+        }).catch((error: unknown) => {
+          // Runs that cannot start (no key, most often): say how to try the eval without a model.
+          if (!(error instanceof ConfigError) || values.model !== undefined) throw error;
+          throw new ConfigError(
+            `${error.message}\n  or, with no key, replay a recorded eval offline (--replay <dir>), e.g. ${keyFreeCommands(io.cwd).eval}`,
+          );
         });
       } finally {
         process.off("SIGINT", onSigint);

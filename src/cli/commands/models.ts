@@ -44,6 +44,7 @@ const models: Command = {
     try {
       choice = await selectModel({
         env: io.env,
+        cwd: io.cwd,
         config,
         ...(path && { configPath: path }),
         probeOllama: async () => ollama,
