@@ -2,12 +2,14 @@
  * Every code block in README.md and docs/*.md is tested (Pydantic AI's standard): TypeScript
  * blocks are type-checked as modules and executed, against the docs' policy model
  * (test/docs/brain.ts) directly or through the OpenAI wire on 127.0.0.1; JSON blocks must parse;
- * shell blocks either run (`glassloop …` lines, through the real CLI against the same server) or
+ * shell blocks either run, every line in a fresh copy of the repository as a newcomer's clone
+ * (`glassloop …` lines through the real CLI, any other through `sh`, against the same server), or
  * say on their first line why not (`# not run: …`). A block's first line may declare what it
  * needs (`// needs: agent, model, type Db`, names from test/docs/fixtures.ts), that it can only be
  * type-checked (`// not run: why`), or that it is an excerpt (`// not checked: why`); a repo path
  * alone (`// src/trace/cli.ts`) says where its relative imports resolve.
  */
+import { spawn } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
@@ -16,6 +18,7 @@ import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Asked, decide } from "./docs/brain.js";
 import { cleanEnv, runCli } from "./helpers/cli.js";
+import { freshCopy } from "./helpers/fresh-copy.js";
 import { type CodeBlock, codeBlocks, docFiles } from "./helpers/markdown-blocks.js";
 import { chatJson, chatSse } from "./helpers/openai-replies.js";
 import { ROOT } from "./helpers/packed.js";
@@ -88,6 +91,8 @@ function askedOfWire(request: RecordedRequest): Asked {
 
 let server: WireServer;
 let cwd: string;
+/** Where the shell blocks run: a fresh copy of the repository, as a clone's README commands do. */
+let clone: string;
 let checked: Map<string, string[]>;
 const savedEnv = { ...process.env };
 const savedCwd = process.cwd();
@@ -114,6 +119,8 @@ beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), "glassloop-docs-"));
   // A recorded run for the replay examples, under the name the docs use.
   copyFileSync(join(ROOT, "recordings", "calculator.jsonl"), join(cwd, "run.jsonl"));
+  clone = freshCopy("glassloop-docs-clone-");
+  copyFileSync(join(ROOT, "recordings", "calculator.jsonl"), join(clone, "run.jsonl"));
   Object.assign(process.env, docsEnv());
   process.chdir(cwd);
   rmSync(OUT, { recursive: true, force: true });
@@ -129,6 +136,7 @@ afterAll(async () => {
   Object.assign(process.env, savedEnv);
   await server?.close();
   if (cwd) rmSync(cwd, { recursive: true, force: true });
+  if (clone) rmSync(clone, { recursive: true, force: true });
 });
 
 /** Dummy keys and loopback base URLs for every provider a block may name; no request leaves 127.0.0.1. */
@@ -198,7 +206,7 @@ for (const file of docFiles(ROOT)) {
 describe("shell blocks", () => {
   for (const block of blocks.filter((b) => b.lang === "sh")) {
     if (block.mode.kind !== "run") continue;
-    it(`${block.where} runs: every glassloop command exits 0`, async () => {
+    it(`${block.where} runs in a fresh copy of the repository: every command exits 0`, async () => {
       const commands = block.code
         .split("\n")
         .map((line) => line.replace(/\s+#.*$/, "").trim())
@@ -206,26 +214,46 @@ describe("shell blocks", () => {
       // A synopsis line with a placeholder (`trace show <runId|file>`) is not a command.
       const runnable = commands.filter((command) => !/<[^>]+>/.test(command));
       expect(runnable.length).toBeGreaterThan(0);
+      const env = cleanEnv(docsEnv());
       for (const line of runnable) {
         // `echo "text" | glassloop …`: the text is the command's stdin.
         const piped = /^echo\s+"([^"]*)"\s*\|\s*(.*)$/.exec(line);
         const command = piped ? piped[2]! : line;
         const args = cliArgs(command);
-        expect(
-          args,
-          `${command}: only glassloop commands run here; mark the block "# not run: why"`,
-        ).not.toBeNull();
-        const run = await runCli(args!, {
-          cwd,
-          env: cleanEnv(docsEnv()),
-          timeoutMs: 60_000,
-          ...(piped && { input: `${piped[1]}\n` }),
-        });
-        expect(run.code, `${command}\n${run.stdout}${run.stderr}`).toBe(0);
+        const run = args
+          ? await runCli(args, {
+              cwd: clone,
+              env,
+              timeoutMs: 60_000,
+              ...(piped && { input: `${piped[1]}\n` }),
+            })
+          : await shell(line, clone, env);
+        expect(run.code, `${line}\n${run.stdout}${run.stderr}`).toBe(0);
       }
     }, 180_000);
   }
 });
+
+/** Any other command line, through `sh` in `cwd`, with the repository's tools (npm, npx, tsx) on PATH. */
+function shell(
+  line: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const path = `${join(cwd, "node_modules", ".bin")}:${env.PATH ?? ""}`;
+  return new Promise((done) => {
+    const child = spawn("sh", ["-c", line], { cwd, env: { ...env, PATH: path }, timeout: 60_000 });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString("utf8");
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString("utf8");
+    });
+    child.on("close", (code) => done({ code, stdout, stderr }));
+  });
+}
 
 /** The arguments of `glassloop …`, `npx glassloop …` or `npm run glassloop -- …`; null for any other command. */
 function cliArgs(command: string): string[] | null {
