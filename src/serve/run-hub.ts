@@ -18,12 +18,16 @@ function isDelta(item: LogItem): boolean {
  * One run being driven in this process: its items get their sequence numbers here, wait a tick
  * in memory, then go to the log in one transaction per batch. Readers that keep up read the
  * in-memory tail; the ones that fall behind read the log, so a slow client costs a cursor, not
- * a buffer.
+ * a buffer. A reader gets an item only once it is in the log: after a crash, the process that
+ * takes the run over numbers on from the log's last item, and no client has seen a number it
+ * reuses (a Last-Event-ID never skips an item).
  */
 export class RunChannel {
   readonly runId: string;
   readonly #log: ServeLog;
   #lastSeq: number;
+  /** The sequence number of the last item written to the log: readers see up to here. */
+  #stored: number;
   #tail: LogEntry[] = [];
   #unflushed = 0;
   #waiters = new Set<() => void>();
@@ -41,6 +45,7 @@ export class RunChannel {
     this.runId = runId;
     this.#log = log;
     this.#lastSeq = lastSeq;
+    this.#stored = lastSeq;
     let closed = () => {};
     this.finished = new Promise<void>((resolve) => {
       closed = resolve;
@@ -86,16 +91,15 @@ export class RunChannel {
         this.#flush();
       }, DELTA_BATCH_MS);
     }
-    this.#wake();
   }
 
-  /** Entries after `after` from memory, or undefined when memory no longer holds them all. */
+  /** Written entries after `after` from memory, or undefined when memory no longer holds them all. */
   readTail(after: number, limit: number): LogEntry[] | undefined {
     const first = this.#tail[0];
-    if (after >= this.#lastSeq) return [];
+    if (after >= this.#stored) return [];
     if (first === undefined || first.seq > after + 1) return undefined;
     const start = after + 1 - first.seq;
-    return this.#tail.slice(start, start + limit);
+    return this.#tail.slice(start, Math.min(start + limit, this.#stored + 1 - first.seq));
   }
 
   /**
@@ -103,7 +107,7 @@ export class RunChannel {
    * (true). `waker.wake` is set while waiting, so a cancelled reader can end its wait at once.
    */
   wait(after: number, timeoutMs: number, waker: Waker = {}): Promise<boolean> {
-    if (!this.#live || this.#lastSeq > after) return Promise.resolve(false);
+    if (!this.#live || this.#stored > after) return Promise.resolve(false);
     return new Promise((resolve) => {
       const done = (timedOut: boolean) => {
         clearTimeout(timer);
@@ -144,8 +148,11 @@ export class RunChannel {
       try {
         await this.#log.append(this.runId, batch);
       } catch (error) {
+        // The stream goes on to its readers; `failure` says the log lacks part of it.
         this.#failure ??= error;
       }
+      this.#stored = (batch.at(-1) as LogEntry).seq;
+      this.#wake();
       // Only written entries may leave memory: an unwritten one has no other copy.
       const keep = Math.max(TAIL, this.#unflushed);
       if (this.#tail.length > keep) this.#tail = this.#tail.slice(this.#tail.length - keep);
