@@ -48,9 +48,16 @@ export class RunManager {
   constructor(options: RunManagerOptions) {
     this.#o = options;
     this.#slots = new RunSlots(options.maxActiveRuns);
-    const { log, hub, redactor, agents, leaseMs } = options;
+    const { log, hub, redactor, agents, leaseMs, store } = options;
     this.#driver = new RunDriver({ log, hub, redactor, slots: this.#slots, leaseMs });
-    this.#recovery = new RunRecovery({ log, agents, driver: this.#driver, slots: this.#slots, leaseMs });
+    this.#recovery = new RunRecovery({
+      log,
+      store,
+      agents,
+      driver: this.#driver,
+      slots: this.#slots,
+      leaseMs,
+    });
   }
 
   /**

@@ -1,5 +1,7 @@
 import { hostname } from "node:os";
 import type { Agent } from "../agent/agent.js";
+import { ownerAlive } from "../store/owner.js";
+import type { Store } from "../store/store.js";
 import type { AgentTable } from "./agents.js";
 import { openParts } from "./run-closing.js";
 import type { RunDriver } from "./run-driver.js";
@@ -9,6 +11,7 @@ import type { RunRecord, ServeLog } from "./serve-log.js";
 /** What recovery needs from the handler. */
 export interface RunRecoveryOptions {
   log: ServeLog;
+  store: Store;
   agents: AgentTable;
   driver: RunDriver;
   slots: RunSlots;
@@ -42,6 +45,7 @@ export class RunRecovery {
     for (const run of await log.listRunning()) {
       if (this.#stopped) return;
       if (driver.has(run.runId) || !driverGone(run, driver.id, now)) continue;
+      if (await this.#heldInStore(run.runId)) continue;
       if (!(await log.takeOverRun(run.runId, driver.id, driver.leaseUntil(), run.driver))) continue;
       await this.#resume(run);
     }
@@ -79,6 +83,16 @@ export class RunRecovery {
     } catch (error) {
       console.error("glassloop serve: renewing leases or taking over runs failed:", error);
     }
+  }
+
+  /**
+   * Whether the store still counts the run's owner as alive, so a resume's claim would be refused:
+   * a process on another host is gone for the store only some time after its last checkpoint. The
+   * run is left for a later tick rather than failed.
+   */
+  async #heldInStore(runId: string): Promise<boolean> {
+    const stored = await this.#o.store.loadRun(runId).catch(() => undefined);
+    return stored?.status === "running" && ownerAlive(runId, stored.owner, stored.updatedAt);
   }
 
   async #resume(run: RunRecord): Promise<void> {
