@@ -72,7 +72,12 @@ export function toAnthropicBody(request: ModelRequest, options: AnthropicBodyOpt
           : choice;
     }
   }
-  if (options.thinkingBudget !== undefined) {
+  // With thinking on, Anthropic requires the assistant turn whose tool results this request
+  // carries to open with its thinking block, and says to turn thinking off otherwise: a turn
+  // another model made (a fallback, a switched model) has none to give, so this one request goes
+  // without thinking; the next turn Claude makes itself thinks again.
+  const thinking = options.thinkingBudget !== undefined && !unthinkingToolTurn(body.messages);
+  if (thinking && options.thinkingBudget !== undefined) {
     body.thinking = { type: "enabled", budget_tokens: options.thinkingBudget };
   } else if (request.temperature !== undefined) {
     // Thinking rejects any temperature but the default, so it is only sent without thinking.
@@ -82,6 +87,28 @@ export function toAnthropicBody(request: ModelRequest, options: AnthropicBodyOpt
   // As the official SDKs do: `stream` only when streaming (some compatible servers reject `false`).
   if (request.stream === true) body.stream = true;
   return body;
+}
+
+/**
+ * Whether the last assistant turn is a tool turn the request answers (only tool results follow
+ * it) that does not open with a thinking block.
+ */
+function unthinkingToolTurn(turns: readonly AnthropicRequestBody["messages"][number][]): boolean {
+  const last = turns.at(-1);
+  const assistant = turns.at(-2);
+  if (last?.role !== "user" || assistant?.role !== "assistant" || typeof assistant.content === "string")
+    return false;
+  const answers =
+    typeof last.content !== "string" &&
+    last.content.some((b) => (b as { type: string }).type === "tool_result");
+  const blocks = assistant.content as { type: string }[];
+  const first = blocks[0]?.type;
+  return (
+    answers &&
+    blocks.some((b) => b.type === "tool_use") &&
+    first !== "thinking" &&
+    first !== "redacted_thinking"
+  );
 }
 
 /** glassloop's tool choice in Anthropic's words. */
