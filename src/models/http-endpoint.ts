@@ -6,7 +6,7 @@
  */
 import { ConfigError } from "../core/errors.js";
 import { redact, urlSecrets } from "../core/redact.js";
-import { mergeHeaders } from "./http/headers.js";
+import { mergeHeaders } from "./http/call.js";
 
 /** Where a provider lives and how its key travels: the data of a provider or an OpenAI-compatible preset. */
 export interface Endpoint {

@@ -333,8 +333,9 @@ const USES_CAPS =
 /** Readers that read only glassloop's or the user's own bytes, or count bytes against READ_CAPS elsewhere. */
 const OWN_OR_COUNTED: Record<string, string> = {
   "models/http/node-exchange.ts":
-    "the node:http transport: bytes counted against READ_CAPS.providerStream/providerBody by transport.ts and body.ts",
-  "models/http/reply.ts": "a provider reply's chunks, counted against READ_CAPS by transport.ts and body.ts",
+    "the node:http transport: bytes counted against READ_CAPS.providerStream/providerBody by transport.ts and readCapped (reply.ts)",
+  "models/http/reply.ts":
+    "a provider reply's chunks, counted against READ_CAPS by transport.ts and readCapped",
   "serve/page-routes.ts": "glassloop's own built chat page",
   "a2a/server/methods.ts":
     "glassloop's own outgoing event stream (a peer's request body is read by serve's readJsonBody, under maxBodyBytes)",

@@ -4,9 +4,8 @@ import type { GlassloopError } from "../../core/errors.js";
 import { redact } from "../../core/redact.js";
 import { errorForStatus, ProviderError, RateLimitError, ResponseTooLargeError } from "../errors.js";
 import { type Attempt, Failure } from "./attempt.js";
-import { readCapped } from "./body.js";
 import type { Bounds, HttpCall } from "./call.js";
-import type { WireReply } from "./reply.js";
+import { readCapped, type WireReply } from "./reply.js";
 import { isRetryableStatus, retryAfterMs } from "./retry.js";
 
 /** What a non-2xx answer becomes: a typed error (its body read under its cap, scrubbed) and whether to retry. */

@@ -1,7 +1,7 @@
 /** The shared HTTP layer of model providers: JSON and SSE over node:http (or a given fetch), retries, timeouts, redaction. */
 
 export { REDACTED, redact } from "../../core/redact.js";
-export { mergeHeaders } from "./headers.js";
+export { mergeHeaders } from "./call.js";
 export {
   backoffMs,
   DEFAULT_RETRY,

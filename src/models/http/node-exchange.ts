@@ -2,7 +2,7 @@ import type { ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import { createRequire } from "node:module";
 import type { Readable } from "node:stream";
 import { urlToHttpOptions } from "node:url";
-import type { Exchange, WireReply } from "./reply.js";
+import { type Exchange, rawHeader, type WireReply } from "./reply.js";
 
 // node:http, node:https (with tls) and node:zlib are loaded on the first call that needs them,
 // not when glassloop is imported: together they were a large share of its import time, and a
@@ -146,8 +146,7 @@ class NodeExchange implements Exchange, WireReply {
   }
 
   header(name: string): string | undefined {
-    const value = this.#response?.headers[name];
-    return Array.isArray(value) ? value.join(", ") : value;
+    return rawHeader(this.#response?.rawHeaders ?? [], name);
   }
 
   get headers(): Headers {
@@ -291,7 +290,7 @@ class NodeExchange implements Exchange, WireReply {
 let zlib: typeof import("node:zlib") | undefined;
 
 function decoded(res: IncomingMessage, fail: (error: unknown) => void): Readable {
-  const coding = res.headers["content-encoding"]?.trim().toLowerCase();
+  const coding = rawHeader(res.rawHeaders, "content-encoding")?.trim().toLowerCase();
   if (coding === undefined || coding === "" || coding === "identity") return res;
   zlib ??= load("node:zlib") as typeof import("node:zlib");
   const { createBrotliDecompress, createGunzip, createInflate } = zlib;

@@ -1,3 +1,5 @@
+import { type OversizedPart, ResponseTooLargeError } from "../errors.js";
+
 /**
  * What the transport needs of an HTTP answer, whichever client fetched it: the status, a header,
  * the body fed chunk by chunk. Over `node:http` the `IncomingMessage` is read directly; a web
@@ -105,4 +107,78 @@ async function endOf(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<v
   } finally {
     clearImmediate(timer);
   }
+}
+
+/**
+ * The body of `reply` as text, read chunk by chunk and given up on at `limitBytes`: a hostile
+ * or broken server cannot make glassloop hold more than the cap in memory (a `Content-Length`
+ * over it is refused before a byte is read). Over the cap is a `ResponseTooLargeError`.
+ */
+export async function readCapped(
+  reply: WireReply,
+  limitBytes: number,
+  part: OversizedPart,
+  provider: string,
+): Promise<string> {
+  const tooLarge = () => new ResponseTooLargeError(part, limitBytes, { provider, status: reply.status });
+  const declared = Number(reply.header("content-length") ?? Number.NaN);
+  if (declared > limitBytes) {
+    reply.cancel();
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  // The rest of an oversized body is never read: the throw drops the connection.
+  await reply.read((chunk) => {
+    total += chunk.byteLength;
+    if (total > limitBytes) throw tooLarge();
+    chunks.push(chunk);
+    return undefined;
+  });
+  const only = chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks, total);
+  // A view, not a copy: node's chunks are Buffers already, fetch's are Uint8Arrays.
+  return Buffer.from(only.buffer, only.byteOffset, only.byteLength).toString("utf8");
+}
+
+/**
+ * Headers Node keeps only the first of when a response repeats them (`IncomingMessage.headers`);
+ * the others it joins with `, `.
+ */
+const FIRST_ONLY = new Set([
+  "age",
+  "authorization",
+  "content-length",
+  "content-type",
+  "etag",
+  "expires",
+  "from",
+  "host",
+  "if-modified-since",
+  "if-unmodified-since",
+  "last-modified",
+  "location",
+  "max-forwards",
+  "proxy-authorization",
+  "referer",
+  "retry-after",
+  "server",
+  "user-agent",
+]);
+
+/**
+ * One header's value read from the raw name/value list, as `IncomingMessage.headers` would give
+ * it: reading the few headers the transport needs this way spares building that object for every
+ * answer (it showed in the profile). `name` is lower-case.
+ */
+export function rawHeader(raw: readonly string[], name: string): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const key = raw[i] as string;
+    if (key.length !== name.length || key.toLowerCase() !== name) continue;
+    const found = raw[i + 1] as string;
+    if (value === undefined) value = found;
+    else if (FIRST_ONLY.has(name)) break;
+    else value = `${value}, ${found}`;
+  }
+  return value;
 }

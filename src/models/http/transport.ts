@@ -8,19 +8,18 @@ import {
 } from "../errors.js";
 import type { ModelDelta } from "../model.js";
 import { Attempt, Failure } from "./attempt.js";
-import { readCapped } from "./body.js";
 import {
   type Bounds,
   boundsOf,
   type HttpCall,
   type HttpOptions,
   type JsonReply,
+  mergeHeaders,
   type StreamEnd,
 } from "./call.js";
 import { excerptOf, failureOf, parseOrUndefined, scrub } from "./failure.js";
-import { mergeHeaders } from "./headers.js";
 import { exchangerOf } from "./node-post.js";
-import type { Exchange, Exchanger, WireReply } from "./reply.js";
+import { type Exchange, type Exchanger, readCapped, type WireReply } from "./reply.js";
 import { DEFAULT_RETRY, type RetryPolicy, sleep } from "./retry.js";
 import { readBodyEvents, SseFormatError, type SseHandler } from "./sse.js";
 import { splitUserinfo, type UrlTarget, withBasicAuth } from "./url.js";
