@@ -1,6 +1,6 @@
 import { z } from "zod";
+import type { McpClient } from "../mcp/client.js";
 import type { McpElicitation, McpElicitationAnswer, McpElicitationHandler } from "../mcp/elicitation.js";
-import type { ToolSource } from "../tools/tool-source.js";
 import type { Asker } from "./approval.js";
 import type { Printer } from "./printer.js";
 import { visible } from "./visible.js";
@@ -21,7 +21,7 @@ export const mcpServersSchema = z.record(
 
 /** The servers of the config, connected. */
 export interface ConnectedMcpServers {
-  sources: ToolSource[];
+  sources: McpClient[];
 }
 
 /**
@@ -34,7 +34,7 @@ export async function connectMcpServers(
   options: { onElicitation?: McpElicitationHandler; warn: (message: string) => void },
 ): Promise<ConnectedMcpServers> {
   const { McpClient } = await import("../mcp/client.js");
-  const sources: ToolSource[] = [];
+  const sources: McpClient[] = [];
   try {
     for (const [name, server] of Object.entries(servers)) {
       sources.push(
@@ -52,6 +52,73 @@ export async function connectMcpServers(
     throw error;
   }
   return { sources };
+}
+
+/**
+ * `/prompt` in `glassloop chat`: without arguments, lists the servers' prompts; with
+ * `<server> <prompt> [name=value ...]`, gets that prompt and returns its text (the messages' texts,
+ * one after another) for the chat to send as the user's message, after showing it. Undefined when
+ * there is nothing to send (a listing, a mistake, which is said).
+ */
+export async function promptCommand(
+  servers: readonly McpClient[],
+  args: readonly string[],
+  printer: Printer,
+): Promise<string | undefined> {
+  const e = printer.err;
+  if (servers.length === 0) {
+    printer.note('no MCP servers (add "mcpServers" to glassloop.config.json)');
+    return undefined;
+  }
+  const [serverName, promptName, ...pairs] = args;
+  if (serverName === undefined) {
+    for (const server of servers) {
+      const prompts = await server.prompts.list().catch((error: unknown) => {
+        printer.note(
+          e.yellow(`  ${visible(server.name)}: ${visible(String((error as Error).message ?? error))}`),
+        );
+        return [];
+      });
+      for (const p of prompts) {
+        const params = (p.arguments ?? []).map((a) => (a.required ? a.name : `${a.name}?`)).join(" ");
+        printer.note(
+          `  ${e.bold(visible(`${server.name} ${p.name}`))}${params ? ` ${visible(params)}` : ""}${p.description ? e.dim(`  ${visible(p.description.slice(0, 200))}`) : ""}`,
+        );
+      }
+    }
+    printer.note(e.dim("  /prompt <server> <prompt> name=value ...  sends the prompt as your message"));
+    return undefined;
+  }
+  const server = servers.find((s) => s.name === serverName);
+  if (!server || promptName === undefined) {
+    printer.note(
+      e.yellow(
+        server
+          ? "usage: /prompt <server> <prompt> name=value ..."
+          : `no MCP server named ${visible(serverName)}`,
+      ),
+    );
+    return undefined;
+  }
+  const values: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    if (at <= 0) {
+      printer.note(e.yellow(`arguments are name=value, not ${visible(pair)}`));
+      return undefined;
+    }
+    values[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  try {
+    const messages = await server.prompts.get(promptName, values);
+    const text = messages.map((m) => m.text).join("\n\n");
+    printer.note(e.dim(`prompt ${visible(`${serverName} ${promptName}`)}:`));
+    printer.note(e.dim(visible(text.length > 2000 ? `${text.slice(0, 2000)}…` : text)));
+    return text;
+  } catch (error) {
+    printer.note(e.red(`✗ ${visible((error as Error).message ?? String(error))}`));
+    return undefined;
+  }
 }
 
 /** Most fields one question may have: a server cannot keep the person typing forever. */

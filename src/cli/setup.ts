@@ -17,7 +17,7 @@ import { type CliConfig, loadConfig } from "./config.js";
 import { type DemoScenario, scenarioOfRequest } from "./demo/scenarios.js";
 import { redactorFor } from "./failure.js";
 import { offerLocalModel } from "./local-offer.js";
-import { connectMcpServers } from "./mcp-servers.js";
+import { type ConnectedMcpServers, connectMcpServers } from "./mcp-servers.js";
 import { type ModelChoice, NoModelError, selectModel } from "./model-select.js";
 import "./providers.js";
 import { chooseTools } from "./tool-set.js";
@@ -61,6 +61,8 @@ export interface Prepared {
   store?: Store;
   /** Why there is no store, when there is none. */
   storeProblem?: string;
+  /** The config's MCP servers, connected (their tools are the agent's; `/prompt` reads their prompts). */
+  mcp?: ConnectedMcpServers;
   choice: ModelChoice;
   config: CliConfig;
   /** The built-in tool groups the agent offers. */
@@ -198,6 +200,7 @@ export async function prepareAgent(
     }),
     ...(store && { store }),
     ...(storeProblem && { storeProblem }),
+    ...(mcp && { mcp }),
     ...(tracer && { tracer }),
     ...(traceProblem && { traceProblem }),
     traceFailures,

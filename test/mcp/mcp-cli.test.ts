@@ -161,4 +161,34 @@ describe("MCP questions on the terminal (glassloop run and chat)", () => {
     expect(toolMessage).toContain("Ada Lovelace");
     expect(toolMessage).toContain('"action": "accept"');
   }, 90_000);
+
+  it("glassloop chat: /prompt lists the servers' prompts and sends one, with its arguments, as the user's message", async () => {
+    wire.server.enqueue(chatSse({ text: "Sunny in Paris." }));
+    const cwd = tempCwd();
+    writeFileSync(
+      join(cwd, "glassloop.config.json"),
+      JSON.stringify({
+        mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } },
+      }),
+    );
+    const pty = spawnPty(cliArgv("chat", "--no-trace"), { cwd, env: wire.env() });
+    try {
+      await pty.waitFor(/you› $/, { timeoutMs: 30_000 });
+      let from = pty.output.length;
+      pty.write("/prompt\r");
+      await pty.waitFor("everything args-prompt city state?", { from });
+      from = pty.output.length;
+      pty.write("/prompt everything args-prompt city=Paris\r");
+      await pty.waitFor("Sunny in Paris.", { from, timeoutMs: 30_000 });
+      pty.write("/exit\r");
+      expect(await pty.exited).toBe(0);
+    } finally {
+      pty.kill();
+    }
+    const sentMessages = sentBody<{ messages: { role: string; content?: string }[] }>(
+      wire.server.requests,
+      0,
+    ).messages;
+    expect(sentMessages.at(-1)).toMatchObject({ role: "user", content: "What's weather in Paris?" });
+  }, 90_000);
 });

@@ -11,7 +11,7 @@ import { BUILTIN_TOOLS, type BuiltinName } from "../../tools/builtin/index.js";
 import { refusingApprover, terminalApprover } from "../approval.js";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
 import { formatError } from "../failure.js";
-import { terminalElicitation } from "../mcp-servers.js";
+import { promptCommand, terminalElicitation } from "../mcp-servers.js";
 import { Printer } from "../printer.js";
 import { formatUsage, RunRenderer } from "../render.js";
 import { AGENT_OPTIONS, type Prepared, prepareAgent } from "../setup.js";
@@ -29,6 +29,7 @@ In the chat:
   /tools     the tools the agent has
   /cost      tokens and cost of this chat so far
   /session   the session's id, size and where it is kept
+  /prompt    the MCP servers' prompts; /prompt <server> <prompt> name=value sends one
   /exit      leave (Ctrl-D too)
   Ctrl-C     cancels the answer in progress; the session stays
 
@@ -243,8 +244,16 @@ async function slashCommand(chat: Session, text: string): Promise<boolean> {
         `session "${chat.id}": ${countOf(await chat.messageCount(), "message")} in ${chat.store.location}`,
       );
       return false;
+    case "/prompt": {
+      const args = text.split(/\s+/).slice(1);
+      const message = await promptCommand(chat.prepared.mcp?.sources ?? [], args, printer);
+      if (message !== undefined) await answer(chat, message);
+      return false;
+    }
     case "/help":
-      printer.note("/reset  /tools  /cost  /session  /exit   ·   Ctrl-C cancels the answer in progress");
+      printer.note(
+        "/reset  /tools  /cost  /session  /prompt  /exit   ·   Ctrl-C cancels the answer in progress",
+      );
       return false;
     default:
       printer.note(e.yellow(`unknown command ${name}; /help lists them`));
