@@ -53,3 +53,4 @@ export {
   serveAgentOverStdio,
 } from "./server.js";
 export type { McpServerConfig } from "./server-config.js";
+export { SqliteMcpCredentialStore } from "./sqlite-credentials.js";

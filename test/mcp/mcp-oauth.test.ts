@@ -1,6 +1,16 @@
+import { mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { McpAuthError, McpClient } from "glassloop/mcp";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { getRequestListener } from "@hono/node-server";
+import {
+  createMcpHttpHandler,
+  createMcpServer,
+  McpAuthError,
+  McpClient,
+  SqliteMcpCredentialStore,
+} from "glassloop/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /** A server that answers every request 401, and an authorization server that echoes the token request (client secret included) in its error. */
@@ -72,5 +82,45 @@ describe("MCP OAuth against a server whose authorization server refuses", () => 
     expect(JSON.stringify([String(error), String(cause)])).not.toContain("very-secret-client-value");
     expect(String((cause as Error).message)).toContain("[REDACTED]");
     expect(authorizations).toBe(1);
+  });
+});
+
+describe("MCP OAuth credentials kept in glassloop's SQLite database", () => {
+  it("a token saved by one process is used by the next without asking the person, and never printed", async () => {
+    const handler = createMcpHttpHandler(
+      () => createMcpServer({ tools: [{ name: "ping", description: "Pings.", run: () => "pong" }] }),
+      { tokens: ["stored-access-token-0123456789"] },
+    );
+    const http = createServer(getRequestListener((request: Request) => handler.fetch(request)));
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    const path = join(mkdtempSync(join(tmpdir(), "glassloop-mcp-creds-")), "glassloop.db");
+    const first = new SqliteMcpCredentialStore({ path });
+    first.save(url, { tokens: { access_token: "stored-access-token-0123456789", token_type: "Bearer" } });
+    first.close();
+
+    const store = new SqliteMcpCredentialStore({ path });
+    let asked = 0;
+    const mcp = await McpClient.connect({
+      name: "kept",
+      url,
+      auth: {
+        store,
+        authorize: async () => {
+          asked += 1;
+          return "unused";
+        },
+      },
+    });
+    expect(mcp.tools().map((t) => t.name)).toEqual(["ping"]);
+    expect(asked).toBe(0);
+    expect(store.load(url)?.tokens?.access_token).toBe("stored-access-token-0123456789");
+    expect(JSON.stringify(store)).not.toContain("stored-access-token");
+    store.delete(url);
+    expect(store.load(url)).toBeUndefined();
+    await mcp.close();
+    store.close();
+    await handler.close();
+    http.close();
   });
 });
