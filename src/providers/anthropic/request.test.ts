@@ -197,3 +197,50 @@ describe("toAnthropicBody", () => {
     expect(body.messages).toEqual([{ role: "user", content: "x" }]);
   });
 });
+
+describe("thinking and tool turns another model made", () => {
+  const thinking = { ...options, thinkingBudget: 2048 };
+  const call = { id: "toolu_1", name: "get_weather", arguments: '{"city":"Paris"}' };
+  const result: Message = { role: "tool", toolCallId: "toolu_1", toolName: "get_weather", content: "sunny" };
+  const own: Message = {
+    role: "assistant",
+    content: "",
+    toolCalls: [call],
+    reasoning: [{ type: "reasoning", provider: "anthropic", text: "Let me check.", signature: "sig-1" }],
+  };
+  const foreign: Message = {
+    role: "assistant",
+    content: "",
+    toolCalls: [call],
+    reasoning: [{ type: "reasoning", provider: "google", text: "", signature: "g-sig" }],
+  };
+  const ask: Message = { role: "user", content: "Weather in Paris?" };
+
+  it("keeps thinking on when Claude's own tool turn opens with its thinking block", () => {
+    const body = toAnthropicBody(request([ask, own, result]), thinking);
+    expect(body.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
+    expect(JSON.stringify(body.messages[1]?.content)).toMatch(/^\[\{"type":"thinking"/);
+  });
+
+  it("sends without thinking the request answering a tool turn another model made, as Anthropic requires", () => {
+    const body = toAnthropicBody(request([ask, foreign, result], { temperature: 0.2 }), thinking);
+    expect(body).not.toHaveProperty("thinking");
+    // Without thinking, a temperature may travel again.
+    expect(body.temperature).toBe(0.2);
+    expect(JSON.stringify(body)).not.toContain("g-sig");
+  });
+
+  it("thinks again once the foreign turn is no longer the one being answered", () => {
+    const body = toAnthropicBody(
+      request([
+        ask,
+        foreign,
+        result,
+        { role: "assistant", content: "Sunny." },
+        { role: "user", content: "And Rome?" },
+      ]),
+      thinking,
+    );
+    expect(body.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
+  });
+});
