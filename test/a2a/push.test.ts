@@ -9,7 +9,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Role, StreamResponse, TaskState } from "@a2a-js/sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import type { A2APushDelivery, A2APushOptions } from "../../src/a2a/index.js";
+import { type A2APushDelivery, type A2APushOptions, MemoryPushStore } from "../../src/a2a/index.js";
 import { echo, stuck, support } from "./fixtures/agents.js";
 import { ALICE, BOB, type Running, sdkClient, serveA2A } from "./harness.js";
 
@@ -203,6 +203,42 @@ describe("push notifications with @a2a-js/sdk's client", () => {
       }),
     });
     expect(((await asked.json()) as { error: { code: number } }).error.code).toBe(-32003);
+  });
+});
+
+describe("push configs a store kept", () => {
+  it("are followed again once the caller touches the task (as after a restart with a durable store)", async () => {
+    hook = await receiver();
+    const store = new MemoryPushStore();
+    running = await pushServer(
+      { stuck },
+      { allow: [`http://127.0.0.1:${hook.port}`], allowPrivate: true, store },
+    );
+    const alice = await sdkClient(`${running.url}/a2a/stuck/`, ALICE);
+    const task = (await alice.sendMessage({
+      ...text("wait"),
+      configuration: { returnImmediately: true },
+    } as never)) as unknown as { id: string };
+    // Written straight to the store, as a durable one would hold it when the server starts again.
+    await store.put("alice", {
+      id: "kept",
+      taskId: task.id,
+      url: hook.url,
+      token: "kept-token",
+      version: "1.0",
+    });
+    await alice.getTask({ id: task.id } as never);
+    await alice.cancelTask({ id: task.id } as never);
+    const payloads = await until(() => {
+      const p = payloadsOf(hook?.received ?? []);
+      return p.some(
+        (x) => x?.$case === "statusUpdate" && x.value.status?.state === TaskState.TASK_STATE_CANCELED,
+      )
+        ? p
+        : undefined;
+    });
+    expect(payloads.length).toBeGreaterThan(0);
+    expect(hook.received[0]?.headers["x-a2a-notification-token"]).toBe("kept-token");
   });
 });
 

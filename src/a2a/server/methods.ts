@@ -69,6 +69,8 @@ export async function ownRun(call: Call, taskId: string): Promise<RunRecord> {
   const run = await call.ctx.log.getRun(taskId);
   if (!run || run.principal !== call.principal || run.agent !== call.agent)
     throw rpcError.taskNotFound(taskId);
+  // Configs kept by a durable store across a restart are followed again once the task is touched.
+  if (call.push) await call.push.dispatcher.resume(run, lastSeqOf(call.ctx, run));
   return run;
 }
 

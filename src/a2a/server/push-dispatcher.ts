@@ -85,6 +85,15 @@ export class PushDispatcher {
     this.#watchers.set(run.runId, loop);
   }
 
+  /**
+   * Follows `run` from now on if its caller has configs for it and nobody follows it: for configs
+   * a durable store kept across a restart, picked up the next time the caller touches the task.
+   */
+  async resume(run: RunRecord, after: number): Promise<void> {
+    if (this.#watchers.has(run.runId) || this.#closing.signal.aborted) return;
+    if ((await this.store.list(run.principal, run.runId)).length > 0) this.watch(run, after);
+  }
+
   /** Stops every watcher (a notification in flight ends with its try). */
   async close(): Promise<void> {
     this.#closing.abort();
