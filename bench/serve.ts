@@ -5,10 +5,18 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Model, ModelObserver, ModelRequest, ModelResponse } from "glassloop";
-import { createHandler, type ServeHandler, startServer } from "glassloop/serve";
-import { SqliteStore } from "glassloop/store";
+import { PostgresStore } from "glassloop/postgres";
+import {
+  createHandler,
+  PostgresServeLog,
+  type ServeHandler,
+  type ServeLog,
+  startServer,
+} from "glassloop/serve";
+import { SqliteStore, type Store } from "glassloop/store";
 import { frame } from "../src/serve/sse.js";
 import { uiChunks } from "../src/serve/ui-stream.js";
+import { postgresInstalled, startCluster } from "../test/helpers/postgres-cluster.js";
 import { type BenchTable, round } from "./table.js";
 
 const STREAMS = 200;
@@ -127,14 +135,49 @@ async function load(url: string, startRss: number): Promise<LoadResult> {
 }
 
 function handlerIn(dir: string, name: string): ServeHandler {
+  return handlerOn(new SqliteStore({ path: join(dir, `${name}-store.db`) }), join(dir, `${name}-serve.db`));
+}
+
+function handlerOn(store: Store, log: ServeLog | string): ServeHandler {
   return createHandler({
     agents: { mock: () => ({ model: new MockStreamModel() }) },
     auth: { tokens: { bench: TOKEN } },
-    store: new SqliteStore({ path: join(dir, `${name}-store.db`) }),
-    log: join(dir, `${name}-serve.db`),
+    store,
+    log,
     limits: { maxActiveRuns: 10_000, requestsPerMinute: 1_000_000 },
     page: false,
   });
+}
+
+/** The same load on a Postgres store and log (a throwaway durable cluster), when Postgres is installed. */
+async function postgresRow(): Promise<(string | number)[] | undefined> {
+  if (!postgresInstalled()) return undefined;
+  const cluster = await startCluster({ durable: true });
+  try {
+    const store = await PostgresStore.connect({ url: cluster.url });
+    const log = await PostgresServeLog.connect({ url: cluster.url });
+    const server = await startServer({ handler: handlerOn(store, log) });
+    try {
+      await load(server.url, process.memoryUsage().rss); // warm up
+      globalThis.gc?.();
+      const r = await load(server.url, process.memoryUsage().rss);
+      return [
+        "@hono/node-server, Postgres store + log",
+        `${r.complete}/${STREAMS}`,
+        r.lost,
+        r.duplicated,
+        round(r.seconds, 2),
+        round(r.events / r.seconds, 0),
+        r.peakRssMb,
+        r.rssAfterMb,
+      ];
+    } finally {
+      await server.close();
+      await Promise.all([log.close(), store.close()]);
+    }
+  } finally {
+    cluster.stop();
+  }
 }
 
 /** Per-event encoding: glassloop's encoder and framing against SSE bytes written by hand. */
@@ -201,6 +244,8 @@ export async function serveBench(): Promise<BenchTable[]> {
       ]);
       await started.close();
     }
+    const pg = await postgresRow();
+    if (pg) rows.push(pg);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -221,6 +266,7 @@ export async function serveBench(): Promise<BenchTable[]> {
       notes: [
         "Each stream: POST /api/chat, read to [DONE]; complete = every delta in order, finish, ids strictly increasing.",
         "RSS is the whole bench process (server and 200 clients), relative to before the measured round.",
+        "The SQLite rows use files in a temporary folder; the Postgres row a throwaway cluster with fsync on (pool of 10).",
       ],
     },
     {

@@ -11,8 +11,10 @@ import {
   lookup,
   modelOf,
   refund,
+  SERVE_BACKENDS,
   type Served,
   serve,
+  serveOn,
   TestChat,
   until,
 } from "./harness.js";
@@ -58,85 +60,91 @@ async function problem(res: Response) {
   return body;
 }
 
-describe("ownership: another principal's chats, runs and approvals", () => {
-  it("bob can read, resume, approve or cancel none of alice's: every try is a 404 and changes nothing", async () => {
-    served = serve({ agents: { support } });
-    const { runId, approvalId } = await alicePaused(served);
-    const f = served.fetch;
-    for (const [method, path] of [
-      ["GET", `/api/runs/${runId}`],
-      ["GET", `/api/runs/${runId}/stream`],
-      ["GET", `/api/runs/${runId}/steps/1`],
-      ["POST", `/api/runs/${runId}/cancel`],
-      ["GET", `/trace/api/runs/${runId}`],
-      ["GET", "/api/chats/shared-id"],
-    ] as const) {
-      const res = await f(path, { method, headers: json(BOB), ...(method === "POST" && { body: "{}" }) });
-      expect([path, res.status]).toEqual([path, 404]);
-      expect((await problem(res)).code).toBe("not_found");
-    }
-    const approve = await f(`/api/runs/${runId}/approvals`, {
-      method: "POST",
-      headers: json(BOB),
-      body: JSON.stringify({ decisions: [{ approvalId, approved: true }] }),
-    });
-    expect(approve.status).toBe(404);
-    // The same chat id is bob's own, separate chat: nothing of alice's to resume there.
-    expect((await f("/api/chat/shared-id/stream", { headers: as(BOB) })).status).toBe(204);
-    // Bob answering alice's approval through his own chat of the same id: refused.
-    const viaChat = await f("/api/chat", {
-      method: "POST",
-      headers: json(BOB),
-      body: JSON.stringify({
-        id: "shared-id",
-        messages: [
-          {
-            id: "a",
-            role: "assistant",
-            parts: [
+for (const backend of SERVE_BACKENDS)
+  describe.skipIf(backend.skip !== undefined)(
+    `ownership: another principal's chats, runs and approvals (${backend.name})`,
+    () => {
+      it("bob can read, resume, approve or cancel none of alice's: every try is a 404 and changes nothing", async () => {
+        served = await serveOn(backend, { agents: { support } });
+        const { runId, approvalId } = await alicePaused(served);
+        const f = served.fetch;
+        for (const [method, path] of [
+          ["GET", `/api/runs/${runId}`],
+          ["GET", `/api/runs/${runId}/stream`],
+          ["GET", `/api/runs/${runId}/steps/1`],
+          ["POST", `/api/runs/${runId}/cancel`],
+          ["GET", `/trace/api/runs/${runId}`],
+          ["GET", "/api/chats/shared-id"],
+        ] as const) {
+          const res = await f(path, { method, headers: json(BOB), ...(method === "POST" && { body: "{}" }) });
+          expect([path, res.status]).toEqual([path, 404]);
+          expect((await problem(res)).code).toBe("not_found");
+        }
+        const approve = await f(`/api/runs/${runId}/approvals`, {
+          method: "POST",
+          headers: json(BOB),
+          body: JSON.stringify({ decisions: [{ approvalId, approved: true }] }),
+        });
+        expect(approve.status).toBe(404);
+        // The same chat id is bob's own, separate chat: nothing of alice's to resume there.
+        expect((await f("/api/chat/shared-id/stream", { headers: as(BOB) })).status).toBe(204);
+        // Bob answering alice's approval through his own chat of the same id: refused.
+        const viaChat = await f("/api/chat", {
+          method: "POST",
+          headers: json(BOB),
+          body: JSON.stringify({
+            id: "shared-id",
+            messages: [
               {
-                type: "tool-refund",
-                toolCallId: "x",
-                state: "approval-responded",
-                approval: { id: approvalId, approved: true },
+                id: "a",
+                role: "assistant",
+                parts: [
+                  {
+                    type: "tool-refund",
+                    toolCallId: "x",
+                    state: "approval-responded",
+                    approval: { id: approvalId, approved: true },
+                  },
+                ],
               },
             ],
-          },
-        ],
-      }),
-    });
-    expect(viaChat.status).toBe(404);
-    expect((await f("/api/chats", { headers: as(BOB) }).then((r) => r.json())) as unknown).toEqual({
-      chats: [],
-    });
-    // Alice's run is still waiting, undecided.
-    const run = (await (await f(`/api/runs/${runId}`, { headers: as(ALICE) })).json()) as { status: string };
-    expect(run.status).toBe("awaiting_approval");
-  });
+          }),
+        });
+        expect(viaChat.status).toBe(404);
+        expect((await f("/api/chats", { headers: as(BOB) }).then((r) => r.json())) as unknown).toEqual({
+          chats: [],
+        });
+        // Alice's run is still waiting, undecided.
+        const run = (await (await f(`/api/runs/${runId}`, { headers: as(ALICE) })).json()) as {
+          status: string;
+        };
+        expect(run.status).toBe("awaiting_approval");
+      });
 
-  it("a forged approval id is a 404; a decided one cannot be decided again (409)", async () => {
-    served = serve({ agents: { support } });
-    const { runId, approvalId } = await alicePaused(served);
-    const decide = (approval: string, approved: boolean) =>
-      served?.fetch(`/api/runs/${runId}/approvals`, {
-        method: "POST",
-        headers: json(ALICE),
-        body: JSON.stringify({ decisions: [{ approvalId: approval, approved }] }),
-      }) as Promise<Response>;
-    expect((await decide(`appr_${"A".repeat(24)}`, true)).status).toBe(404);
-    expect((await decide(approvalId, false)).status).toBe(202);
-    expect((await decide(approvalId, true)).status).toBe(409);
-    await until(async () => {
-      const r = (await (await served?.fetch(`/api/runs/${runId}`, { headers: as(ALICE) }))?.json()) as {
-        status: string;
-      };
-      return r.status === "ok";
-    });
-    const session = JSON.stringify(await served.store.readSession("serve:alice:shared-id"));
-    expect(session).toContain("Not approved by the user.");
-    expect(session).not.toContain("refunded 5");
-  });
-});
+      it("a forged approval id is a 404; a decided one cannot be decided again (409)", async () => {
+        served = await serveOn(backend, { agents: { support } });
+        const { runId, approvalId } = await alicePaused(served);
+        const decide = (approval: string, approved: boolean) =>
+          served?.fetch(`/api/runs/${runId}/approvals`, {
+            method: "POST",
+            headers: json(ALICE),
+            body: JSON.stringify({ decisions: [{ approvalId: approval, approved }] }),
+          }) as Promise<Response>;
+        expect((await decide(`appr_${"A".repeat(24)}`, true)).status).toBe(404);
+        expect((await decide(approvalId, false)).status).toBe(202);
+        expect((await decide(approvalId, true)).status).toBe(409);
+        await until(async () => {
+          const r = (await (await served?.fetch(`/api/runs/${runId}`, { headers: as(ALICE) }))?.json()) as {
+            status: string;
+          };
+          return r.status === "ok";
+        });
+        const session = JSON.stringify(await served.store.readSession("serve:alice:shared-id"));
+        expect(session).toContain("Not approved by the user.");
+        expect(session).not.toContain("refunded 5");
+      });
+    },
+  );
 
 describe("requests a server must refuse", () => {
   it("no token, a wrong token: 401 with WWW-Authenticate; the login cookie works like the token", async () => {
