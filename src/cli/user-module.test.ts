@@ -43,6 +43,16 @@ describe("loading a user's module", () => {
     );
   });
 
+  it("a module importing a package nothing above it installed says to install it there", async () => {
+    const dir = project("module");
+    writeFileSync(join(dir, "agent.mjs"), 'import "glassloop-not-installed-anywhere";\nexport default 1;\n');
+    await expect(
+      importUserModule("agent.mjs", { cwd: dir } as CliIO, "serve", "serve module"),
+    ).rejects.toThrow(
+      'agent.mjs (or a module it imports) needs "glassloop-not-installed-anywhere", which is not installed where it can find it: npm i glassloop-not-installed-anywhere in the module\'s project',
+    );
+  });
+
   it("loads an ES module, TypeScript included", async () => {
     const dir = project("module");
     writeFileSync(join(dir, "agent.ts"), "const n: number = 42;\nexport default n;\n");

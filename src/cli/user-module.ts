@@ -45,6 +45,15 @@ export async function importUserModule(
   } catch (error) {
     // A .js file Node took for CommonJS by its syntax, whose require() met ES-modules-only glassloop.
     const code = (error as NodeJS.ErrnoException).code;
+    // The module imports glassloop (or zod…) where no node_modules above it has it: the
+    // command's own copy cannot stand in, so the user installs it beside the module.
+    const missing = /Cannot find package '([^']+)' imported from/.exec((error as Error).message ?? "")?.[1];
+    if (code === "ERR_MODULE_NOT_FOUND" && missing !== undefined) {
+      throw new UsageError(
+        `${file} (or a module it imports) needs "${missing}", which is not installed where it can find it: npm i ${missing} in the module's project (the folder of its package.json)`,
+        command,
+      );
+    }
     if (code !== undefined && REQUIRE_OF_ESM.has(code)) {
       throw new UsageError(
         `${file} loaded as CommonJS and could not require() glassloop, which is ES modules only (${code}): ` +
