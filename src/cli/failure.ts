@@ -1,4 +1,4 @@
-import { GlassloopError, RunError } from "../core/errors.js";
+import { GlassloopError, glassloopCodeOf, RunError } from "../core/errors.js";
 import type { Redactor } from "../core/redact.js";
 import { scrubberFor } from "../core/sink.js";
 import { EXIT } from "./command.js";
@@ -7,8 +7,10 @@ import { visible } from "./visible.js";
 /** The exit code for an error that ended a command: 1 for a failed run, 2 for usage or configuration. */
 export function exitCodeFor(error: unknown): number {
   if (error instanceof RunError) return EXIT.failed;
-  if (error instanceof GlassloopError) return CONFIG_CODES.has(error.code) ? EXIT.usage : EXIT.failed;
-  return EXIT.failed;
+  // By code, so an error from a second copy of glassloop (a user module loaded with a clone's
+  // sources) keeps its meaning.
+  const code = glassloopCodeOf(error);
+  return code !== undefined && CONFIG_CODES.has(code) ? EXIT.usage : EXIT.failed;
 }
 
 /** Error codes that mean "fix your command or configuration", not "the run failed". */
@@ -37,7 +39,8 @@ const CONFIG_CODES = new Set([
  */
 export function formatError(error: unknown, env: NodeJS.ProcessEnv): string {
   let text: string;
-  if (error instanceof GlassloopError) text = error.message;
+  if (error instanceof GlassloopError || glassloopCodeOf(error) !== undefined)
+    text = (error as Error).message;
   else if (error instanceof Error) text = `unexpected error: ${error.message}`;
   else text = `unexpected error: ${String(error)}`;
   if (env.GLASSLOOP_DEBUG && error instanceof Error && error.stack) text += `\n${error.stack}`;

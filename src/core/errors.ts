@@ -14,6 +14,27 @@ export class GlassloopError extends Error {
   }
 }
 
+// A mark every copy of glassloop in one process shares (Symbol.for is process-wide): a TypeScript
+// module that tsx loads from a clone's sources (tsconfig paths) gets its own copy of these classes
+// beside the built CLI's, and `instanceof` tells them apart.
+const GLASSLOOP_ERROR = Symbol.for("glassloop.error");
+Object.defineProperty(GlassloopError.prototype, GLASSLOOP_ERROR, { value: true });
+
+/**
+ * The glassloop code of `error`, also when another copy of glassloop in this process made it;
+ * `undefined` for any other value. For the checks that decide what an error means (an exit code,
+ * a trial that could not start), where a second copy must not turn a configuration error into a
+ * failure.
+ */
+export function glassloopCodeOf(error: unknown): ErrorCode | undefined {
+  if (error instanceof GlassloopError) return error.code;
+  if (!(error instanceof Error) || (error as unknown as Record<symbol, unknown>)[GLASSLOOP_ERROR] !== true) {
+    return undefined;
+  }
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" ? (code as ErrorCode) : undefined;
+}
+
 /** State of a run at the moment it stopped, attached to every error that ends a run. */
 export interface RunErrorState {
   runId: string;

@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { type CliIO, type Command, EXIT, UsageError } from "../cli/command.js";
 import { Printer } from "../cli/printer.js";
 import { keyFreeCommands } from "../cli/shipped-recordings.js";
-import { ConfigError } from "../core/errors.js";
+import { ConfigError, glassloopCodeOf } from "../core/errors.js";
 import "../cli/providers.js";
 import { importUserModule } from "../cli/user-module.js";
 import { compareResults } from "./compare.js";
@@ -137,9 +137,9 @@ const evalCommand: Command = {
           env: io.env,
         }).catch((error: unknown) => {
           // Runs that cannot start (no key, most often): say how to try the eval without a model.
-          if (!(error instanceof ConfigError) || values.model !== undefined) throw error;
+          if (glassloopCodeOf(error) !== "config" || values.model !== undefined) throw error;
           throw new ConfigError(
-            `${error.message}\n  or, with no key, replay a recorded eval offline (--replay <dir>), e.g. ${keyFreeCommands(io.cwd).eval}`,
+            `${(error as Error).message}\n  or, with no key, replay a recorded eval offline (--replay <dir>), e.g. ${keyFreeCommands(io.cwd).eval}`,
           );
         });
       } finally {

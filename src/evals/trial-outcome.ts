@@ -1,18 +1,24 @@
 // What a trial's failure means: whether it could not start at all, the error to record, and the
 // status it ends with. Kept apart from running the trial, which only hands over what it caught.
 
+import { glassloopCodeOf } from "../core/errors.js";
 import { ReplayDivergenceError } from "../entries/trace.js";
-import { GlassloopError, RunError } from "../index.js";
+import { RunError } from "../index.js";
 import { EvalBudgetError } from "./guarded-model.js";
 import type { TrialError, TrialStatus } from "./types.js";
 
 /** Error codes that say the run could not be set up, whatever the case. */
 const SETUP_CODES = new Set(["config", "no_model", "missing_dependency"]);
 
-/** The error, or the run error's cause, when it says the trial could not start; else undefined. */
-export function setupFailure(caught: unknown): GlassloopError | undefined {
+/**
+ * The error, or the run error's cause, when it says the trial could not start; else undefined.
+ * By its code, so an error from a second copy of glassloop (an eval file loaded with the sources
+ * beside the built CLI) still stops the eval instead of being scored.
+ */
+export function setupFailure(caught: unknown): Error | undefined {
   for (const candidate of [caught, caught instanceof Error ? caught.cause : undefined]) {
-    if (candidate instanceof GlassloopError && SETUP_CODES.has(candidate.code)) return candidate;
+    const code = glassloopCodeOf(candidate);
+    if (code !== undefined && SETUP_CODES.has(code)) return candidate as Error;
   }
   return undefined;
 }
