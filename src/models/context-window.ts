@@ -21,9 +21,26 @@ export const TOKENS_PER_ATTACHMENT = 1_600;
  * `countTokens` where the provider counts.
  */
 export function estimateRequestTokens(request: ModelRequest): number {
-  let chars = 0;
-  for (const text of textsOf(request)) chars += text.length;
+  let chars = request.instructions?.length ?? 0;
+  for (const m of request.messages) {
+    chars += m.content.length;
+    if (m.role === "assistant")
+      for (const call of m.toolCalls ?? []) chars += call.name.length + call.arguments.length;
+  }
+  for (const t of request.tools) chars += t.name.length + t.description.length + schemaLength(t.parameters);
   return Math.ceil(chars / CHARS_PER_TOKEN) + framingTokens(request);
+}
+
+// A tool's schema is one object for the agent's life, and every call is estimated: its JSON's
+// length is measured once (this was the estimate's whole cost, a stringify per tool per call).
+const schemaLengths = new WeakMap<object, number>();
+function schemaLength(schema: ModelRequest["tools"][number]["parameters"]): number {
+  let length = schemaLengths.get(schema);
+  if (length === undefined) {
+    length = JSON.stringify(schema).length;
+    schemaLengths.set(schema, length);
+  }
+  return length;
 }
 
 /** The request's text as the model reads it: instructions, messages, tool calls, tool definitions. */
