@@ -70,9 +70,19 @@ describe("glassloop demo", () => {
         .trim()
         .split("\n")
         .map((l) => l.split(" ")[0]),
-    ).toEqual(SCENARIOS.map((s) => s.name));
+    ).toEqual([...SCENARIOS.map((s) => s.name), "refusal"]);
     const unknown = await runCli(["demo", "no-such-example"], { cwd: tempCwd(), env: cleanEnv() });
     expect(unknown.code).toBe(2);
+  });
+
+  it("the example without a recording runs by name too: the calculator tool refuses code", async () => {
+    const refusal = await runCli(["demo", "refusal"], { cwd: tempCwd(), env: cleanEnv() });
+    expect(refusal.code).toBe(0);
+    expect(refusal.stderr).toContain("[1/1] code where a number belongs: the calculator tool refuses it");
+    expect(refusal.stderr).toContain("refused: Cannot evaluate");
+    expect(refusal.stderr).toContain(
+      "Done: the calculator tool refused every expression that is not arithmetic.",
+    );
   });
 
   it("stops a replay that diverges from its recording and says at which call and what differs", async () => {

@@ -13,15 +13,17 @@ import { Printer } from "../printer.js";
 import { formatUsage, RunRenderer } from "../render.js";
 import { printable } from "./run.js";
 
+/** The example with no recording: the calculator tool itself refusing code, no model involved. */
+const REFUSAL = { name: "refusal", title: "code where a number belongs: the calculator tool refuses it" };
+
 const USAGE = `Usage: glassloop demo [options] [example...]
 
-Runs glassloop's worked examples (from the tutorials it grew from) through the real agent loop and
-the real tools, offline. The model's answers are replayed from recordings (recordings/*.jsonl): no
+Runs glassloop's worked examples through the real agent loop and the real tools, offline. The model's answers are replayed from recordings (recordings/*.jsonl): no
 network, no API key. A request that differs from the recorded one stops the replay and says where.
 Each run is traced to ${DEFAULT_TRACE_DIR}/ like "glassloop run", so "glassloop trace list" and
 "glassloop trace view" show it next.
 
-Examples: ${SCENARIOS.map((s) => s.name).join(", ")}
+Examples: ${[...SCENARIOS.map((s) => s.name), REFUSAL.name].join(", ")}
 
 Options:
   --list               list the examples
@@ -49,10 +51,12 @@ const demo: Command = {
     const { values, positionals } = parsed;
     const printer = new Printer(io);
     if (values.list) {
-      for (const s of SCENARIOS) printer.line(`${s.name.padEnd(20)} ${s.title}`);
+      for (const s of [...SCENARIOS, REFUSAL]) printer.line(`${s.name.padEnd(20)} ${s.title}`);
       return EXIT.ok;
     }
-    const unknown = positionals.filter((name) => !SCENARIOS.some((s) => s.name === name));
+    const unknown = positionals.filter(
+      (name) => name !== REFUSAL.name && !SCENARIOS.some((s) => s.name === name),
+    );
     if (unknown.length > 0) {
       throw new UsageError(`no example named ${unknown.join(", ")}; run "glassloop demo --list"`);
     }
@@ -70,13 +74,14 @@ const demo: Command = {
           onError: (error, path) => traceFailures.add(`cannot write ${path}: ${error.message}`),
         });
     const e = printer.err;
-    printer.note(e.bold("glassloop demo: worked examples from the tutorials glassloop grew from, offline."));
+    printer.note(e.bold("glassloop demo: worked examples, offline."));
     printer.note(
       "The agent loop, the tools and every event are real; the model is not. Its answers are REPLAYED\n" +
         `from recordings in ${shown(io, dir)}, and a request that differs from the recorded one stops the replay.`,
     );
     let failures = 0;
-    const total = chosen.length + (positionals.length === 0 ? 1 : 0);
+    const refusal = positionals.length === 0 || positionals.includes(REFUSAL.name);
+    const total = chosen.length + (refusal ? 1 : 0);
     for (const [i, scenario] of chosen.entries()) {
       const ok = await play(
         scenario,
@@ -91,7 +96,7 @@ const demo: Command = {
       );
       if (!ok) failures++;
     }
-    if (positionals.length === 0) await refuseCode(printer, `[${total}/${total}]`);
+    if (refusal) await refuseCode(printer, `[${total}/${total}]`);
     printer.note("");
     if (failures > 0) {
       printer.note(e.red(`${failures} of ${chosen.length} replays did not match their recordings.`));
@@ -99,9 +104,11 @@ const demo: Command = {
     }
     printer.note(
       e.green(
-        chosen.length === 1
-          ? "Done: 1 run replayed through the real loop and tools, matching its recording."
-          : `Done: ${chosen.length} runs replayed through the real loop and tools, each matching its recording.`,
+        chosen.length === 0
+          ? "Done: the calculator tool refused every expression that is not arithmetic."
+          : chosen.length === 1
+            ? "Done: 1 run replayed through the real loop and tools, matching its recording."
+            : `Done: ${chosen.length} runs replayed through the real loop and tools, each matching its recording.`,
       ),
     );
     printer.note(
@@ -186,7 +193,7 @@ async function play(
 async function refuseCode(printer: Printer, counter: string): Promise<void> {
   const e = printer.err;
   printer.note("");
-  printer.note(e.bold(`━━ ${counter} code where a number belongs: the calculator tool refuses it`));
+  printer.note(e.bold(`━━ ${counter} ${REFUSAL.title}`));
   printer.note("   (the tool called directly, no model involved)");
   const calculator = calculatorTool();
   const options = { signal: new AbortController().signal } as Parameters<typeof calculator.run>[1];
