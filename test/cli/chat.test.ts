@@ -94,7 +94,7 @@ describe("glassloop chat, driven through a pseudo-terminal", () => {
     expect(await say(pty, "/cost")).toContain("nothing spent yet");
     await say(pty, "How are you?", "Fine.");
     expect(await say(pty, "/cost")).toMatch(/1 request · 42 tokens \(40 in, 2 out\)/);
-    expect(await say(pty, "/help")).toContain("/reset  /tools  /cost  /session  /exit");
+    expect(await say(pty, "/help")).toContain("/reset  /tools  /cost  /session  /prompt  /exit");
     expect(await say(pty, "/teleport")).toContain("unknown command /teleport");
     pty.write("/exit\r");
     expect(await pty.exited).toBe(0);
