@@ -1,3 +1,5 @@
+import type { Redactor } from "../core/redact.js";
+import { PieceRedactor } from "../core/redact-stream.js";
 import type {
   FallbackInfo,
   Model,
@@ -27,9 +29,11 @@ interface RecordedCall {
 /**
  * `model` with every call a DBOS step named `model`: the step's output is the response with its
  * usage, so a replayed run rebuilds its budget from it, and the exact request bodies and deltas
- * the call reported, so a replay's events are the first execution's.
+ * the call reported, so a replay's events are the first execution's. The deltas are scrubbed as
+ * streams by `redactor` before DBOS records them (the step's output is otherwise scrubbed value by
+ * value, which misses a secret split across two deltas).
  */
-export function durableModel(model: Model, steps: RunSteps): Model {
+export function durableModel(model: Model, steps: RunSteps, redactor: Redactor): Model {
   return {
     id: model.id,
     ...(model.price && { price: model.price }),
@@ -39,7 +43,7 @@ export function durableModel(model: Model, steps: RunSteps): Model {
         live = true;
         const observed: Observed[] = [];
         const response = await model.generate(request, recording(observer, observed));
-        return { response, observed };
+        return { response, observed: scrubbedStreams(observed, redactor) };
       });
       // A replay: the call did not happen here, so what it reported is reported now, in order.
       if (!live) for (const item of recorded.observed) replay(observer, item);
@@ -83,6 +87,42 @@ function recording(observer: ModelObserver, observed: Observed[]): ModelObserver
       observer.onRateLimitWait?.(info);
     },
   };
+}
+
+/**
+ * `observed` with each stream of deltas (the text, the reasoning, each tool call's arguments)
+ * scrubbed as one stream: the same deltas, in the same order, each with its part of the scrubbed
+ * stream (a split secret is replaced once, where it begins), so a replay emits as many events.
+ */
+function scrubbedStreams(observed: Observed[], redactor: Redactor): Observed[] {
+  const out = observed.slice();
+  const streams = new Map<string, { redact: PieceRedactor; waiting: number[] }>();
+  const place = (stream: { waiting: number[] }, pieces: string[]) => {
+    for (const piece of pieces) {
+      const at = stream.waiting.shift();
+      const item = at === undefined ? undefined : out[at];
+      if (at === undefined || item?.kind !== "delta") continue;
+      const delta = item.delta;
+      out[at] = {
+        kind: "delta",
+        delta: delta.type === "tool_call" ? { ...delta, argumentsDelta: piece } : { ...delta, text: piece },
+      };
+    }
+  };
+  for (const [at, item] of out.entries()) {
+    if (item.kind !== "delta") continue;
+    const delta = item.delta;
+    const key = delta.type === "tool_call" ? `tool_call:${delta.index}` : delta.type;
+    let stream = streams.get(key);
+    if (!stream) {
+      stream = { redact: new PieceRedactor(redactor), waiting: [] };
+      streams.set(key, stream);
+    }
+    stream.waiting.push(at);
+    place(stream, stream.redact.push(delta.type === "tool_call" ? delta.argumentsDelta : delta.text));
+  }
+  for (const stream of streams.values()) place(stream, stream.redact.end());
+  return out;
 }
 
 function replay(observer: ModelObserver, item: Observed): void {

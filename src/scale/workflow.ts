@@ -111,7 +111,9 @@ export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<
       request.session === undefined
         ? undefined
         : await steps.step("session.load", () => env.store.lockSession(request.session as string, runId));
-    const agent = new Agent(durableConfig(config, steps) as AgentConfigWithoutOutput<unknown, unknown>);
+    const agent = new Agent(
+      durableConfig(config, steps, env.scrubber) as AgentConfigWithoutOutput<unknown, unknown>,
+    );
     const waits = new ApprovalWaits(steps, env.approvalTimeoutSeconds);
     let outcome: QueuedRunResult;
     try {
@@ -153,7 +155,7 @@ function failed(code: string, message: string): QueuedRunResult {
 }
 
 /** The agent's config with its model made durable (its tools are, by the run's hooks), and no store of its own. */
-function durableConfig(config: AnyAgentConfig, steps: RunSteps): AnyAgentConfig {
+function durableConfig(config: AnyAgentConfig, steps: RunSteps, redactor: Redactor): AnyAgentConfig {
   if (config.toolSources !== undefined && config.toolSources.length > 0)
     throw new ConfigError(
       "An agent on a worker cannot have toolSources yet: their tool lists are read outside any step, so a replay could see other tools (docs/scale-out.md#limits)",
@@ -162,7 +164,7 @@ function durableConfig(config: AnyAgentConfig, steps: RunSteps): AnyAgentConfig 
   const perTurn = config.environment?.maxToolCallsPerTurn ?? ENVIRONMENT_DEFAULTS.maxToolCallsPerTurn;
   return {
     ...rest,
-    model: durableModel(resolveModel(config.model), steps),
+    model: durableModel(resolveModel(config.model), steps, redactor),
     // Every call of a turn starts at once, in the model's order: the calls' step ids are then the
     // same on a replay, where cached steps finish in a different order than live ones did.
     environment: { ...config.environment, concurrency: perTurn },
