@@ -3,17 +3,16 @@
  * with SIGKILL mid-task, and a new process on the same databases resumes the run; `@a2a-js/sdk`'s
  * client gets the task and resubscribes to it there, and reads it to the end.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Role, type StreamResponse, TaskState } from "@a2a-js/sdk";
 import { afterEach, describe, expect, it } from "vitest";
+import { startServeProcess } from "../helpers/serve-process.js";
 import { words } from "../serve/slow-model.js";
 import { ALICE, sdkClient } from "./harness.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 afterEach(() => {
@@ -21,39 +20,16 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+/** `glassloop serve` in a child process (see startServeProcess); killed after each test. */
 async function start(dir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "src/cli/main.ts",
-      "serve",
-      "test/a2a/fixtures/slow-module.ts",
-      "--port",
-      "0",
-      "--db",
-      join(dir, "store.db"),
-      "--log",
-      join(dir, "serve.db"),
-    ],
-    {
-      cwd: ROOT,
-      env: { ...process.env, GLASSLOOP_SERVE_TOKENS: `alice=${ALICE}` },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
+  const started = await startServeProcess(
+    "test/a2a/fixtures/slow-module.ts",
+    join(dir, "store.db"),
+    join(dir, "serve.db"),
+    { GLASSLOOP_SERVE_TOKENS: `alice=${ALICE}` },
   );
-  children.push(child);
-  let err = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr?.on("data", (d: Buffer) => {
-      err += d.toString();
-      const m = / on (http:\/\/\S+\/)/.exec(err);
-      if (m) resolve(m[1] as string);
-    });
-    child.once("exit", (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-  });
-  return { url, child };
+  children.push(started.child);
+  return started;
 }
 
 describe("an A2A task across a server crash", () => {

@@ -3,54 +3,26 @@
  * balancer: one is SIGKILLed mid-run, and the other, still serving, takes the run over, so a
  * client that reconnects to it with its Last-Event-ID reads the run to its end with no gap.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { POSTGRES_SKIP, postgresUrl } from "../helpers/postgres.js";
+import { startServeProcess } from "../helpers/serve-process.js";
 import { ALICE, parseSse } from "./harness.js";
 import { words } from "./slow-model.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) child.kill("SIGKILL");
 });
 
-/** `glassloop serve` in a child process on `url` (store and log); resolves with its URL. */
+/** `glassloop serve` in a child process (see startServeProcess); killed after each test. */
 async function start(url: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "src/cli/main.ts",
-      "serve",
-      "test/serve/fixtures/cluster-module.ts",
-      "--port",
-      "0",
-      "--db",
-      url,
-      "--log",
-      url,
-    ],
-    {
-      cwd: ROOT,
-      env: { ...process.env, GLASSLOOP_SERVE_TOKENS: `alice=${ALICE}` },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  children.push(child);
-  let err = "";
-  const served = await new Promise<string>((resolve, reject) => {
-    child.stderr?.on("data", (d: Buffer) => {
-      err += d.toString();
-      const m = / on (http:\/\/\S+\/)/.exec(err);
-      if (m) resolve(m[1] as string);
-    });
-    child.once("exit", (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+  const started = await startServeProcess("test/serve/fixtures/cluster-module.ts", url, url, {
+    GLASSLOOP_SERVE_TOKENS: `alice=${ALICE}`,
   });
-  return { url: served, child };
+  children.push(started.child);
+  return started;
 }
 
 describe.skipIf(POSTGRES_SKIP !== undefined)("two serve processes on one Postgres", () => {

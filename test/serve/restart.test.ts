@@ -1,13 +1,12 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { startServeProcess } from "../helpers/serve-process.js";
 import { ALICE, parseSse } from "./harness.js";
 import { words } from "./slow-model.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 afterEach(() => {
@@ -15,40 +14,16 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** `glassloop serve` in a child process on the given databases; resolves with its URL. */
+/** `glassloop serve` in a child process (see startServeProcess); killed after each test. */
 async function start(dir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "src/cli/main.ts",
-      "serve",
-      "test/serve/fixtures/slow-module.ts",
-      "--port",
-      "0",
-      "--db",
-      join(dir, "store.db"),
-      "--log",
-      join(dir, "serve.db"),
-    ],
-    {
-      cwd: ROOT,
-      env: { ...process.env, GLASSLOOP_SERVE_TOKENS: `alice=${ALICE}` },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
+  const started = await startServeProcess(
+    "test/serve/fixtures/slow-module.ts",
+    join(dir, "store.db"),
+    join(dir, "serve.db"),
+    { GLASSLOOP_SERVE_TOKENS: `alice=${ALICE}` },
   );
-  children.push(child);
-  let err = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr?.on("data", (d: Buffer) => {
-      err += d.toString();
-      const m = / on (http:\/\/\S+\/)/.exec(err);
-      if (m) resolve(m[1] as string);
-    });
-    child.once("exit", (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-  });
-  return { url, child };
+  children.push(started.child);
+  return started;
 }
 
 describe("a server restart mid-run", () => {
