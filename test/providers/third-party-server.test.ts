@@ -22,37 +22,27 @@ const KEY = "test-key-third-party";
 // with that flow's last assistant message; so the tool call and the final answer are two flows,
 // the call's first (on a tie the first flow wins), the answer's only matching once the tool's
 // result (96, computed by glassloop's tool) is in the conversation.
+// The system prompt, the user's question and the model's call: both flows start with it.
+const CALL = `      - role: 'system'
+        matcher: 'any'
+      - role: 'user'
+        content: 'multiply 12 by 8'
+        matcher: 'contains'
+      - role: 'assistant'
+        tool_calls:
+          - id: 'call_mul_1'
+            type: 'function'
+            function:
+              name: 'multiply'
+              arguments: '{"a": 12, "b": 8}'
+`;
 const CONFIG = `apiKey: '${KEY}'
 responses:
   - id: 'arithmetic-call'
     messages:
-      - role: 'system'
-        matcher: 'any'
-      - role: 'user'
-        content: 'multiply 12 by 8'
-        matcher: 'contains'
-      - role: 'assistant'
-        tool_calls:
-          - id: 'call_mul_1'
-            type: 'function'
-            function:
-              name: 'multiply'
-              arguments: '{"a": 12, "b": 8}'
-  - id: 'arithmetic-answer'
+${CALL}  - id: 'arithmetic-answer'
     messages:
-      - role: 'system'
-        matcher: 'any'
-      - role: 'user'
-        content: 'multiply 12 by 8'
-        matcher: 'contains'
-      - role: 'assistant'
-        tool_calls:
-          - id: 'call_mul_1'
-            type: 'function'
-            function:
-              name: 'multiply'
-              arguments: '{"a": 12, "b": 8}'
-      - role: 'tool'
+${CALL}      - role: 'tool'
         tool_call_id: 'call_mul_1'
         content: '96'
         matcher: 'contains'
