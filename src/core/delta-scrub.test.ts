@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { fragments, secretCases } from "../../test/helpers/secret-shapes.js";
 import { DeltaScrubber } from "./delta-scrub.js";
 import { Redactor } from "./redact.js";
 import { PieceRedactor } from "./redact-stream.js";
@@ -7,24 +8,7 @@ import type { AgentEvent } from "./vocabulary/events.js";
 const LITERAL = "Zq9:hidden phrase-77";
 const redactor = new Redactor({ env: {}, secrets: [LITERAL] });
 
-const CASES = [
-  { name: "a literal secret (with a space inside)", secret: LITERAL, hidden: LITERAL },
-  { name: "a provider key shape", secret: "sk-proj-A1b2C3d4E5f6G7h8", hidden: "sk-proj-A1b2C3d4E5f6G7h8" },
-  { name: "a Bearer token", secret: "Bearer tok3n.Value-9abc", hidden: "tok3n.Value-9abc" },
-  { name: "a URL's password", secret: "https://bob:pa55word-x@db.test/", hidden: "bob:pa55word-x" },
-  {
-    name: "a credential query parameter",
-    secret: "https://api.test/v1?api-key=k3y-value-999",
-    hidden: "k3y-value-999",
-  },
-];
-
-/** Every piece of `hidden` of 4 or more characters: none may appear in anything written. */
-function fragments(hidden: string): string[] {
-  const out: string[] = [];
-  for (let i = 0; i + 4 <= hidden.length; i++) out.push(hidden.slice(i, i + 4));
-  return out;
-}
+const CASES = secretCases(LITERAL, "a literal secret (with a space inside)");
 
 const delta = (text: string, runId = "r1", step = 1): AgentEvent => ({
   type: "text_delta",

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { fragments, secretCases } from "../../test/helpers/secret-shapes.js";
 import { Redactor } from "./redact.js";
 import { StreamRedactor } from "./redact-stream.js";
 
@@ -11,29 +12,7 @@ function stream(pieces: readonly string[], maxHeld?: number): string[] {
   return [...pieces.map((p) => s.push(p)), s.end()];
 }
 
-/** `secret` is what the model writes; `hidden`, the part of it that must never be shown. */
-const CASES = [
-  { name: "a literal secret (with a space inside)", secret: LITERAL, hidden: LITERAL },
-  {
-    name: "a provider key shape nobody declared",
-    secret: "sk-proj-A1b2C3d4E5f6G7h8",
-    hidden: "sk-proj-A1b2C3d4E5f6G7h8",
-  },
-  { name: "a Bearer token", secret: "Bearer tok3n.Value-9abc", hidden: "tok3n.Value-9abc" },
-  { name: "a URL's password", secret: "https://bob:pa55word-x@db.test/", hidden: "bob:pa55word-x" },
-  {
-    name: "a credential query parameter",
-    secret: "https://api.test/v1?api-key=k3y-value-999",
-    hidden: "k3y-value-999",
-  },
-];
-
-/** Every piece of `hidden` of 4 or more characters: none may appear in anything shown. */
-function fragments(hidden: string): string[] {
-  const out: string[] = [];
-  for (let i = 0; i + 4 <= hidden.length; i++) out.push(hidden.slice(i, i + 4));
-  return out;
-}
+const CASES = secretCases(LITERAL, "a literal secret (with a space inside)");
 
 describe("secrets split across streamed pieces", () => {
   for (const { name, secret, hidden } of CASES) {

@@ -21,29 +21,13 @@ import {
 import { EventLog } from "../../src/scale/events.js";
 import type { PgPool } from "../../src/store/postgres/pg-driver.js";
 import { TraceWriter } from "../../src/trace/writer.js";
+import { fragments, secretCases } from "../helpers/secret-shapes.js";
 import { tempDir } from "../helpers/traced-run.js";
 
 const LITERAL = "Zq9-hunter-of-keys-77";
 const env = { APP_SECRET: LITERAL };
 
-const CASES = [
-  { name: "a secret of the environment", secret: LITERAL, hidden: LITERAL },
-  { name: "a provider key shape", secret: "sk-proj-A1b2C3d4E5f6G7h8", hidden: "sk-proj-A1b2C3d4E5f6G7h8" },
-  { name: "a Bearer token", secret: "Bearer tok3n.Value-9abc", hidden: "tok3n.Value-9abc" },
-  { name: "a URL's password", secret: "https://bob:pa55word-x@db.test/", hidden: "bob:pa55word-x" },
-  {
-    name: "a credential query parameter",
-    secret: "https://api.test/v1?api-key=k3y-value-999",
-    hidden: "k3y-value-999",
-  },
-];
-
-/** Every piece of `hidden` of 4 or more characters. */
-function fragments(hidden: string): string[] {
-  const out: string[] = [];
-  for (let i = 0; i + 4 <= hidden.length; i++) out.push(hidden.slice(i, i + 4));
-  return out;
-}
+const CASES = secretCases(LITERAL, "a secret of the environment");
 
 /** A model that streams its reasoning and its answer, each as the given pieces. */
 class PiecesModel implements Model {

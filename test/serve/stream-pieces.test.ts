@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Model, ModelObserver, ModelRequest, ModelResponse } from "../../src/index.js";
 import { type NodeServer, startServer } from "../../src/serve/index.js";
 import { Gate } from "../helpers/paced-model.js";
+import { fragments } from "../helpers/secret-shapes.js";
 import { ALICE, lookup, type Served, serve, TestChat } from "./harness.js";
 
 const SECRET = "Zq9-hunter-of-keys-77";
@@ -76,11 +77,6 @@ async function chunksOf(body: string): Promise<{ type: string; [key: string]: un
     out.push(chunk.value);
   }
   return out;
-}
-
-/** Every 4-character piece of `secret`: none may appear anywhere in what the client received. */
-function fragments(secret: string): string[] {
-  return Array.from({ length: secret.length - 3 }, (_, i) => secret.slice(i, i + 4));
 }
 
 describe("streamed pieces: secrets split across them, and tool arguments", () => {
