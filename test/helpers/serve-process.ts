@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /**
- * `glassloop serve <module> --port 0 --db <db> --log <log>` from the sources, in a child process
+ * `glassloop serve <module> --port 0 --db <db> --log <log> ...extra` from the sources, in a child process
  * (so a test can SIGKILL it mid-run); resolves with the URL it prints once it listens, rejects
  * with its stderr if it exits first. The caller kills the child.
  */
@@ -13,10 +13,24 @@ export async function startServeProcess(
   db: string,
   log: string,
   env: Record<string, string>,
-): Promise<{ url: string; child: ChildProcess }> {
+  extra: readonly string[] = [],
+): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "src/cli/main.ts", "serve", module, "--port", "0", "--db", db, "--log", log],
+    [
+      "--import",
+      "tsx",
+      "src/cli/main.ts",
+      "serve",
+      module,
+      "--port",
+      "0",
+      "--db",
+      db,
+      "--log",
+      log,
+      ...extra,
+    ],
     { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
   );
   let err = "";
@@ -31,5 +45,5 @@ export async function startServeProcess(
     child.kill("SIGKILL");
     throw error;
   });
-  return { url, child };
+  return { url, child, stderr: () => err };
 }

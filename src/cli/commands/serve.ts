@@ -2,9 +2,11 @@ import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import type { ServeModule } from "../../serve/serve-module.js";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
+import { serveMcpMount } from "../serve-mcp.js";
 import { importAgentsModule } from "../user-module.js";
 
 const USAGE = `Usage: glassloop serve <module> [--port n] [--host addr] [--db path] [--log path]
+                        [--mcp agent] [--mcp-allowed-host name:port]...
 
 Serves the module's agents over HTTP (docs/serve.md): the chat page at /, the AI SDK UI message
 stream for useChat at /api/chat, AG-UI at /api/agui/<agent>, the trace viewer at /trace/.
@@ -17,6 +19,10 @@ options?: { auth, cors, limits, ... } } (see defineServe in glassloop/serve).
                  or a postgres:// URL
   --log path     the serve log: streams, chats, approvals (default .glassloop/serve.db), or a
                  postgres:// URL: several serve processes on one Postgres share their runs
+  --mcp agent    also serve that agent as an MCP tool over streamable HTTP at /mcp (docs/mcp.md);
+                 callers send a bearer token from GLASSLOOP_MCP_TOKENS, else one the API accepts
+  --mcp-allowed-host name:port
+                 a Host name MCP clients may use besides loopback (DNS-rebinding protection)
 
 Callers authenticate with a bearer token from GLASSLOOP_SERVE_TOKENS (comma-separated,
 name=token), or the module's options.auth. With neither, a token is made for this process and
@@ -49,6 +55,12 @@ const serve: Command = {
       token = randomBytes(24).toString("base64url");
       auth = { tokens: { local: token } };
     }
+    if (v["mcp-allowed-host"] && v.mcp === undefined)
+      throw new UsageError("--mcp-allowed-host needs --mcp <agent>", "serve");
+    const mcp =
+      v.mcp === undefined
+        ? undefined
+        : await serveMcpMount(module, v.mcp, auth, io.env, v["mcp-allowed-host"]);
     const store = options.store === undefined && v.db !== undefined ? await openStore(v.db) : undefined;
     const handler = createHandler({
       ...options,
@@ -56,9 +68,14 @@ const serve: Command = {
       ...(auth !== undefined && { auth }),
       ...(store !== undefined && { store }),
       ...(v.log !== undefined && { log: v.log }),
+      ...(mcp && { mcp: mcp.handler }),
     });
     const server = await startServer({ handler, port, host: v.host ?? "127.0.0.1" });
     const names = Object.keys(module.agents).join(", ");
+    if (mcp && v.mcp !== undefined)
+      io.stderr.write(
+        `glassloop serve: MCP server for "${v.mcp}" at ${server.url}mcp${mcp.tokens ? " (bearer tokens required)" : ""}\n`,
+      );
     io.stderr.write(`glassloop serve: ${names} on ${server.url}\n`);
     io.stdout.write(
       token
@@ -72,6 +89,7 @@ const serve: Command = {
     io.stderr.write("glassloop serve: stopping\n");
     await server.close();
     await store?.close();
+    await mcp?.close();
     await module.close?.();
     return EXIT.ok;
   },
@@ -88,6 +106,8 @@ function parse(args: string[]) {
       host: { type: "string" },
       db: { type: "string" },
       log: { type: "string" },
+      mcp: { type: "string" },
+      "mcp-allowed-host": { type: "string", multiple: true },
     },
   });
 }
