@@ -75,6 +75,7 @@ export const MODEL_CALL = [
   "callModel",
   "OpenAIChatModel",
   "toChatBody",
+  // Older trees walked every request's messages through the attachment helper, attachments or not.
   "withToolAttachments",
   "OPENAI_QUIRKS",
   "parseChatCompletion",

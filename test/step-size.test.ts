@@ -7,7 +7,7 @@ import { MODEL_CALL, measure, STEP } from "../scripts/step-size.js";
 // name must still be defined; a step or a model call that grows past its ceiling fails here.
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** Names older trees used; the script still lists them so it can measure an older checkout. */
-const OLDER_NAMES = ["callThroughView", "runTurn", "executeCall", "runTool"];
+const OLDER_NAMES = ["callThroughView", "runTurn", "executeCall", "runTool", "withToolAttachments"];
 
 describe("scripts/step-size.ts on this tree", () => {
   const sizes = measure(ROOT);

@@ -39,36 +39,27 @@ export function toolAttachmentsCaption(message: ToolMessage): string {
   return `${what} returned by tool ${message.toolName} (call ${message.toolCallId}):`;
 }
 
-/** Whether a tool message carries images or files the provider must attach. */
-export function hasAttachments(message: ToolMessage): boolean {
-  return (message.images?.length ?? 0) > 0 || (message.files?.length ?? 0) > 0;
-}
-
 /**
- * Walks `messages[start..]` for a provider whose tool results hold only text: `emit` gets each
- * message, and after each turn's tool messages `flush` gets one user message's parts, each
- * attaching tool's caption, images and files as `partsOf` renders them (so the model reads them
- * right after the results, before the next turn).
+ * The parts of the user message that follows a turn's tool results, for a provider whose tool
+ * results hold only text: each attaching tool's caption, images and files as `partsOf` renders
+ * them, in order, or undefined when none attached any (so the model reads them right after the
+ * results, before the next turn). `last` is the index of the turn's last tool message; its tool
+ * messages are read back from there, never before `start`.
  */
-export function withToolAttachments<P>(
+export function turnAttachments<P>(
   messages: readonly Message[],
-  start: number,
-  emit: (message: Message) => void,
+  last: number,
   partsOf: (message: ToolMessage) => P[],
-  flush: (parts: P[]) => void,
-): void {
-  let attached: P[] | undefined;
-  for (let i = start; i < messages.length; i++) {
-    const m = messages[i] as Message;
-    if (attached && m.role !== "tool") {
-      flush(attached);
-      attached = undefined;
-    }
-    emit(m);
-    if (m.role === "tool" && hasAttachments(m)) {
-      attached ??= [];
-      attached.push(...partsOf(m));
-    }
+  start = 0,
+): P[] | undefined {
+  let first = last;
+  while (first > start && messages[first - 1]?.role === "tool") first--;
+  let parts: P[] | undefined;
+  for (let i = first; i <= last; i++) {
+    const m = messages[i] as ToolMessage;
+    if ((m.images?.length ?? 0) === 0 && (m.files?.length ?? 0) === 0) continue;
+    parts ??= [];
+    parts.push(...partsOf(m));
   }
-  if (attached) flush(attached);
+  return parts;
 }

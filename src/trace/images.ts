@@ -12,16 +12,7 @@ export interface DigestKinds {
 
 const BOTH: DigestKinds = { images: true, files: true };
 
-/** What stands for an image's bytes in a trace: a short hash and the size, never the bytes. */
-export function imageDigest(base64: string): string {
-  return digest("image", base64);
-}
-
-/** What stands for a file's bytes in a trace: a short hash and the size, never the bytes. */
-export function fileDigest(base64: string): string {
-  return digest("file", base64);
-}
-
+/** What stands for an image's or a file's bytes in a trace: a short hash and the size, never the bytes. */
 function digest(kind: "image" | "file", base64: string): string {
   const hash = createHash("sha256").update(base64).digest("hex").slice(0, 16);
   return `[${kind} sha256:${hash}, ${base64Bytes(base64)} bytes]`;

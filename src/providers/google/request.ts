@@ -1,5 +1,11 @@
-import type { FilePart, ImagePart, Message, ReasoningPart } from "../../core/vocabulary/messages.js";
-import { checkedFiles, hasAttachments, toolAttachmentsCaption } from "../../models/attachments.js";
+import type {
+  FilePart,
+  ImagePart,
+  Message,
+  ReasoningPart,
+  ToolMessage,
+} from "../../core/vocabulary/messages.js";
+import { checkedFiles, toolAttachmentsCaption, turnAttachments } from "../../models/attachments.js";
 import { checkedImages } from "../../models/images.js";
 import type { JsonSchema, ModelRequest, ToolSpec } from "../../models/model.js";
 import { ownReasoning } from "../../models/reasoning.js";
@@ -46,33 +52,23 @@ export function validatesSignatures(modelName: string): boolean {
 export function toGeminiBody(request: ModelRequest, options: GeminiBodyOptions = {}): GeminiRequestBody {
   const contents: GeminiContent[] = [];
   const system: string[] = request.instructions ? [request.instructions] : [];
-  // Function responses hold no images or files here: a turn's tool images and files follow its responses.
-  let attached: GeminiPart[] | undefined;
-  for (const m of request.messages) {
-    if (attached && m.role !== "tool") {
-      contents.at(-1)?.parts.push(...attached);
-      attached = undefined;
-    }
-    if (m.role === "tool" && hasAttachments(m)) {
-      attached ??= [];
-      attached.push(
-        { text: toolAttachmentsCaption(m) },
-        ...(m.images ?? []).map(toImagePart),
-        ...(m.files ?? []).map(toFilePart),
-      );
-    }
+  const { messages } = request;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i] as Message;
     if (m.role === "system") {
       if (m.content) system.push(m.content);
       continue;
     }
     const parts = partsOf(m, options.placeholderSignatures === true);
+    // Function responses hold no images or files here: a turn's tool images and files follow its responses.
+    if (m.role === "tool" && messages[i + 1]?.role !== "tool")
+      parts.push(...(turnAttachments(messages, i, toolParts) ?? []));
     if (parts.length === 0) continue;
     const role = m.role === "assistant" ? "model" : "user";
     const last = contents.at(-1);
     if (last && last.role === role) last.parts.push(...parts);
     else contents.push({ role, parts });
   }
-  if (attached) contents.at(-1)?.parts.push(...attached);
   const body: GeminiRequestBody = { contents };
   if (system.length > 0) body.systemInstruction = { parts: [{ text: system.join("\n\n") }] };
   if (request.tools.length > 0) {
@@ -116,6 +112,14 @@ function declaration(tool: ToolSpec): GeminiFunctionDeclaration {
     declarations.set(tool.parameters, parameters);
   }
   return { name: tool.name, description: tool.description, parameters };
+}
+
+function toolParts(m: ToolMessage): GeminiPart[] {
+  return [
+    { text: toolAttachmentsCaption(m) },
+    ...(m.images ?? []).map(toImagePart),
+    ...(m.files ?? []).map(toFilePart),
+  ];
 }
 
 function partsOf(m: Exclude<Message, { role: "system" }>, placeholders: boolean): GeminiPart[] {

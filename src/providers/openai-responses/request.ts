@@ -1,7 +1,13 @@
 import { fileDataUrl, filenameOf } from "../../core/files.js";
 import { imageUrl } from "../../core/images.js";
-import type { FilePart, ImagePart, Message, ReasoningPart } from "../../core/vocabulary/messages.js";
-import { checkedFiles, toolAttachmentsCaption, withToolAttachments } from "../../models/attachments.js";
+import type {
+  FilePart,
+  ImagePart,
+  Message,
+  ReasoningPart,
+  ToolMessage,
+} from "../../core/vocabulary/messages.js";
+import { checkedFiles, toolAttachmentsCaption, turnAttachments } from "../../models/attachments.js";
 import { checkedImages } from "../../models/images.js";
 import type { ModelRequest, ToolChoice } from "../../models/model.js";
 import { ownReasoning } from "../../models/reasoning.js";
@@ -38,18 +44,15 @@ export function toResponsesBody(request: ModelRequest, options: ResponsesBodyOpt
   const messages = normalizeToolCallIds(request.messages, OPENAI_TOOL_CALL_IDS);
   const start = options.previous ? options.previous.afterIndex + 1 : 0;
   const input: ResponsesInputItem[] = [];
-  // Function outputs are sent as text: a turn's tool images and files follow its outputs as one user message.
-  withToolAttachments<ResponsesInputPart>(
-    messages,
-    start,
-    (m) => pushItems(input, m),
-    (m) => [
-      { type: "input_text", text: toolAttachmentsCaption(m) },
-      ...(m.images ?? []).map(toInputImage),
-      ...(m.files ?? []).map(toInputFile),
-    ],
-    (content) => input.push({ role: "user", content }),
-  );
+  for (let i = start; i < messages.length; i++) {
+    const m = messages[i] as Message;
+    pushItems(input, m);
+    // Function outputs are sent as text: a turn's tool images and files follow its outputs as one user message.
+    if (m.role === "tool" && messages[i + 1]?.role !== "tool") {
+      const attached = turnAttachments(messages, i, toolParts, start);
+      if (attached) input.push({ role: "user", content: attached });
+    }
+  }
   const body: ResponsesRequestBody =
     request.instructions !== undefined
       ? { model: options.model, instructions: request.instructions, input }
@@ -75,6 +78,14 @@ export function toResponsesBody(request: ModelRequest, options: ResponsesBodyOpt
   if (options.previous) body.previous_response_id = options.previous.responseId;
   if (request.stream) body.stream = true;
   return body;
+}
+
+function toolParts(m: ToolMessage): ResponsesInputPart[] {
+  return [
+    { type: "input_text", text: toolAttachmentsCaption(m) },
+    ...(m.images ?? []).map(toInputImage),
+    ...(m.files ?? []).map(toInputFile),
+  ];
 }
 
 function pushItems(input: ResponsesInputItem[], m: Message): void {

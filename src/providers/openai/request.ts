@@ -1,11 +1,11 @@
 import { fileDataUrl, filenameOf } from "../../core/files.js";
 import { imageUrl } from "../../core/images.js";
-import type { FilePart, ImagePart, Message } from "../../core/vocabulary/messages.js";
+import type { FilePart, ImagePart, Message, ToolMessage } from "../../core/vocabulary/messages.js";
 import {
   checkedFiles,
   toolAttachmentsCaption,
+  turnAttachments,
   UnsupportedContentError,
-  withToolAttachments,
 } from "../../models/attachments.js";
 import { checkedImages } from "../../models/images.js";
 import type { ModelRequest, ToolChoice } from "../../models/model.js";
@@ -29,18 +29,16 @@ export function toChatBody(
 ): ChatRequestBody {
   const messages: ChatMessage[] = [];
   if (request.instructions !== undefined) messages.push({ role: "system", content: request.instructions });
-  // Tool messages hold only text: a turn's tool images and files follow its results as one user message.
-  withToolAttachments<ChatUserPart>(
-    normalizeToolCallIds(request.messages, quirks.toolCallIds),
-    0,
-    (m) => messages.push(toChatMessage(m)),
-    (m) => [
-      { type: "text", text: toolAttachmentsCaption(m) },
-      ...(m.images ?? []).map(toImagePart),
-      ...(m.files ?? []).map(toFilePart),
-    ],
-    (content) => messages.push({ role: "user", content }),
-  );
+  const source = normalizeToolCallIds(request.messages, quirks.toolCallIds);
+  for (let i = 0; i < source.length; i++) {
+    const m = source[i] as Message;
+    messages.push(toChatMessage(m));
+    // Tool messages hold only text: a turn's tool images and files follow its results as one user message.
+    if (m.role === "tool" && source[i + 1]?.role !== "tool") {
+      const attached = turnAttachments(source, i, toolParts);
+      if (attached) messages.push({ role: "user", content: attached });
+    }
+  }
   const body: ChatRequestBody = { model: settings.model, messages };
   if (request.tools.length > 0) {
     body.tools = request.tools.map((t) => ({
@@ -89,6 +87,14 @@ function toChatMessage(m: Message): ChatMessage {
       // Chat Completions has no error flag: the content itself tells the model what went wrong.
       return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
   }
+}
+
+function toolParts(m: ToolMessage): ChatUserPart[] {
+  return [
+    { type: "text", text: toolAttachmentsCaption(m) },
+    ...(m.images ?? []).map(toImagePart),
+    ...(m.files ?? []).map(toFilePart),
+  ];
 }
 
 function toImagePart(image: ImagePart): ChatUserPart {
