@@ -26,6 +26,10 @@ export {
   type McpOAuthOptions,
 } from "./oauth.js";
 export {
+  type PostgresMcpCredentialOptions,
+  PostgresMcpCredentialStore,
+} from "./postgres-credentials.js";
+export {
   type McpPrompt,
   type McpPromptMessage,
   McpPrompts,
