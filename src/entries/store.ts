@@ -11,6 +11,7 @@ export {
   DatabaseLockedError,
   DatabaseOpenError,
   RunBusyError,
+  RunFencedError,
   RunNotResumableError,
   SchemaTooNewError,
   SessionBusyError,

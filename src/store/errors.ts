@@ -131,3 +131,20 @@ export class UnknownSessionError extends StoreError {
     this.sessionId = sessionId;
   }
 }
+
+/**
+ * A write from a process that no longer holds the run: another process claimed it since (its
+ * lease ran out, or this one handed it over), so the write was refused and nothing was stored.
+ * The writer must stop driving the run; the claimer continues it from its last checkpoint.
+ */
+export class RunFencedError extends StoreError {
+  readonly runId: string;
+  constructor(file: string, runId: string) {
+    super(
+      "run_fenced",
+      file,
+      `Run ${runId} in ${file} was claimed by another process; this process's write was refused`,
+    );
+    this.runId = runId;
+  }
+}

@@ -7,9 +7,19 @@ const activeRuns = new Set<string>();
 /** How long a run on another host may go without a checkpoint before it counts as gone. */
 export const STALE_AFTER_MS = 15 * 60_000;
 
-/** The owner record of this process. */
-export function currentOwner(): RunOwner {
-  return { pid: process.pid, host: hostname() };
+/**
+ * The host name this process records as the owner of its runs: `GLASSLOOP_OWNER_HOST` when set
+ * (containers that share a host name, and tests that play two hosts on one machine), else the
+ * machine's. A run of another host is never checked by pid: only its lease (or age) says it is gone.
+ */
+export function ownerHost(): string {
+  const named = process.env.GLASSLOOP_OWNER_HOST;
+  return named !== undefined && named !== "" ? named : hostname();
+}
+
+/** The owner record of this process, with a lease until `leaseUntil` when given. */
+export function currentOwner(leaseUntil?: number): RunOwner {
+  return { pid: process.pid, host: ownerHost(), ...(leaseUntil !== undefined && { leaseUntil }) };
 }
 
 /** Runs this process is taking over (between `claimRun` and the run starting). */
@@ -32,14 +42,27 @@ export function markActive(runId: string): () => void {
 }
 
 /**
- * Whether the process that owns a run is still driving it. On this host the pid is checked
- * (signal 0); on another host only the time since the last checkpoint can tell.
+ * Whether the process that owns a run is still driving it. This process knows its own runs. A
+ * lease decides for any other: once it ran out the owner counts as gone (paused, cut off, or
+ * dead), and before that a process on this host that no longer exists is gone at once. Without a
+ * lease, the pid is checked on this host (signal 0), and on another host only the time since the
+ * last checkpoint can tell.
  */
 export function ownerAlive(runId: string, owner: RunOwner, updatedAt: number): boolean {
-  if (owner.host !== hostname()) return Date.now() - updatedAt < STALE_AFTER_MS;
-  if (owner.pid === process.pid) return activeRuns.has(runId);
+  if (owner.host === ownerHost() && owner.pid === process.pid) return activeRuns.has(runId);
+  if (owner.leaseUntil !== undefined) {
+    if (owner.leaseUntil <= Date.now()) return false;
+    return owner.host !== ownerHost() || pidAlive(owner.pid);
+  }
+  if (owner.host !== ownerHost()) return Date.now() - updatedAt < STALE_AFTER_MS;
+  return pidAlive(owner.pid);
+}
+
+/** Whether a process of this host with `pid` exists (signal 0). */
+function pidAlive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
-    process.kill(owner.pid, 0);
+    process.kill(pid, 0);
     return true;
   } catch (error) {
     // EPERM: the process exists but belongs to someone else.

@@ -1,7 +1,7 @@
 import type { StoredRunStatus } from "../core/vocabulary/status.js";
 import { RunBusyError, RunNotResumableError } from "./errors.js";
 import { ownerAlive } from "./owner.js";
-import type { ClaimExpectation } from "./store.js";
+import type { ClaimExpectation, RunOwner } from "./store.js";
 
 /** The statuses a run can be resumed (claimed) or discarded from. */
 export const OPEN_STATUSES: readonly StoredRunStatus[] = ["running", "awaiting_approval"];
@@ -11,6 +11,8 @@ export interface ClaimableRun {
   status: StoredRunStatus;
   owner_pid: number;
   owner_host: string;
+  /** The owner's lease (ms since the epoch); null or absent: none. */
+  lease_until?: number | null;
   updated_at: number;
 }
 
@@ -66,6 +68,12 @@ export function assertDiscardable(location: string, runId: string, row: Claimabl
   }
 }
 
-function ownerOf(row: ClaimableRun): { pid: number; host: string } {
-  return { pid: row.owner_pid, host: row.owner_host };
+/** The owner a row names, with its lease when it has one. */
+export function ownerOf(row: ClaimableRun): RunOwner {
+  const lease = row.lease_until;
+  return {
+    pid: row.owner_pid,
+    host: row.owner_host,
+    ...(lease !== null && lease !== undefined && { leaseUntil: Number(lease) }),
+  };
 }

@@ -196,6 +196,81 @@ describe.each(BACKENDS)("Store contract: $name", (backend) => {
       expect(claimed.status).toBe("running");
       expect(claimed.updatedAt).toBeGreaterThan(read.updatedAt);
     });
+
+    it("a lease on another host decides: held while it lasts, claimable once it ran out, not 15 minutes later", async () => {
+      const far = { pid: 4_242, host: "another-host.example" };
+      await store.createRun({
+        ...newRun("r1", [user("hi")]),
+        owner: { ...far, leaseUntil: Date.now() + 60_000 },
+      });
+      // Checkpointed a moment ago by a live lease: refused, as the run's driver still holds it.
+      await expect(store.claimRun("r1", currentOwner())).rejects.toBeInstanceOf(RunBusyError);
+      expect(await store.renewLeases?.(["r1"], far, Date.now() - 1)).toEqual(["r1"]);
+      // The lease ran out: claimed at once, though the run was written within the last 15 minutes.
+      const claimed = await store.claimRun("r1", currentOwner(Date.now() + 60_000));
+      expect(claimed.owner.host).toBe(currentOwner().host);
+      expect(claimed.owner.leaseUntil).toBeGreaterThan(Date.now());
+      // The old owner no longer renews it: its driver learns it lost the run.
+      expect(await store.renewLeases?.(["r1"], far, Date.now() + 60_000)).toEqual([]);
+    });
+
+    it("fences: a write with the token of a claim another process took over is refused, and nothing is stored", async () => {
+      const first = { pid: 2_147_483_000, host: "host-a.example" };
+      await store.createRun({
+        ...newRun("r1", [user("hi")]),
+        owner: { ...first, leaseUntil: Date.now() - 1 },
+      });
+      expect((await store.loadRun("r1")).fence).toBe(0);
+      const claimed = await store.claimRun("r1", { pid: 2_147_483_001, host: "host-b.example" });
+      expect(claimed.fence).toBe(1);
+      const late = {
+        persisted: 1,
+        messages: [user("hi"), answer("from the paused process")],
+        usage: emptyUsage(false),
+        progress: { pending: [] },
+        status: "running" as const,
+      };
+      await expect(store.checkpoint("r1", { ...late, fence: 0 })).rejects.toMatchObject({
+        code: "run_fenced",
+      });
+      await expect(
+        store.finishRun("r1", {
+          persisted: 1,
+          messages: late.messages,
+          usage: late.usage,
+          status: "failed",
+          fence: 0,
+        }),
+      ).rejects.toMatchObject({ code: "run_fenced" });
+      expect((await store.loadRun("r1")).messages).toEqual([user("hi")]);
+      await store.checkpoint("r1", { ...late, messages: [user("hi"), answer("from the claimer")], fence: 1 });
+      expect((await store.loadRun("r1")).messages.at(-1)).toEqual(answer("from the claimer"));
+    });
+
+    it("a released run is claimable at once and its releaser's writes are refused", async () => {
+      const me = currentOwner(Date.now() + 60_000);
+      await store.createRun({
+        ...newRun("r1", [user("hi")]),
+        owner: { pid: 2_147_483_000, host: "host-a.example", leaseUntil: Date.now() + 60_000 },
+      });
+      expect(await store.releaseRun?.("r1", { pid: 2_147_483_001, host: "host-a.example" })).toBe(false);
+      expect(await store.releaseRun?.("r1", { pid: 2_147_483_000, host: "host-a.example" })).toBe(true);
+      const stored = await store.loadRun("r1");
+      expect(stored.status).toBe("running");
+      await expect(
+        store.checkpoint("r1", {
+          persisted: 1,
+          messages: [user("hi"), answer("late")],
+          usage: emptyUsage(false),
+          progress: { pending: [] },
+          status: "running",
+          fence: 0,
+        }),
+      ).rejects.toMatchObject({ code: "run_fenced" });
+      const claimed = await store.claimRun("r1", me, { status: stored.status, updatedAt: stored.updatedAt });
+      expect(claimed.fence).toBe(2);
+      expect(claimed.messages).toEqual([user("hi")]);
+    });
   });
 
   describe("sessions", () => {

@@ -13,6 +13,13 @@ import type { RunUsage } from "../core/vocabulary/usage.js";
 export interface RunOwner {
   pid: number;
   host: string;
+  /**
+   * Until when (ms since the epoch) the owner's claim holds unless it renews it (`renewLeases`):
+   * once it has passed, the run counts as abandoned on any host and another process may claim it.
+   * Absent: no lease; the run counts as driven while its process lives (on another host, for 15
+   * minutes after its last write).
+   */
+  leaseUntil?: number;
 }
 
 /**
@@ -105,6 +112,8 @@ export interface RunCheckpoint {
   /** How `progress` applies to what is stored (default `replace`). */
   progressMode?: ProgressMode;
   status: "running" | "awaiting_approval";
+  /** The writer's fencing token (`StoredRun.fence` as its claim returned it): refused once another claim moved it on. */
+  fence?: number;
 }
 
 /** The end of a run: the final checkpoint plus its outcome; saves the session in the same transaction. */
@@ -115,6 +124,8 @@ export interface StoredRunEnd {
   status: Exclude<StoredRunStatus, "running" | "awaiting_approval">;
   output?: unknown;
   error?: { code: string; message: string };
+  /** The writer's fencing token, as for a checkpoint. */
+  fence?: number;
 }
 
 /** @deprecated Renamed `StoredRunEnd` (a stored record, not the `run_end` event). */
@@ -142,6 +153,12 @@ export interface StoredRun {
   tools?: RunTools;
   output?: unknown;
   error?: { code: string; message: string };
+  /**
+   * The fencing token: 0 when created, one more at every claim. A writer passes the token it got
+   * with each checkpoint and end, and the store refuses the write (RunFencedError) once another
+   * claim took the run; absent from stores without fencing.
+   */
+  fence?: number;
   createdAt: number;
   updatedAt: number;
 }
@@ -221,6 +238,18 @@ export interface Store {
   claimRun(runId: string, owner: RunOwner, expect?: ClaimExpectation): Promise<StoredRun>;
   /** Ends an interrupted run without resuming it and frees its session. */
   discardRun(runId: string): Promise<void>;
+  /**
+   * Extends to `leaseUntil` the lease of each of `runIds` that is still running and owned by
+   * `owner` (pid and host); returns the ids it extended. A run missing from the answer was taken
+   * by another process: its driver must stop. Absent: the store keeps no leases.
+   */
+  renewLeases?(runIds: readonly string[], owner: RunOwner, leaseUntil: number): Promise<string[]>;
+  /**
+   * Gives up `owner`'s claim on a running run so another process may claim it at once: the run
+   * stays `running` at its last checkpoint, its lease ends now, and its fencing token moves on,
+   * so the releasing process's later writes are refused. False when `owner` no longer held it.
+   */
+  releaseRun?(runId: string, owner: RunOwner): Promise<boolean>;
   listRuns(filter?: {
     status?: StoredRunStatus;
     sessionId?: string;

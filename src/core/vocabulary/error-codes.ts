@@ -62,6 +62,8 @@ export type StoreErrorCode =
   | "run_not_resumable"
   | "run_ended"
   | "checkpoint_mismatch"
+  /** A write from a process whose claim on the run another process took over (a stale fencing token). */
+  | "run_fenced"
   | "session_busy"
   | "session_conflict"
   | "session_exists"

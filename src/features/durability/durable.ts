@@ -2,6 +2,7 @@ import { runStatusOf } from "../../core/errors.js";
 import type { AssistantMessage, FinishReason, Message, ToolCall } from "../../core/vocabulary/messages.js";
 import type { ToolOutcome } from "../../core/vocabulary/outcome.js";
 import type { RunEnding, RunHooks, RunState } from "../../loop/hooks.js";
+import { RunFencedError } from "../../store/errors.js";
 import type {
   PendingCall,
   ProgressMode,
@@ -62,12 +63,20 @@ export class DurableRun {
   /** The guard's turn count at the last checkpoint: it changes once a turn, not once a call. */
   #guardTurn: number | undefined;
 
-  /** `guard`: the run's loop guard, whose memory is checkpointed with the progress. */
-  constructor(store: Store, runId: string, persisted: number, guard?: LoopGuard) {
+  /** The fencing token of this process's claim, sent with every write (absent: the store keeps none). */
+  readonly #fence: number | undefined;
+
+  /**
+   * `guard`: the run's loop guard, whose memory is checkpointed with the progress. `fence`: the
+   * token the run's creation or claim got; the store refuses this run's writes once another
+   * process claimed the run since.
+   */
+  constructor(store: Store, runId: string, persisted: number, guard?: LoopGuard, fence?: number) {
     this.store = store;
     this.runId = runId;
     this.#persisted = persisted;
     this.#guard = guard;
+    this.#fence = fence;
   }
 
   /** The interrupted turn a resumed run finishes, with its calls as the store holds them. */
@@ -96,6 +105,7 @@ export class DurableRun {
         usage: state.meter.progress(),
         ...progress,
         status,
+        ...(this.#fence !== undefined && { fence: this.#fence }),
       });
       this.#persisted = messages.length;
     });
@@ -111,6 +121,7 @@ export class DurableRun {
         usage: state.meter.progress(),
         progress: { pending, ...(this.#guard && { guard: this.#guard.save() }) },
         status: "awaiting_approval",
+        ...(this.#fence !== undefined && { fence: this.#fence }),
       });
       this.#persisted = messages.length;
       // The store now holds the paused states, not `#calls`: a later checkpoint rewrites the turn.
@@ -150,6 +161,7 @@ export class DurableRun {
         messages: state.messages,
         // Earlier steps were stored by earlier checkpoints; the last one is final now.
         usage: state.meter.progress(),
+        ...(this.#fence !== undefined && { fence: this.#fence }),
       });
       this.#persisted = state.messages.length;
     });
@@ -168,6 +180,8 @@ export class DurableRun {
     try {
       await this.finish(state, { status, error: { code: error.code, message: error.message } });
     } catch (storeError) {
+      // Another process holds the run now (it was handed over, or this one lost its lease): its end is theirs.
+      if (storeError instanceof RunFencedError) return;
       process.emitWarning(`glassloop: could not record the end of run ${state.runId}: ${String(storeError)}`);
     }
   }

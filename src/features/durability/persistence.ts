@@ -90,6 +90,7 @@ export class Persistence {
         status: read.status,
         owner_pid: read.owner.pid,
         owner_host: read.owner.host,
+        lease_until: read.owner.leaseUntil ?? null,
         updated_at: read.updatedAt,
       });
       check(read);
@@ -138,7 +139,13 @@ export class Persistence {
       if (run.resumed) {
         run.guard?.restore(run.resumed.progress.guard);
         return {
-          durable: new DurableRun(store, state.runId, run.resumed.messages.length, run.guard),
+          durable: new DurableRun(
+            store,
+            state.runId,
+            run.resumed.messages.length,
+            run.guard,
+            run.resumed.fence,
+          ),
           release,
         };
       }
@@ -174,7 +181,8 @@ export class Persistence {
         if (link) await store.unlockSession(link.sessionId, state.runId).catch(() => {});
         throw error;
       }
-      const attached = new DurableRun(store, state.runId, messages.length, run.guard);
+      // A new run's fencing token is 0 until a claim moves it on.
+      const attached = new DurableRun(store, state.runId, messages.length, run.guard, 0);
       return link ? { durable: attached, messages, release } : { durable: attached, release };
     } catch (error) {
       release();

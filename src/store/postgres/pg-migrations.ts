@@ -90,6 +90,16 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX notes_fts ON notes USING gin (tsv);
     `,
   },
+  {
+    version: 2,
+    description: "the owner's lease and the fencing token of each run",
+    sql: `
+      -- Until when the owner's claim holds unless renewed (ms); NULL: no lease (older runs, the CLI).
+      ALTER TABLE runs ADD COLUMN lease_until bigint;
+      -- One more at every claim: a write carrying an older token comes from a process that lost the run.
+      ALTER TABLE runs ADD COLUMN fence integer NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /** The newest Postgres schema version this code knows. */

@@ -1,6 +1,7 @@
 import type { Message } from "../../core/vocabulary/messages.js";
 import type { StoredRunStatus } from "../../core/vocabulary/status.js";
 import type { StepUsage } from "../../core/vocabulary/usage.js";
+import { ownerOf } from "../run-claim.js";
 import { sessionLinkOf } from "../run-row.js";
 import type { PendingCall, RunProgress, StoredRun, StoredRunSummary } from "../store.js";
 import type { PgClient } from "./pg-driver.js";
@@ -56,7 +57,7 @@ export async function storedRunOf(c: PgClient, row: PgRunRow): Promise<StoredRun
     model: row.model,
     input: row.input,
     status: row.status,
-    owner: { pid: row.owner_pid, host: row.owner_host },
+    owner: ownerOf(row),
     messages: messages.rows.map((r) => r.message),
     usage: { ...row.usage, steps: steps.rows.map((r) => r.usage) },
     progress,
@@ -64,6 +65,7 @@ export async function storedRunOf(c: PgClient, row: PgRunRow): Promise<StoredRun
     ...(row.tools !== null && { tools: row.tools }),
     ...(row.output !== null && { output: row.output }),
     ...(row.error !== null && { error: row.error }),
+    fence: row.fence,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -12,6 +12,10 @@ export interface PgRunRow extends RunSessionColumns {
   status: StoredRunStatus;
   owner_pid: number;
   owner_host: string;
+  /** The owner's lease (ms since the epoch); null: none. */
+  lease_until: number | null;
+  /** The fencing token: one more at every claim. */
+  fence: number;
   usage: Omit<RunUsage, "steps">;
   progress: { pending?: unknown[]; guard?: unknown; finishReason?: unknown };
   tools: RunTools | null;

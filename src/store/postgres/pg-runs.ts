@@ -1,9 +1,9 @@
 import type { Message } from "../../core/vocabulary/messages.js";
 import type { StoredRunStatus } from "../../core/vocabulary/status.js";
 import type { RunUsage } from "../../core/vocabulary/usage.js";
-import { StoreError, UnknownRunError } from "../errors.js";
+import { RunFencedError, StoreError, UnknownRunError } from "../errors.js";
 import { ownerAlive } from "../owner.js";
-import { assertClaimable, assertDiscardable, OPEN_STATUSES } from "../run-claim.js";
+import { assertClaimable, assertDiscardable, OPEN_STATUSES, ownerOf } from "../run-claim.js";
 import { rowProgress, sessionColumnsOf, withoutSteps } from "../run-row.js";
 import type {
   ClaimExpectation,
@@ -37,8 +37,8 @@ export class PgRuns {
     const { steps, ...totals } = run.usage;
     await c.query(
       `INSERT INTO runs (id, agent, model, input, status, owner_pid, owner_host, session_id, session_offset,
-         session_base, session_version, usage, progress, tools, message_count, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, 'running', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)`,
+         session_base, session_version, usage, progress, tools, message_count, created_at, updated_at, lease_until)
+       VALUES ($1, $2, $3, $4, 'running', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16)`,
       [
         run.runId,
         run.agent,
@@ -52,6 +52,7 @@ export class PgRuns {
         run.tools === undefined ? null : JSON.stringify(run.tools),
         run.messages.length,
         now,
+        run.owner.leaseUntil ?? null,
       ],
     );
     await this.#replaceCalls(c, run.runId, run.progress.pending);
@@ -73,12 +74,14 @@ export class PgRuns {
     const result = await c.query<{
       status: StoredRunStatus | null;
       message_count: number | null;
+      fence: number | null;
       written: number;
     }>({
       // Named, so each connection parses and plans it once: this statement is most of a step's cost.
       name: "glassloop_checkpoint",
-      text: `WITH r AS (SELECT id, status, message_count FROM runs WHERE id = $1 FOR UPDATE),
-       ok AS (SELECT id FROM r WHERE status IN ('running', 'awaiting_approval') AND message_count = $3),
+      text: `WITH r AS (SELECT id, status, message_count, fence FROM runs WHERE id = $1 FOR UPDATE),
+       ok AS (SELECT id FROM r WHERE status IN ('running', 'awaiting_approval') AND message_count = $3
+              AND ($15::int IS NULL OR fence = $15::int)),
        m AS (INSERT INTO run_messages (run_id, seq, message)
              SELECT ok.id, t.s, t.m FROM ok, unnest($4::int[], $5::json[]) AS t(s, m)),
        st AS (INSERT INTO run_steps (run_id, step_index, usage)
@@ -96,7 +99,7 @@ export class PgRuns {
                message_count = $14, updated_at = ${STAMP}
              WHERE id IN (SELECT id FROM ok) RETURNING id)
        SELECT (SELECT status FROM r) AS status, (SELECT message_count FROM r) AS message_count,
-              (SELECT count(*) FROM u)::int AS written`,
+              (SELECT fence FROM r) AS fence, (SELECT count(*) FROM u)::int AS written`,
       values: [
         runId,
         Date.now(),
@@ -112,17 +115,22 @@ export class PgRuns {
         JSON.stringify(withoutSteps(usage)),
         mode === "calls" ? null : JSON.stringify(rowProgress(progress)),
         messages.length,
+        checkpoint.fence ?? null,
       ],
     });
     const row = result.rows[0];
     if (row?.written === 1) return;
     if (!row || row.status === null) throw new UnknownRunError(this.#location, runId);
+    if (checkpoint.fence !== undefined && row.fence !== checkpoint.fence)
+      throw new RunFencedError(this.#location, runId);
     this.#checkWritable(runId, row.status, row.message_count ?? 0, persisted);
   }
 
   /** Writes the end of a run; returns the row (locked) so the caller can save its session. */
   async finish(c: PgClient, runId: string, end: StoredRunEnd): Promise<PgRunRow> {
-    const row = await this.#lockOpen(c, runId, end.persisted);
+    const row = await this.#get(c, runId, true);
+    if (end.fence !== undefined && row.fence !== end.fence) throw new RunFencedError(this.#location, runId);
+    this.#checkWritable(runId, row.status, row.message_count, end.persisted);
     await this.#appendTranscript(c, runId, end.messages, end.persisted, end.usage);
     await c.query(
       `UPDATE runs SET status = $3, usage = $4, progress = $5, output = $6, error = $7, message_count = $8,
@@ -155,10 +163,36 @@ export class PgRuns {
     const row = await this.#get(c, runId, true);
     assertClaimable(this.#location, runId, row, expect);
     await c.query(
-      `UPDATE runs SET status = 'running', owner_pid = $3, owner_host = $4, updated_at = ${STAMP} WHERE id = $1`,
-      [runId, Date.now(), owner.pid, owner.host],
+      `UPDATE runs SET status = 'running', owner_pid = $3, owner_host = $4, lease_until = $5, fence = fence + 1,
+         updated_at = ${STAMP} WHERE id = $1`,
+      [runId, Date.now(), owner.pid, owner.host, owner.leaseUntil ?? null],
     );
     return row;
+  }
+
+  /** Extends the lease of those of `runIds` that `owner` still drives; returns their ids. */
+  async renewLeases(
+    c: PgClient,
+    runIds: readonly string[],
+    owner: RunOwner,
+    leaseUntil: number,
+  ): Promise<string[]> {
+    const { rows } = await c.query<{ id: string }>(
+      `UPDATE runs SET lease_until = $2 WHERE id = ANY($1::text[]) AND status = 'running'
+         AND owner_pid = $3 AND owner_host = $4 RETURNING id`,
+      [[...runIds], leaseUntil, owner.pid, owner.host],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Gives up `owner`'s claim: no owner, no lease, the next fencing token (its later writes are refused). */
+  async release(c: PgClient, runId: string, owner: RunOwner): Promise<boolean> {
+    const { rowCount } = await c.query(
+      `UPDATE runs SET owner_pid = 0, owner_host = '', lease_until = 0, fence = fence + 1
+         WHERE id = $1 AND status = 'running' AND owner_pid = $2 AND owner_host = $3`,
+      [runId, owner.pid, owner.host],
+    );
+    return rowCount === 1;
   }
 
   /** Marks an interrupted run as discarded; returns its row so the caller can free its session. */
@@ -178,13 +212,13 @@ export class PgRuns {
     runId: string,
   ): Promise<{ state: "gone" | "live" | "interrupted" | "awaiting_approval"; pid: number }> {
     const found = await c.query<PgRunRow>(
-      "SELECT id, status, owner_pid, owner_host, updated_at FROM runs WHERE id = $1",
+      "SELECT id, status, owner_pid, owner_host, lease_until, updated_at FROM runs WHERE id = $1",
       [runId],
     );
     const row = found.rows[0];
     if (!row || !OPEN_STATUSES.includes(row.status)) return { state: "gone", pid: 0 };
     if (row.status === "awaiting_approval") return { state: "awaiting_approval", pid: row.owner_pid };
-    const alive = ownerAlive(runId, { pid: row.owner_pid, host: row.owner_host }, row.updated_at);
+    const alive = ownerAlive(runId, ownerOf(row), row.updated_at);
     return { state: alive ? "live" : "interrupted", pid: row.owner_pid };
   }
 
@@ -201,13 +235,6 @@ export class PgRuns {
     ]);
     const row = found.rows[0];
     if (!row) throw new UnknownRunError(this.#location, runId);
-    return row;
-  }
-
-  /** Locks an open run's row and checks the writer continues its stored transcript. */
-  async #lockOpen(c: PgClient, runId: string, persisted: number): Promise<PgRunRow> {
-    const row = await this.#get(c, runId, true);
-    this.#checkWritable(runId, row.status, row.message_count, persisted);
     return row;
   }
 

@@ -91,6 +91,15 @@ export class PostgresStore implements Store {
     });
   }
 
+  async renewLeases(runIds: readonly string[], owner: RunOwner, leaseUntil: number): Promise<string[]> {
+    if (runIds.length === 0) return [];
+    return this.#tx((c) => this.#runs.renewLeases(c, runIds, owner, leaseUntil), "single");
+  }
+
+  async releaseRun(runId: string, owner: RunOwner): Promise<boolean> {
+    return this.#tx((c) => this.#runs.release(c, runId, owner), "single");
+  }
+
   async discardRun(runId: string): Promise<void> {
     await this.#tx(async (c) => {
       const link = sessionLinkOf(await this.#runs.discard(c, runId));

@@ -71,6 +71,14 @@ class DeferredStore implements Store {
   async discardRun(runId: string): Promise<void> {
     return (await this.#store()).discardRun(runId);
   }
+  async renewLeases(runIds: readonly string[], owner: RunOwner, leaseUntil: number): Promise<string[]> {
+    const store = await this.#store();
+    return store.renewLeases ? store.renewLeases(runIds, owner, leaseUntil) : [];
+  }
+  async releaseRun(runId: string, owner: RunOwner): Promise<boolean> {
+    const store = await this.#store();
+    return store.releaseRun ? store.releaseRun(runId, owner) : false;
+  }
   async listRuns(filter?: {
     status?: StoredRunStatus;
     sessionId?: string;

@@ -110,6 +110,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 4,
+    description: "the owner's lease and the fencing token of each run",
+    sql: `
+      -- Until when the owner's claim holds unless renewed (ms); NULL: no lease (older runs, the CLI).
+      ALTER TABLE runs ADD COLUMN lease_until INTEGER;
+      -- One more at every claim: a write carrying an older token comes from a process that lost the run.
+      ALTER TABLE runs ADD COLUMN fence INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /** The newest schema version this code knows. */

@@ -10,6 +10,10 @@ export interface RunRow extends RunSessionColumns {
   status: StoredRunStatus;
   owner_pid: number;
   owner_host: string;
+  /** The owner's lease (ms since the epoch); null: none. */
+  lease_until: number | null;
+  /** The fencing token: one more at every claim. */
+  fence: number;
   usage: string;
   progress: string;
   output: string | null;

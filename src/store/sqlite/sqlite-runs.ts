@@ -2,9 +2,9 @@ import type Database from "better-sqlite3";
 import type { Message } from "../../core/vocabulary/messages.js";
 import type { StoredRunStatus } from "../../core/vocabulary/status.js";
 import type { RunUsage, StepUsage } from "../../core/vocabulary/usage.js";
-import { RunBusyError, StoreError, UnknownRunError } from "../errors.js";
+import { RunBusyError, RunFencedError, StoreError, UnknownRunError } from "../errors.js";
 import { ownerAlive } from "../owner.js";
-import { assertClaimable, assertDiscardable, OPEN_STATUSES } from "../run-claim.js";
+import { assertClaimable, assertDiscardable, OPEN_STATUSES, ownerOf } from "../run-claim.js";
 import { rowProgress, sessionColumnsOf, sessionLinkOf, withoutSteps } from "../run-row.js";
 import type {
   ClaimExpectation,
@@ -43,7 +43,7 @@ export class SqliteRuns {
     );
     this.#lastSeq = db.prepare("SELECT max(seq) FROM run_messages WHERE run_id = ?").pluck();
     this.#row = db.prepare("SELECT * FROM runs WHERE id = ?");
-    this.#status = db.prepare("SELECT status FROM runs WHERE id = ?").pluck();
+    this.#status = db.prepare("SELECT status, fence FROM runs WHERE id = ?");
     this.#update = db.prepare(
       "UPDATE runs SET status = ?, usage = ?, progress = ?, updated_at = ? WHERE id = ?",
     );
@@ -57,9 +57,9 @@ export class SqliteRuns {
     const { steps, ...totals } = run.usage;
     this.#db
       .prepare(
-        `INSERT INTO runs (id, agent, model, input, status, owner_pid, owner_host, session_id, session_offset,
-           session_base, session_version, usage, progress, tools, created_at, updated_at)
-         VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO runs (id, agent, model, input, status, owner_pid, owner_host, lease_until, session_id,
+           session_offset, session_base, session_version, usage, progress, tools, created_at, updated_at)
+         VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         run.runId,
@@ -68,6 +68,7 @@ export class SqliteRuns {
         run.input,
         run.owner.pid,
         run.owner.host,
+        run.owner.leaseUntil ?? null,
         ...sessionColumnsOf(run.session),
         JSON.stringify(totals),
         JSON.stringify(rowProgress(run.progress)),
@@ -81,7 +82,7 @@ export class SqliteRuns {
   }
 
   checkpoint(runId: string, checkpoint: RunCheckpoint): void {
-    this.#checkOpen(runId);
+    this.#checkOpen(runId, checkpoint.fence);
     this.#appendTranscript(runId, checkpoint.messages, checkpoint.persisted, checkpoint.usage);
     const { progress } = checkpoint;
     const usage = JSON.stringify(withoutSteps(checkpoint.usage));
@@ -98,7 +99,7 @@ export class SqliteRuns {
 
   /** Writes the end of a run; returns the row so the caller can save its session. */
   finish(runId: string, end: StoredRunEnd): RunRow {
-    this.#checkOpen(runId);
+    this.#checkOpen(runId, end.fence);
     const row = this.#get(runId);
     this.#appendTranscript(row.id, end.messages, end.persisted, end.usage);
     this.#db
@@ -133,12 +134,14 @@ export class SqliteRuns {
     assertClaimable(this.#file, runId, row, expect);
     const claimed = this.#db
       .prepare(
-        `UPDATE runs SET status = 'running', owner_pid = ?, owner_host = ?, updated_at = ?
+        `UPDATE runs SET status = 'running', owner_pid = ?, owner_host = ?, lease_until = ?, fence = fence + 1,
+           updated_at = ?
          WHERE id = ? AND status = ? AND owner_pid = ? AND owner_host = ? AND updated_at = ?`,
       )
       .run(
         owner.pid,
         owner.host,
+        owner.leaseUntil ?? null,
         // Later than the stamp read, even within one millisecond: a claim that read it is stale now.
         Math.max(Date.now(), row.updated_at + 1),
         runId,
@@ -169,9 +172,26 @@ export class SqliteRuns {
     const row = this.#row.get(runId) as RunRow | undefined;
     if (!row || !OPEN_STATUSES.includes(row.status)) return "gone";
     if (row.status === "awaiting_approval") return "awaiting_approval";
-    return ownerAlive(runId, { pid: row.owner_pid, host: row.owner_host }, row.updated_at)
-      ? "live"
-      : "interrupted";
+    return ownerAlive(runId, ownerOf(row), row.updated_at) ? "live" : "interrupted";
+  }
+
+  /** Extends the lease of those of `runIds` that `owner` still drives; returns their ids. */
+  renewLeases(runIds: readonly string[], owner: RunOwner, leaseUntil: number): string[] {
+    const renew = this.#db.prepare(
+      `UPDATE runs SET lease_until = ? WHERE id = ? AND status = 'running' AND owner_pid = ? AND owner_host = ?`,
+    );
+    return runIds.filter((id) => renew.run(leaseUntil, id, owner.pid, owner.host).changes === 1);
+  }
+
+  /** Gives up `owner`'s claim: no owner, no lease, the next fencing token (its later writes are refused). */
+  release(runId: string, owner: RunOwner): boolean {
+    const released = this.#db
+      .prepare(
+        `UPDATE runs SET owner_pid = 0, owner_host = '', lease_until = 0, fence = fence + 1
+         WHERE id = ? AND status = 'running' AND owner_pid = ? AND owner_host = ?`,
+      )
+      .run(runId, owner.pid, owner.host);
+    return released.changes === 1;
   }
 
   ownerPid(runId: string): number {
@@ -218,9 +238,12 @@ export class SqliteRuns {
     return row;
   }
 
-  #checkOpen(runId: string): void {
-    const status = this.#status.get(runId) as StoredRunStatus | undefined;
-    if (status === undefined) throw new UnknownRunError(this.#file, runId);
+  /** Refuses a write to a run that ended, or (with `fence`) that another process claimed since. */
+  #checkOpen(runId: string, fence: number | undefined): void {
+    const row = this.#status.get(runId) as { status: StoredRunStatus; fence: number } | undefined;
+    if (row === undefined) throw new UnknownRunError(this.#file, runId);
+    const { status } = row;
+    if (fence !== undefined && row.fence !== fence) throw new RunFencedError(this.#file, runId);
     if (!OPEN_STATUSES.includes(status)) {
       throw new StoreError(
         "run_ended",
@@ -276,7 +299,7 @@ export class SqliteRuns {
       model: row.model,
       input: row.input,
       status: row.status,
-      owner: { pid: row.owner_pid, host: row.owner_host },
+      owner: ownerOf(row),
       messages: this.messages(row.id),
       usage: { ...totals, steps },
       progress: this.#progressOf(row),
@@ -284,6 +307,7 @@ export class SqliteRuns {
       ...(row.tools !== null && { tools: parseStored(row.tools, file, `the tools of run ${row.id}`) }),
       ...(row.output !== null && { output: parseStored(row.output, file, `the output of run ${row.id}`) }),
       ...(row.error !== null && { error: parseStored(row.error, file, `the error of run ${row.id}`) }),
+      fence: row.fence,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     };

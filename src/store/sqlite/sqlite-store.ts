@@ -84,6 +84,15 @@ export class SqliteStore implements Store {
     });
   }
 
+  async renewLeases(runIds: readonly string[], owner: RunOwner, leaseUntil: number): Promise<string[]> {
+    if (runIds.length === 0) return [];
+    return this.#write(() => this.#runs.renewLeases(runIds, owner, leaseUntil));
+  }
+
+  async releaseRun(runId: string, owner: RunOwner): Promise<boolean> {
+    return this.#write(() => this.#runs.release(runId, owner));
+  }
+
   async discardRun(runId: string): Promise<void> {
     this.#write(() => {
       const link = sessionLinkOf(this.#runs.discard(runId));
