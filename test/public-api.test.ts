@@ -269,14 +269,18 @@ describe("the root entry", () => {
         "A2APushConfig",
         "A2APushDelivery",
         "A2APushOptions",
+        "A2APushProgress",
         "A2APushStore",
         "A2ARequestError",
         "A2AServeOptions",
         "A2ATask",
+        "A2ATaskHistory",
         "A2ATaskState",
         "A2ATaskStatus",
         "createA2AHandler",
         "MemoryPushStore",
+        "MemoryTaskHistory",
+        "SqliteA2AStore",
       ].sort(),
     );
   });

@@ -31,7 +31,10 @@ export {
   type A2APushStore,
   MemoryPushStore,
   type PushConfig as A2APushConfig,
+  type PushProgress as A2APushProgress,
 } from "./server/push-store.js";
+export { SqliteA2AStore } from "./server/sqlite-a2a-store.js";
+export { type A2ATaskHistory, MemoryTaskHistory } from "./server/task-history.js";
 export { A2ARequestError } from "./server/rpc.js";
 export type {
   AgentCard as A2AAgentCard,

@@ -77,7 +77,7 @@ export async function listTasks(call: Call, params: unknown): Promise<Response> 
   const page = runs.slice(0, pageSize);
   const tasks: Task[] = [];
   for (const run of page) {
-    const task = await currentTask(call.ctx, run, query.historyLength);
+    const task = await currentTask(call, run, query.historyLength);
     // The record's status can lag its log by a moment: the log's state is the one a filter means.
     if (state && task.status.state !== state) continue;
     if (query.includeArtifacts !== true) delete task.artifacts;

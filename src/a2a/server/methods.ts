@@ -20,6 +20,7 @@ import { addConfig, checkRoom, type PushRuntime } from "./push-dispatcher.js";
 import type { PushConfig } from "./push-store.js";
 import { A2ARequestError, type Binding, type RpcId, resultResponse, rpcError } from "./rpc.js";
 import { a2aEncoder, rpcResult, type StreamTarget } from "./stream-encoder.js";
+import type { A2ATaskHistory } from "./task-history.js";
 import { taskOf } from "./task-view.js";
 
 /** Entries read from the end of a run's log to tell where it stands. */
@@ -40,6 +41,8 @@ export interface Call {
   request: Request;
   /** Push notifications, when the server offers them. */
   push?: PushRuntime;
+  /** Where the tasks' histories live. */
+  history: A2ATaskHistory;
 }
 
 /** Params read with `schema`, or an invalid-params error naming what is wrong. */
@@ -74,13 +77,27 @@ export async function ownRun(call: Call, taskId: string): Promise<RunRecord> {
   return run;
 }
 
-/** The task of `run` as its log says now. */
-export async function currentTask(ctx: ServeContext, run: RunRecord, historyLength?: number): Promise<Task> {
+/** The task of `run` as its log says now, with its history (none read when `historyLength` is 0). */
+export async function currentTask(
+  call: Pick<Call, "ctx" | "history">,
+  run: RunRecord,
+  historyLength?: number,
+): Promise<Task> {
+  const { ctx } = call;
   const last = ctx.hub.get(run.runId)?.lastSeq ?? run.lastSeq;
   const from = Math.max(-1, last - TAIL);
   const { entries } = await ctx.hub.read(run.runId, from, TAIL + 1);
   const fresh = (await ctx.log.getRun(run.runId)) ?? run;
-  return taskOf(fresh, entries, historyLength);
+  const stored = historyLength === 0 ? [] : await call.history.messages(run.runId);
+  return taskOf(fresh, entries, stored, historyLength);
+}
+
+/**
+ * Keeps the status message the caller is answering (an input-required question) in the task's
+ * history: from now on it is no longer the task's current status.
+ */
+async function keepStatusMessage(call: Call, task: Task): Promise<void> {
+  if (task.status.message) await call.history.add(task.id, task.status.message);
 }
 
 /** The sequence number of the run's last item, written or not. */
@@ -183,7 +200,7 @@ export async function sendMessage(call: Call, params: unknown, streaming: boolea
     const existing = await ownRun(call, message.taskId);
     if (message.contextId && message.contextId !== existing.chatId)
       throw rpcError.invalidParams("contextId does not match the task's context");
-    const task = await currentTask(ctx, existing);
+    const task = await currentTask(call, existing, 0);
     if (task.status.state !== "TASK_STATE_INPUT_REQUIRED") {
       if (TERMINAL_STATES.has(task.status.state))
         throw rpcError.unsupported(
@@ -194,9 +211,12 @@ export async function sendMessage(call: Call, params: unknown, streaming: boolea
       );
     }
     const open = await ctx.log.openApprovals(existing.runId);
-    const decided = await ctx.runs.decide(call.principal, decisionsOf(message, open), existing.chatId);
+    const decisions = decisionsOf(message, open);
+    await keepStatusMessage(call, task);
+    const decided = await ctx.runs.decide(call.principal, decisions, existing.chatId);
     run = decided.run;
     after = decided.after;
+    await call.history.add(run.runId, { ...message, taskId: run.runId, contextId: run.chatId });
   } else {
     const text = turnText(message, ctx.limits.maxMessageChars);
     const contextId = message.contextId ?? `ctx-${randomUUID()}`;
@@ -214,10 +234,12 @@ export async function sendMessage(call: Call, params: unknown, streaming: boolea
       }));
     run = await ctx.runs.startTurn(call.principal, current, { input: text, messageId: message.messageId });
     after = -1;
+    await call.history.add(run.runId, { ...message, taskId: run.runId, contextId: run.chatId });
   }
   if (pushConfig && call.push)
     await addConfig(call.principal, call.push, run, { ...pushConfig, taskId: run.runId }, after);
-  if (streaming) return streamResponse(call, run, after, await currentTask(ctx, run));
+  if (streaming)
+    return streamResponse(call, run, after, await currentTask(call, run, configuration?.historyLength));
   const immediately = configuration?.returnImmediately === true || configuration?.blocking === false;
   if (!immediately)
     await settle(
@@ -229,7 +251,7 @@ export async function sendMessage(call: Call, params: unknown, streaming: boolea
     );
   return resultResponse(
     call,
-    taskResult(call, await currentTask(ctx, run, configuration?.historyLength), true),
+    taskResult(call, await currentTask(call, run, configuration?.historyLength), true),
   );
 }
 
@@ -237,20 +259,22 @@ export async function sendMessage(call: Call, params: unknown, streaming: boolea
 export async function getTask(call: Call, params: unknown): Promise<Response> {
   const { id, historyLength } = parse(getParams, params);
   const run = await ownRun(call, id);
-  return resultResponse(call, taskResult(call, await currentTask(call.ctx, run, historyLength)));
+  return resultResponse(call, taskResult(call, await currentTask(call, run, historyLength)));
 }
 
 /** `CancelTask` / `tasks/cancel`: aborts a working task, discards one that waits for input. */
 export async function cancelTask(call: Call, params: unknown): Promise<Response> {
   const { id } = parse(idParams, params);
   const run = await ownRun(call, id);
-  const before = await currentTask(call.ctx, run);
+  const before = await currentTask(call, run, 0);
   if (TERMINAL_STATES.has(before.status.state))
     throw new A2ARequestError(-32002, `task ${id} has ended (${before.status.state}) and cannot be canceled`);
+  // A question nobody will answer now stays in the history, before the cancellation's end.
+  if (before.status.state === "TASK_STATE_INPUT_REQUIRED") await keepStatusMessage(call, before);
   const after = lastSeqOf(call.ctx, run);
   await call.ctx.runs.cancel(call.principal, id);
   await settle(call.ctx, id, after, CANCEL_WAIT_MS, call.request.signal);
-  return resultResponse(call, taskResult(call, await currentTask(call.ctx, run)));
+  return resultResponse(call, taskResult(call, await currentTask(call, run)));
 }
 
 /**
@@ -260,7 +284,7 @@ export async function cancelTask(call: Call, params: unknown): Promise<Response>
 export async function subscribeToTask(call: Call, params: unknown): Promise<Response> {
   const { id } = parse(idParams, params);
   const run = await ownRun(call, id);
-  const task = await currentTask(call.ctx, run);
+  const task = await currentTask(call, run);
   if (TERMINAL_STATES.has(task.status.state))
     throw rpcError.unsupported(`task ${id} has ended (${task.status.state}); read it with GetTask`);
   const resume = parseEventId(call.request.headers.get("last-event-id"));

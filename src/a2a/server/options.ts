@@ -1,5 +1,6 @@
 import type { AgentSkill } from "../wire.js";
 import type { A2APushStore } from "./push-store.js";
+import type { A2ATaskHistory } from "./task-history.js";
 
 /** What the agent card says of one agent; every field has a default. */
 export interface A2ACardOptions {
@@ -43,6 +44,11 @@ export interface A2AServeOptions {
    */
   blockingWaitMs?: number;
   /**
+   * Where each task's history lives (default: in the serve log's SQLite file, beside the runs;
+   * in memory over any other log).
+   */
+  history?: A2ATaskHistory;
+  /**
    * Push notifications: callers register webhooks for their tasks and the server POSTs each change
    * of state and each artifact there. Off unless set (`push: {}` takes every default).
    */
@@ -67,7 +73,10 @@ export interface A2APushOptions {
   maxConfigsPerTask?: number;
   /** Configs per caller over all tasks (default 100). */
   maxConfigsPerCaller?: number;
-  /** Where configs live (default: in memory, forgotten on restart). */
+  /**
+   * Where configs live (default: in the serve log's SQLite file, followed again when a server
+   * starts; in memory over any other log, forgotten on restart).
+   */
   store?: A2APushStore;
   /** Each notification's outcome (default: failures are logged with the webhook's host only). */
   onDelivery?: (delivery: A2APushDelivery) => void;

@@ -3,7 +3,9 @@
  * artifact to their webhooks, in order, one task at a time. Text and tool-call progress (working
  * updates without a change of state) is streamed, never pushed. A watcher ends with its task, or
  * when its last config is deleted, or when the server closes; a task that waits for input (its run
- * is not driven then) is looked at again every moment until it moves.
+ * is not driven then) is looked at again every moment until it moves. With a store that records
+ * where each task's notifications stand, a server that starts follows the tasks its predecessor
+ * left unfinished from there (an item in flight at a crash may be notified twice, never skipped).
  */
 import { isFinal, type LogEntry } from "../../serve/log-items.js";
 import type { ServeContext } from "../../serve/serve-context.js";
@@ -12,13 +14,16 @@ import { streamV03 } from "../v03.js";
 import type { StreamResponse } from "../wire.js";
 import type { A2APushDelivery, A2APushOptions } from "./options.js";
 import { sendNotification } from "./push-sender.js";
-import type { A2APushStore, PushConfig } from "./push-store.js";
+import type { A2APushStore, PushConfig, PushProgress } from "./push-store.js";
 import { rpcError } from "./rpc.js";
 import { streamEventsOf } from "./stream-encoder.js";
 
 /** How often a watcher looks at a task its process is not driving (waiting for input, or driven elsewhere). */
 const IDLE_POLL_MS = 250;
 const LIVE_WAIT_MS = 1_000;
+
+/** Run statuses in which a task may still change. */
+const ACTIVE: ReadonlySet<string> = new Set(["running", "awaiting_approval"]);
 
 const DEFAULT_PER_TASK = 10;
 const DEFAULT_PER_CALLER = 100;
@@ -75,9 +80,9 @@ export class PushDispatcher {
   }
 
   /** Follows `run` after `after` (its log's sequence number), unless a watcher already does. */
-  watch(run: RunRecord, after: number): void {
+  watch(run: RunRecord, after: number, lastState?: string): void {
     if (this.#closing.signal.aborted || this.#watchers.has(run.runId)) return;
-    const loop = this.#follow(run, after)
+    const loop = this.#follow(run, after, lastState)
       .catch((error: unknown) => {
         if (!this.#closing.signal.aborted) console.error("glassloop a2a: push notifications stopped:", error);
       })
@@ -94,36 +99,75 @@ export class PushDispatcher {
     if ((await this.store.list(run.principal, run.runId)).length > 0) this.watch(run, after);
   }
 
+  /**
+   * Follows again, each from where its notifications stood, the tasks the store says were left
+   * unfinished (what a server does when it starts). Failures are logged: serving goes on.
+   */
+  followPending(): void {
+    const pending = this.store.pending?.();
+    pending
+      ?.then(async (tasks) => {
+        for (const task of tasks) {
+          const run = await this.#ctx.log.getRun(task.taskId);
+          if (run?.principal === task.principal) this.watch(run, task.seq, task.state);
+        }
+      })
+      .catch((error: unknown) =>
+        console.error("glassloop a2a: push notifications not followed again:", error),
+      );
+  }
+
   /** Stops every watcher (a notification in flight ends with its try). */
   async close(): Promise<void> {
     this.#closing.abort();
     await Promise.allSettled([...this.#watchers.values()]);
   }
 
-  async #follow(run: RunRecord, after: number): Promise<void> {
+  async #follow(run: RunRecord, after: number, state: string | undefined): Promise<void> {
     const signal = this.#closing.signal;
     const events = streamEventsOf(run);
     let cursor = after;
-    let lastState: string | undefined;
+    let lastState = state;
+    const progress = (done: boolean) =>
+      this.#progress({
+        principal: run.principal,
+        taskId: run.runId,
+        seq: cursor,
+        done,
+        ...(lastState && { state: lastState }),
+      });
+    await progress(false);
     while (!signal.aborted) {
       if ((await this.store.list(run.principal, run.runId)).length === 0) return;
       const { entries, live } = await this.#ctx.hub.read(run.runId, cursor, 256);
       for (const entry of entries as LogEntry[]) {
-        cursor = entry.seq;
+        let sent = false;
         for (const event of events(entry)) {
           if ("statusUpdate" in event) {
             if (event.statusUpdate.status.state === lastState) continue;
             lastState = event.statusUpdate.status.state;
           } else if (!("artifactUpdate" in event)) continue;
           await this.#deliver(run, event);
+          sent = true;
           if (signal.aborted) return;
         }
-        if (isFinal(entry.item)) return;
+        cursor = entry.seq;
+        if (isFinal(entry.item)) return progress(true);
+        if (sent) await progress(false);
       }
       if (entries.length > 0) continue;
       if (live) await this.#ctx.hub.wait(run.runId, cursor, LIVE_WAIT_MS);
-      else await sleep(IDLE_POLL_MS, signal);
+      else {
+        // A task that ended before this watcher began has nothing more to send.
+        const record = await this.#ctx.log.getRun(run.runId);
+        if (record && !ACTIVE.has(record.status) && cursor >= record.lastSeq) return progress(true);
+        await sleep(IDLE_POLL_MS, signal);
+      }
     }
+  }
+
+  async #progress(progress: PushProgress): Promise<void> {
+    await this.store.setProgress?.(progress);
   }
 
   async #deliver(run: RunRecord, event: StreamResponse): Promise<void> {

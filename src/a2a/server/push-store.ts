@@ -1,7 +1,8 @@
 /**
- * Where push-notification configs live: per caller and task, bounded in number. The default
- * keeps them in the server's memory (a restart forgets them: callers set them again); pass your
- * own `A2APushStore` to keep them elsewhere.
+ * Where push-notification configs live: per caller and task, bounded in number. Over a serve log
+ * in a SQLite file they are kept in that file (`SqliteA2AStore`), with where each task's
+ * notifications stand, so a restarted server follows them again; over any other log the default
+ * keeps them in memory (a restart forgets them). Pass your own `A2APushStore` to keep them elsewhere.
  */
 /** One stored config: the task it watches, the webhook, and the wire spelling its caller speaks. */
 export interface PushConfig {
@@ -25,6 +26,25 @@ export interface A2APushStore {
   delete(principal: string, taskId: string, id: string): Promise<boolean>;
   /** How many configs the caller has, over all tasks (for the per-caller cap). */
   count(principal: string): Promise<number>;
+  /**
+   * The tasks with configs whose notifications have not reached the task's end, and where they
+   * stand: what a server follows again when it starts. A store that forgets on restart omits it.
+   */
+  pending?(): Promise<PushProgress[]>;
+  /** Records where a task's notifications stand (with `pending`). */
+  setProgress?(progress: PushProgress): Promise<void>;
+}
+
+/** Where one task's notifications stand. */
+export interface PushProgress {
+  principal: string;
+  taskId: string;
+  /** The last log item whose notifications all went out (-1: none). */
+  seq: number;
+  /** The last state notified, so a restarted server does not send it twice. */
+  state?: string;
+  /** The task's last notification went out: nothing more to follow. */
+  done: boolean;
 }
 
 /** The default store: a map in this process. */

@@ -16,6 +16,7 @@ import type { A2AServeOptions } from "./options.js";
 import type { PushRuntime } from "./push-dispatcher.js";
 import { createConfig, deleteConfig, getConfig, listConfigs } from "./push-methods.js";
 import { A2ARequestError, fromServeError } from "./rpc.js";
+import type { A2ATaskHistory } from "./task-history.js";
 
 type Handler = (call: Call, request: Request) => Promise<Response>;
 
@@ -70,9 +71,15 @@ function queryOf(request: Request): Record<string, unknown> {
 /** Mounts the HTTP+JSON routes of every served agent. */
 export function restRoutes(
   app: Hono<ServeEnv>,
-  shared: { ctx: ServeContext; options: A2AServeOptions; gate: Gate; push?: PushRuntime },
+  shared: {
+    ctx: ServeContext;
+    options: A2AServeOptions;
+    gate: Gate;
+    history: A2ATaskHistory;
+    push?: PushRuntime;
+  },
 ): void {
-  const { ctx, options, gate, push } = shared;
+  const { ctx, options, gate, history, push } = shared;
   app.on(["GET", "POST", "DELETE"], "/a2a/:agent/*", async (c) => {
     try {
       const agent = c.req.param("agent");
@@ -95,6 +102,7 @@ export function restRoutes(
         id: null,
         binding: "rest",
         request: c.req.raw,
+        history,
         ...(push && { push }),
       };
       return await route(call, c.req.raw);

@@ -7,6 +7,7 @@
 import type { Hono } from "hono";
 import { ServeConfigError, ServeRequestError } from "../../serve/errors.js";
 import type { ServeContext, ServeEnv } from "../../serve/serve-context.js";
+import { SqliteServeLog } from "../../serve/sqlite-serve-log.js";
 import { RPC } from "../wire.js";
 import { agentCard, baseOf, getExtendedCard } from "./card.js";
 import { gateOf } from "./gate.js";
@@ -18,6 +19,8 @@ import { createConfig, deleteConfig, getConfig, listConfigs } from "./push-metho
 import { MemoryPushStore } from "./push-store.js";
 import { restRoutes } from "./rest-routes.js";
 import { A2ARequestError, envelope, errorResponse, type RpcId } from "./rpc.js";
+import { SqliteA2AStore } from "./sqlite-a2a-store.js";
+import { MemoryTaskHistory } from "./task-history.js";
 
 type Method = (call: Call, params: unknown) => Promise<Response>;
 
@@ -57,10 +60,18 @@ export function a2aRoutes(
       `a2a.defaultAgent ${JSON.stringify(options.defaultAgent)} is not a served agent`,
     );
   const gate = gateOf(ctx);
+  // Histories and push configs live where the runs do: a serve log's SQLite file keeps them too.
+  const kept =
+    ctx.log instanceof SqliteServeLog && ctx.log.location !== ":memory:"
+      ? new SqliteA2AStore(ctx.log.location)
+      : undefined;
+  const history = options.history ?? kept ?? new MemoryTaskHistory();
   const push: PushRuntime | undefined = options.push && {
     options: options.push,
-    dispatcher: new PushDispatcher(ctx, options.push, options.push.store ?? new MemoryPushStore()),
+    dispatcher: new PushDispatcher(ctx, options.push, options.push.store ?? kept ?? new MemoryPushStore()),
   };
+  // Tasks still going when the last process stopped keep their webhooks.
+  push?.dispatcher.followPending();
   const card = (agent: string, request: Request) =>
     Response.json(agentCard(agent, baseOf(request, options), ctx.auth.open, options), {
       headers: { "cache-control": "public, max-age=300" },
@@ -94,6 +105,7 @@ export function a2aRoutes(
         id,
         binding: "jsonrpc",
         request: c.req.raw,
+        history,
         ...(push && { push }),
       };
       return await method.run(call, parsed.data.params);
@@ -101,6 +113,11 @@ export function a2aRoutes(
       return errorResponse(id, error);
     }
   });
-  restRoutes(app, { ctx, options, gate, ...(push && { push }) });
-  return { close: async () => push?.dispatcher.close() };
+  restRoutes(app, { ctx, options, gate, history, ...(push && { push }) });
+  return {
+    close: async () => {
+      await push?.dispatcher.close();
+      kept?.close();
+    },
+  };
 }

@@ -122,10 +122,16 @@ export function userMessage(run: Pick<RunRecord, "runId" | "chatId" | "input" | 
 }
 
 /**
- * The task as it stands, from its record and the last entries of its log (`tail`, in order).
+ * The task as it stands, from its record, the last entries of its log (`tail`, in order) and its
+ * stored history (`stored`: without it, the run's input stands for the caller's first message).
  * The log decides over the record: a run's end is written there before the record is updated.
  */
-export function taskOf(run: RunRecord, tail: readonly LogEntry[], historyLength?: number): Task {
+export function taskOf(
+  run: RunRecord,
+  tail: readonly LogEntry[],
+  stored: readonly Message[],
+  historyLength?: number,
+): Task {
   let status: TaskStatus = {
     state: run.lastSeq < 0 && tail.length === 0 ? "TASK_STATE_SUBMITTED" : "TASK_STATE_WORKING",
     timestamp: new Date(run.updatedAt).toISOString(),
@@ -155,13 +161,17 @@ export function taskOf(run: RunRecord, tail: readonly LogEntry[], historyLength?
   // A record that ended without a readable end item (a log write that failed) still says how.
   if (status.state === "TASK_STATE_WORKING" && run.status !== "running" && run.status !== "awaiting_approval")
     status = { state: stateOfStatus(run.status), timestamp: status.timestamp };
-  const history = [userMessage(run), ...(status.message ? [status.message] : [])];
+  const history = stored.length > 0 ? [...stored] : [userMessage(run)];
+  // The current status message closes the history, as it stands (not stored until answered).
+  const current = status.message;
+  if (current && !history.some((m) => m.messageId === current.messageId)) history.push(current);
   return {
     id: run.runId,
     contextId: run.chatId,
     status,
     artifacts,
-    history: historyLength === undefined ? history : history.slice(history.length - historyLength),
+    history:
+      historyLength === undefined ? history : history.slice(Math.max(0, history.length - historyLength)),
     metadata: { agent: run.agent, ...(run.usage && { usage: run.usage }) },
   };
 }
