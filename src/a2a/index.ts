@@ -33,9 +33,9 @@ export {
   type PushConfig as A2APushConfig,
   type PushProgress as A2APushProgress,
 } from "./server/push-store.js";
+export { A2ARequestError } from "./server/rpc.js";
 export { SqliteA2AStore } from "./server/sqlite-a2a-store.js";
 export { type A2ATaskHistory, MemoryTaskHistory } from "./server/task-history.js";
-export { A2ARequestError } from "./server/rpc.js";
 export type {
   AgentCard as A2AAgentCard,
   AgentSkill as A2AAgentSkill,
