@@ -1,43 +1,75 @@
 /**
  * The floor of `npm run bench -- scale`: a bare DBOS workflow with the same steps as a glassloop
  * run (per step: a step returning a model's answer, a step returning a tool's result), in its own
- * process on its own database. Prints `RESULT {"msPerStep": …}`: the workflow's own duration per
- * step, best of 5 after a warm-up. Usage: `node --import tsx bench/scale-bare.ts <postgres url> <steps>`.
+ * process on its own database. Two modes:
+ *
+ * - `steps`: for each line `run <steps>` on stdin, runs the workflow once in this process and
+ *   prints `RESULT {…}`: wall ms, CPU ms and Postgres round trips and transactions per step,
+ *   counted from the first model step to the last (the same window as bench/scale-glassloop.ts).
+ * - `worker <pollMs>`: consumes the queue `bare` (8 at a time, like a glassloop worker) and
+ *   prints `READY`; the bench enqueues runs of the workflow `bare` with a DBOS client.
+ *
+ * Usage: `node --import tsx bench/scale-bare.ts <postgres url> steps|worker [pollMs]`.
  */
+import { createInterface } from "node:readline";
 import { DBOS } from "@dbos-inc/dbos-sdk";
+import { registerInternalQueue } from "@dbos-inc/dbos-sdk/internal/wfqueue";
+import { countPgQueries, StepWindow } from "./pg-count.js";
 
-const [url, stepsArg] = process.argv.slice(2);
-if (!url) throw new Error("usage: scale-bare.ts <postgres url> <steps>");
-const steps = Number(stepsArg ?? 50);
+const [url, mode, pollArg] = process.argv.slice(2);
+if (!url || (mode !== "steps" && mode !== "worker"))
+  throw new Error("usage: scale-bare.ts <postgres url> steps|worker [pollMs]");
+countPgQueries();
 
 /** What a zero-latency model answers: one call of the tool (the shape glassloop records). */
-const answer = (i: number) => ({
-  text: "",
-  toolCalls: [{ id: `call_${i}`, name: "echo", arguments: JSON.stringify({ i }) }],
-  usage: { inputTokens: 10, outputTokens: 5 },
-  finishReason: "tool_calls",
-});
+const answer = (i: number, steps: number) =>
+  i >= steps
+    ? { text: "done", toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 }, finishReason: "stop" }
+    : {
+        text: "",
+        toolCalls: [{ id: `call_${i}`, name: "echo", arguments: `{"i":${i}}` }],
+        usage: { inputTokens: 1, outputTokens: 1 },
+        finishReason: "tool_calls",
+      };
 
-async function bare(): Promise<number> {
-  const started = performance.now();
-  for (let i = 0; i < steps; i++) {
-    const call = await DBOS.runStep(async () => answer(i), { name: "model" });
-    await DBOS.runStep(async () => JSON.parse(call.toolCalls[0]?.arguments ?? "{}").i as number, {
-      name: "echo",
-    });
+const window = new StepWindow();
+
+/** As many model steps as a glassloop run of `steps` steps, each but the last followed by a tool step. */
+async function bare(steps: number): Promise<number> {
+  let done = 0;
+  for (let i = 1; i <= steps; i++) {
+    const call = await DBOS.runStep(
+      async () => {
+        window.model(i, steps);
+        return answer(i, steps);
+      },
+      { name: "model" },
+    );
+    const args = call.toolCalls[0]?.arguments;
+    if (args === undefined) break;
+    done += await DBOS.runStep(async () => JSON.parse(args).i as number, { name: "echo" });
   }
-  return (performance.now() - started) / steps;
+  return done;
 }
 
 DBOS.setConfig({ name: "bench-bare", systemDatabaseUrl: url, logLevel: "error" });
 const workflow = DBOS.registerWorkflow(bare, { name: "bare" });
+// A process-local queue, as a glassloop worker's (src/scale/worker-queue.ts).
+if (mode === "worker")
+  registerInternalQueue("bare", { workerConcurrency: 8, minPollingIntervalMs: Number(pollArg ?? 50) });
 await DBOS.launch();
-try {
-  await workflow();
-  const samples: number[] = [];
-  for (let i = 0; i < 5; i++) samples.push(await workflow());
-  process.stdout.write(`RESULT ${JSON.stringify({ msPerStep: Math.min(...samples) })}\n`);
-} finally {
+if (mode === "worker") process.stdout.write("READY\n");
+else {
+  process.stdout.write("READY\n");
+  for await (const line of createInterface({ input: process.stdin })) {
+    const [command, stepsArg] = line.trim().split(" ");
+    if (command !== "run") break;
+    const steps = Number(stepsArg);
+    await workflow(steps);
+    const result = window.cost(steps);
+    if (!result) throw new Error("the bare workflow did not run its steps");
+    process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
+  }
   await DBOS.shutdown();
+  process.exit(0);
 }
-process.exit(0);

@@ -7,23 +7,27 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Agent, tool } from "glassloop";
-import { type ScaleClient, startWorker } from "glassloop/scale";
+import type { ScaleClient } from "glassloop/scale";
 import { SqliteStore } from "glassloop/store";
 import { z } from "zod";
 import { loadPg, type PgPoolConfig } from "../src/store/postgres/pg-driver.js";
 import { postgresInstalled, startCluster } from "../test/helpers/postgres-cluster.js";
+import type { StepCost } from "./pg-count.js";
 import { type BenchTable, round } from "./table.js";
 import { ZeroLatencyModel } from "./zero-model.js";
 
 const MODULE = fileURLToPath(new URL("./scale-worker.ts", import.meta.url));
 const CLI = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
 const BARE = fileURLToPath(new URL("./scale-bare.ts", import.meta.url));
+const GLASSLOOP = fileURLToPath(new URL("./scale-glassloop.ts", import.meta.url));
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 const STEPS = 50;
+const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 7);
 const TIMING = { leaseMs: 2_000, adoptEveryMs: 250, pollMs: 50 };
 
 const echo = tool({
@@ -83,105 +87,214 @@ function spawnWorker(
   return { child, ready };
 }
 
-/** A bare DBOS workflow's cost per step (bench/scale-bare.ts), in its own process and database. */
-async function bareDbos(url: string): Promise<number> {
-  const child = spawn(process.execPath, ["--import", TSX, BARE, url, String(STEPS)], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, NODE_NO_WARNINGS: "1" },
-  });
-  let out = "";
-  let err = "";
-  child.stdout?.on("data", (d: Buffer) => {
-    out += d;
-  });
-  child.stderr?.on("data", (d: Buffer) => {
-    err += d;
-  });
-  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
-  const line = out.split("\n").find((l) => l.startsWith("RESULT "));
-  if (!line) throw new Error(`bare DBOS workflow exited ${code}: ${err.slice(-600)}`);
-  return (JSON.parse(line.slice(7)) as { msPerStep: number }).msPerStep;
+/** A long-lived child process of the bench that answers with `RESULT {…}` lines. */
+class BenchChild {
+  readonly child: ChildProcess;
+  readonly ready: Promise<void>;
+  readonly #results: string[] = [];
+  readonly #waiting: ((line: string) => void)[] = [];
+  #err = "";
+
+  constructor(script: string, args: string[], env: Record<string, string> = {}) {
+    // BENCH_SCALE_PROFILE=<dir>: a CPU profile of each child (the worker's side of a step) there.
+    const profile = process.env.BENCH_SCALE_PROFILE;
+    const prof = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [];
+    this.child = spawn(process.execPath, [...prof, "--import", TSX, script, ...args], {
+      stdio: ["pipe", "pipe", "pipe"],
+      env: { ...process.env, NODE_NO_WARNINGS: "1", ...env },
+    });
+    this.child.stderr?.on("data", (d: Buffer) => {
+      this.#err = (this.#err + d.toString()).slice(-2_000);
+    });
+    let resolveReady: () => void = () => {};
+    let rejectReady: (error: Error) => void = () => {};
+    this.ready = new Promise<void>((resolve, reject) => {
+      resolveReady = resolve;
+      rejectReady = reject;
+    });
+    this.child.on("exit", (code) => rejectReady(new Error(`${script} exited ${code}: ${this.#err}`)));
+    createInterface({ input: this.child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+      if (line === "READY") resolveReady();
+      if (!line.startsWith("RESULT ")) return;
+      const waiter = this.#waiting.shift();
+      if (waiter) waiter(line.slice(7));
+      else this.#results.push(line.slice(7));
+    });
+  }
+
+  /** The next `RESULT` line's JSON. */
+  next(): Promise<StepCost> {
+    const line = this.#results.shift();
+    if (line !== undefined) return Promise.resolve(JSON.parse(line) as StepCost);
+    return new Promise((resolve) => this.#waiting.push((l) => resolve(JSON.parse(l) as StepCost)));
+  }
+
+  send(line: string): void {
+    this.child.stdin?.write(`${line}\n`);
+  }
+
+  stop(): void {
+    this.child.stdin?.end();
+    setTimeout(() => this.child.kill("SIGKILL"), 3_000).unref();
+  }
 }
 
-/** Per-step cost inside one process: the run's own duration divided by its steps. */
-async function perStep(url: string, bareUrl: string): Promise<BenchTable> {
-  const plainRun = async () => {
-    const agent = new Agent({
-      instructions: "Bench.",
-      model: new ZeroLatencyModel(STEPS),
-      tools: [echo],
-      limits: { maxSteps: 100_000 },
-    });
-    return (await agent.run("go")).usage.durationMs / STEPS;
-  };
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+/** The loop alone, in this process: no durability, and SQLite checkpoints (the run's duration per step). */
+async function localPerStep(): Promise<{ plain: number; lite: number }> {
   const dir = mkdtempSync(join(tmpdir(), "glassloop-bench-scale-"));
   const sqlite = new SqliteStore({ path: join(dir, "bench.db") });
-  const sqliteRun = async () => {
+  const run = async (store?: SqliteStore) => {
     const agent = new Agent({
       instructions: "Bench.",
       model: new ZeroLatencyModel(STEPS),
       tools: [echo],
-      store: sqlite,
+      ...(store && { store }),
       limits: { maxSteps: 100_000 },
     });
     return (await agent.run("go")).usage.durationMs / STEPS;
   };
-  process.env.BENCH_SCALE_STEPS = String(STEPS);
-  const { default: module } = await import("./scale-worker.js");
-  const worker = await startWorker({ url, module, id: "bench-inproc", ...TIMING, logLevel: "error" });
-  const { ScaleClient } = await import("glassloop/scale");
-  const client = await ScaleClient.connect({ url, pollMs: 20 });
-  const dbosRun = async (agent: "zero" | "marked") => {
-    const outcome = await (await client.enqueue(agent, "go")).result();
-    if (outcome.status !== "ok") throw new Error(`bench run failed: ${JSON.stringify(outcome)}`);
-    return (outcome.usage as { durationMs: number }).durationMs / STEPS;
-  };
-  const best = async (f: () => Promise<number>, tries = 5) => {
+  const best = async (f: () => Promise<number>) => {
     await f();
     const samples: number[] = [];
-    for (let i = 0; i < tries; i++) samples.push(await f());
-    return Math.min(...samples);
+    for (let i = 0; i < ROUNDS; i++) samples.push(await f());
+    return median(samples);
   };
   try {
-    const plain = await best(plainRun);
-    const lite = await best(sqliteRun);
-    const zero = await best(() => dbosRun("zero"));
-    const marked = await best(() => dbosRun("marked"));
-    // The floor, in the same sitting: the same steps in a workflow of DBOS alone.
-    const bare = await bareDbos(bareUrl);
-    const row = (name: string, ms: number, dbos = true) => [
-      name,
-      round(ms, 3),
-      round(ms - plain, 3),
-      dbos ? round(ms - plain - bare, 3) : "–",
-    ];
-    return {
-      title: `Scale-out: cost per step in one process (${STEPS}-step runs of a zero-latency model, one call per step, best of 5)`,
-      columns: ["durability", "ms/step", "overhead ms/step", "over bare DBOS ms/step"],
-      rows: [
-        ["bare DBOS workflow, same steps (the floor)", round(bare, 3), "–", 0],
-        row("none", plain, false),
-        row("SQLite checkpoints", lite, false),
-        row("DBOS + Postgres, idempotent tool (model step + tool step)", zero),
-        row("DBOS + Postgres, non-idempotent tool (+ start marker step)", marked),
-      ],
-      notes: [
-        "The run's own duration (usage.durationMs) per step: the queue's wait before the run starts is left out.",
-        "Postgres 15 on 127.0.0.1 with the server's defaults (fsync on, synchronous_commit on).",
-        "Over bare DBOS: glassloop's overhead minus what a bare DBOS workflow with the same steps costs (target ≤ 2 ms).",
-      ],
-    };
+    return { plain: await best(() => run()), lite: await best(() => run(sqlite)) };
   } finally {
-    await client.close();
-    await worker.stop(1_000);
     sqlite.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** Runs per second of `workers` worker processes on 60 runs of a 5-step zero-latency agent. */
-async function throughput(base: string, workers: number, index: number): Promise<(string | number)[]> {
+/**
+ * Per-step cost of glassloop on DBOS against a bare DBOS workflow with the same steps: each in
+ * its own process and database on the same cluster, runs interleaved (bare, idempotent,
+ * non-idempotent, in a rotating order) so both sides see the same load, medians of ROUNDS.
+ */
+async function perStep(base: string, settings: string): Promise<BenchTable> {
+  const gUrl = await database(base, "bench_steps");
+  const bUrl = await database(base, "bench_bare");
+  const { ScaleClient } = await import("glassloop/scale");
+  // The worker polls its queue slowly here: its polls are not steps, and the run's window starts
+  // at its first model call, after the queue's wait.
+  const gl = new BenchChild(GLASSLOOP, [gUrl, String(STEPS), "200"]);
+  const bare = new BenchChild(BARE, [bUrl, "steps"]);
+  const client = await ScaleClient.connect({ url: gUrl, pollMs: 20 });
+  try {
+    await Promise.all([gl.ready, bare.ready]);
+    const sides = {
+      bare: async () => {
+        bare.send(`run ${STEPS}`);
+        return bare.next();
+      },
+      zero: async () => glassloopRun("zero"),
+      marked: async () => glassloopRun("marked"),
+    };
+    async function glassloopRun(agent: "zero" | "marked"): Promise<StepCost> {
+      const cost = gl.next();
+      const outcome = await (await client.enqueue(agent, "go")).result();
+      if (outcome.status !== "ok") throw new Error(`bench run failed: ${JSON.stringify(outcome)}`);
+      return cost;
+    }
+    const names = ["bare", "zero", "marked"] as const;
+    for (const name of names) await sides[name]();
+    const samples: Record<(typeof names)[number], StepCost[]> = { bare: [], zero: [], marked: [] };
+    for (let round_ = 0; round_ < ROUNDS; round_++)
+      for (let k = 0; k < names.length; k++) {
+        const name = names[(k + round_) % names.length] as (typeof names)[number];
+        samples[name].push(await sides[name]());
+      }
+    const { plain, lite } = await localPerStep();
+    const med = (name: (typeof names)[number], key: "msPerStep" | "cpuMsPerStep") =>
+      median(samples[name].map((s) => s[key]));
+    // Paired per round: the bare run next to each glassloop run saw the same load.
+    const over = (name: "zero" | "marked", key: "msPerStep" | "cpuMsPerStep") =>
+      median(samples[name].map((s, i) => s[key] - (samples.bare[i] as StepCost)[key]));
+    const last = (name: (typeof names)[number]) => samples[name][samples[name].length - 1] as StepCost;
+    const row = (label: string, name: (typeof names)[number]) => [
+      label,
+      round(med(name, "msPerStep"), 3),
+      name === "bare" ? 0 : round(over(name, "msPerStep"), 3),
+      round(med(name, "cpuMsPerStep"), 3),
+      name === "bare" ? 0 : round(over(name, "cpuMsPerStep"), 3),
+      round(last(name).roundTripsPerStep, 2),
+      round(last(name).transactionsPerStep, 2),
+    ];
+    const kinds = (name: (typeof names)[number]) =>
+      Object.entries(last(name).byKind)
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => `${k} ${round(v / (STEPS - 1), 2)}`)
+        .join(", ");
+    return {
+      title: `Scale-out: cost per step on DBOS against a bare DBOS workflow (${STEPS}-step runs of a zero-latency model, one call per step, medians of ${ROUNDS} interleaved rounds)`,
+      columns: [
+        "run",
+        "ms/step",
+        "over bare ms/step",
+        "CPU ms/step",
+        "over bare CPU ms",
+        "round trips/step",
+        "transactions/step",
+      ],
+      rows: [
+        row("bare DBOS workflow, same steps (the floor)", "bare"),
+        row("glassloop, idempotent tool (model step + tool step)", "zero"),
+        row("glassloop, non-idempotent tool (+ start marker step)", "marked"),
+      ],
+      notes: [
+        `Postgres 15 on 127.0.0.1, one throwaway cluster for both sides: ${settings}.`,
+        "Each side in its own worker process and database; the window runs from a run's first model call to its last, so the queue's wait and the run's start and end are left out.",
+        "Over bare: the median over rounds of (glassloop − the bare run of the same round); target ≤ 2 ms per step for the idempotent tool.",
+        "Round trips: queries sent by the worker process (each one waits for Postgres); transactions: commits (a statement outside begin…commit counts as one).",
+        `By kind per step: bare: ${kinds("bare")}.`,
+        `glassloop, idempotent: ${kinds("zero")}.`,
+        `glassloop, non-idempotent: ${kinds("marked")}.`,
+        `The loop alone in this process, run duration per step: no durability ${round(plain, 3)} ms, SQLite checkpoints ${round(lite, 3)} ms.`,
+        `Load when done: ${loadavg()
+          .map((l) => l.toFixed(2))
+          .join(" ")} (${cpus().length} cores).`,
+      ],
+    };
+  } finally {
+    await client.close();
+    gl.stop();
+    bare.stop();
+  }
+}
+
+/** Runs per second of `workers` glassloop worker processes, or of one bare DBOS worker, on 60 runs of 5 steps. */
+async function throughput(
+  base: string,
+  workers: number | "bare",
+  index: number,
+): Promise<(string | number)[]> {
   const url = await database(base, `bench_tp_${index}`);
+  const runs = 60;
+  if (workers === "bare") {
+    const bare = new BenchChild(BARE, [url, "worker", String(TIMING.pollMs)]);
+    const { DBOSClient } = await import("@dbos-inc/dbos-sdk");
+    const client = await DBOSClient.create({ systemDatabaseUrl: url });
+    try {
+      await bare.ready;
+      const started = performance.now();
+      const handles = await Promise.all(
+        Array.from({ length: runs }, () => client.enqueue({ workflowName: "bare", queueName: "bare" }, 5)),
+      );
+      await Promise.all(handles.map((h) => h.getResult()));
+      const seconds = (performance.now() - started) / 1000;
+      return ["bare DBOS workflow, 1 worker", runs, round(seconds, 2), round(runs / seconds, 1)];
+    } finally {
+      await client.destroy();
+      bare.stop();
+    }
+  }
   const { ScaleClient } = await import("glassloop/scale");
   const client = await ScaleClient.connect({ url, pollMs: 20 });
   const spawned = Array.from({ length: workers }, (_, i) =>
@@ -189,13 +302,17 @@ async function throughput(base: string, workers: number, index: number): Promise
   );
   try {
     await Promise.all(spawned.map((w) => w.ready));
-    const runs = 60;
     const started = performance.now();
     const handles = await Promise.all(Array.from({ length: runs }, () => client.enqueue("zero", "go")));
     const outcomes = await Promise.all(handles.map((h) => h.result()));
     const seconds = (performance.now() - started) / 1000;
     if (outcomes.some((o) => o.status !== "ok")) throw new Error("a bench run failed");
-    return [workers, runs, round(seconds, 2), round(runs / seconds, 1)];
+    return [
+      `glassloop, ${workers} worker${workers > 1 ? "s" : ""}`,
+      runs,
+      round(seconds, 2),
+      round(runs / seconds, 1),
+    ];
   } finally {
     for (const w of spawned) w.child.kill("SIGTERM");
     await client.close();
@@ -272,22 +389,32 @@ export async function scaleBench(): Promise<BenchTable[]> {
         rows: [["postgresql-15 is not installed (apt-get install -y postgresql-15)"]],
       },
     ];
-  const cluster = await startCluster({ durable: true });
+  // Fast settings by default: with fsync on, a shared machine's disk queue is the noise, and it
+  // hits both sides alike; BENCH_SCALE_DURABLE=1 keeps the server's durable defaults.
+  const durable = process.env.BENCH_SCALE_DURABLE === "1";
+  const settings = durable
+    ? "the server's durable defaults (fsync on, synchronous_commit on)"
+    : "fsync off, synchronous_commit off, full_page_writes off (BENCH_SCALE_DURABLE=1: the durable defaults)";
+  const cluster = await startCluster({ durable });
   try {
-    const steps = await perStep(
-      await database(cluster.url, "bench_steps"),
-      await database(cluster.url, "bench_bare"),
-    );
+    const steps = await perStep(cluster.url, settings);
     if (process.env.BENCH_SCALE_ONLY === "steps") return [steps];
+    // Bare and glassloop with one worker twice, interleaved; then 2 and 4 glassloop workers.
+    const plan: (number | "bare")[] = ["bare", 1, "bare", 1, 2, 4];
     const rows: (string | number)[][] = [];
-    for (const [i, n] of [1, 2, 4].entries()) rows.push(await throughput(cluster.url, n, i));
+    for (const [i, n] of plan.entries()) rows.push(await throughput(cluster.url, n, i));
+    const best = (prefix: string) =>
+      Math.max(...rows.filter((r) => String(r[0]).startsWith(prefix)).map((r) => Number(r[3])));
+    const ratio = best("glassloop, 1 worker") / best("bare");
     const tp: BenchTable = {
       title:
         "Scale-out: throughput of a 5-step zero-latency agent (60 runs, worker processes with concurrency 8)",
       columns: ["workers", "runs", "seconds", "runs/s"],
       rows,
       notes: [
-        `This machine: ${(await import("node:os")).cpus().length} cores shared by the workers, Postgres and the client; on 2 cores more workers mostly add contention.`,
+        `glassloop with 1 worker / the bare DBOS workflow with 1 worker (best of 2 each): ${round(ratio, 2)} (target ≥ 0.8).`,
+        `Postgres: ${settings}.`,
+        `This machine: ${cpus().length} cores shared by the workers, Postgres and the client; on 2 cores more workers mostly add contention.`,
       ],
     };
     const fo = await failover(cluster.url);

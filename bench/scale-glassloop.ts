@@ -1,0 +1,65 @@
+/**
+ * The glassloop side of `npm run bench -- scale`'s per-step comparison: a worker in its own
+ * process (as the bare workflow of bench/scale-bare.ts is), with a zero-latency agent of `steps`
+ * steps, `zero` (an idempotent tool) and `marked` (a non-idempotent one: a start marker too).
+ * After each run's last model call it prints `RESULT {…}`: wall ms, CPU ms and Postgres round
+ * trips and transactions per step, counted from the first model call to the last, the bare
+ * workflow's window. The bench enqueues the runs with a ScaleClient from its own process.
+ *
+ * Usage: `node --import tsx bench/scale-glassloop.ts <postgres url> <steps> <pollMs>`.
+ */
+import { type Model, type ModelObserver, type ModelRequest, type ModelResponse, tool } from "glassloop";
+import { defineWorker, startWorker } from "glassloop/scale";
+import { z } from "zod";
+import { countPgQueries, StepWindow } from "./pg-count.js";
+import { ZeroLatencyModel } from "./zero-model.js";
+
+const [url, stepsArg, pollArg] = process.argv.slice(2);
+if (!url) throw new Error("usage: scale-glassloop.ts <postgres url> <steps> <pollMs>");
+const steps = Number(stepsArg ?? 50);
+countPgQueries();
+const window = new StepWindow();
+
+/** The zero-latency model, with the window's marks at the start of each call. */
+class MeasuredModel implements Model {
+  readonly id = "bench:zero-latency";
+  readonly #inner = new ZeroLatencyModel(steps);
+  #calls = 0;
+
+  generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
+    window.model(++this.#calls, steps);
+    if (this.#calls === steps) {
+      const cost = window.cost(steps);
+      if (cost) process.stdout.write(`RESULT ${JSON.stringify(cost)}\n`);
+    }
+    return this.#inner.generate(request, observer);
+  }
+}
+
+const echo = (idempotent: boolean) =>
+  tool({
+    name: "echo",
+    description: "Returns its argument.",
+    input: z.object({ i: z.number() }),
+    idempotent,
+    run: ({ i }) => i,
+  });
+const agent = (idempotent: boolean) => () => ({
+  instructions: "Bench.",
+  model: new MeasuredModel(),
+  tools: [echo(idempotent)],
+  limits: { maxSteps: 100_000 },
+});
+
+const worker = await startWorker({
+  url,
+  module: defineWorker({ agents: { zero: agent(true), marked: agent(false) } }),
+  id: "bench-steps",
+  pollMs: Number(pollArg ?? 50),
+  logLevel: "error",
+});
+process.stdout.write("READY\n");
+process.stdin.resume();
+process.stdin.on("end", () => {
+  void worker.stop(1_000).then(() => process.exit(0));
+});
