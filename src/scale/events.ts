@@ -19,10 +19,22 @@ export interface ScaleEvent {
 }
 
 /**
+ * How long a run's events wait to be written together. Each write is a round trip and a commit
+ * of its own, next to the step's; writing every event as it comes cost a step six of them (and a
+ * streamed answer one per delta). A client following a run polls far less often than this.
+ */
+export const EVENT_FLUSH_MS = 20;
+
+/** A batch this large is written at once, whatever the wait: it bounds a write's size. */
+const MAX_BATCH = 256;
+
+/**
  * Writes one run's events to `run_events`, keyed by (operation count, place after it). A replay
  * after a crash emits the same events under the same keys, so the rows the dead worker wrote
  * stay (with its name) and the ones it never wrote are filled in: each event exactly once, in
- * the order of the run, whichever workers took part. Writes are batched and never block the loop.
+ * the order of the run, whichever workers took part. That is also why writes may wait: events a
+ * crash kept from being written are written by the replay. Writes never block the loop: events
+ * are gathered for up to EVENT_FLUSH_MS and written in one statement, one write at a time.
  */
 export class EventLog {
   readonly #pool: PgPool;
@@ -35,18 +47,21 @@ export class EventLog {
    * caught), each still one row: a replay after a crash numbers them as the first execution did.
    */
   readonly #deltas: DeltaScrubber;
+  readonly #flushMs: number;
   #op = -1;
   #seq = 0;
   #buffer: { op: number; seq: number; event: AgentEvent }[] = [];
+  #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> = Promise.resolve();
   #failure: unknown;
 
-  constructor(pool: PgPool, runId: string, worker: string, scrubber: Redactor) {
+  constructor(pool: PgPool, runId: string, worker: string, scrubber: Redactor, flushMs = EVENT_FLUSH_MS) {
     this.#pool = pool;
     this.#runId = runId;
     this.#worker = worker;
     this.#events = redactingSink("run events", scrubber, (clean: AgentEvent) => clean);
     this.#deltas = new DeltaScrubber(scrubber);
+    this.#flushMs = flushMs;
   }
 
   /** Records `event`, emitted after DBOS operation number `op`. */
@@ -60,7 +75,11 @@ export class EventLog {
 
   readonly #keep = (event: AgentEvent): void => {
     this.#buffer.push({ op: this.#op, seq: this.#seq++, event: this.#events.write(event) });
-    if (this.#buffer.length === 1) queueMicrotask(() => this.#flush());
+    if (this.#buffer.length >= MAX_BATCH) this.#flush();
+    else if (this.#timer === undefined) {
+      this.#timer = setTimeout(() => this.#flush(), this.#flushMs);
+      this.#timer.unref();
+    }
   };
 
   /** Waits until every recorded event is written (what a stream still held too); a failed write is thrown here. */
@@ -72,6 +91,8 @@ export class EventLog {
   }
 
   #flush(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
     if (this.#buffer.length === 0) return;
     const batch = this.#buffer;
     this.#buffer = [];
