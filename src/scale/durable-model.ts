@@ -39,12 +39,17 @@ export function durableModel(model: Model, steps: RunSteps, redactor: Redactor):
     ...(model.price && { price: model.price }),
     async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
       let live = false;
-      const recorded = await steps.step<RecordedCall>("model", async () => {
-        live = true;
-        const observed: Observed[] = [];
-        const response = await model.generate(request, recording(observer, observed));
-        return { response, observed: scrubbedStreams(observed, redactor) };
-      });
+      const recorded = await steps.step<RecordedCall>(
+        "model",
+        async () => {
+          live = true;
+          const observed: Observed[] = [];
+          const response = await model.generate(request, recording(observer, observed));
+          return { response, observed: scrubbedStreams(observed, redactor) };
+        },
+        // Wire bodies and responses are JSON: recorded as one string, not walked value by value.
+        { json: true },
+      );
       // A replay: the call did not happen here, so what it reported is reported now, in order.
       if (!live) for (const item of recorded.observed) replay(observer, item);
       return recorded.response;

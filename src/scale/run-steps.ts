@@ -2,6 +2,9 @@ import type { Scrubber } from "../core/sink.js";
 import { redactingSink, type Sink } from "../core/sink.js";
 import type { DbosModule } from "./sdk.js";
 
+/** The key of a step output recorded as a JSON string (see `RunSteps.step`). */
+const JSON_OUTPUT = "glassloop.json";
+
 /** Whether this worker may still take steps; a worker whose runs were adopted never does (see lease.ts). */
 export interface Fence {
   /** True while the lease is surely held (renewed less than a lease ago): steps start at once. */
@@ -45,9 +48,25 @@ export class RunSteps {
    * Runs `fn` as a DBOS step named `name`: on a replay its recorded output comes back and `fn`
    * does not run. The step's id is taken synchronously, so steps started together (a turn's
    * calls) get ids in the order they were started, on every execution alike.
+   *
+   * `json`: the output is JSON by nature (a model call: wire bodies, deltas, the response) and is
+   * recorded as one JSON string. DBOS's own serializer walks every value in JavaScript, which for
+   * a request body that holds the whole history cost more than the rest of the step. The value is
+   * scrubbed before the string is made (a secret is never looked for inside escaped text); live
+   * and replayed executions both get the parsed string, so they see the same value.
    */
-  step<T>(name: string, fn: () => Promise<T>): Promise<T> {
-    const recorded = async () => this.#outputs.write(await fn()) as T;
+  step<T>(name: string, fn: () => Promise<T>, options: { json?: boolean } = {}): Promise<T> {
+    if (!options.json) return this.#run(name, async () => this.#outputs.write(await fn()) as T);
+    return this.#run<unknown>(name, async () => ({
+      [JSON_OUTPUT]: JSON.stringify(this.#outputs.write(await fn())),
+    })).then((out) => {
+      const json = (out as Record<string, unknown> | null)?.[JSON_OUTPUT];
+      // A step recorded before outputs were encoded holds the value itself.
+      return (typeof json === "string" ? JSON.parse(json) : out) as T;
+    });
+  }
+
+  #run<T>(name: string, recorded: () => Promise<T>): Promise<T> {
     if (this.#fence.live()) {
       this.#ops++;
       return this.#dbos.runStep(recorded, { name });
