@@ -5,44 +5,12 @@
  * caller's word: the allow-list, private addresses, redirects, slow and failing receivers are
  * each bounded, each with a typed outcome.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Role, StreamResponse, TaskState } from "@a2a-js/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { type A2APushDelivery, type A2APushOptions, MemoryPushStore } from "../../src/a2a/index.js";
 import { echo, stuck, support } from "./fixtures/agents.js";
 import { ALICE, BOB, type Running, sdkClient, serveA2A } from "./harness.js";
-
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A webhook on 127.0.0.1 that answers with `status` (or never, for "hang"). */
-async function receiver(answer: number | "hang" = 200) {
-  const received: Received[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
-      if (answer === "hang") return;
-      res.writeHead(answer, answer >= 300 && answer < 400 ? { location: "http://169.254.169.254/" } : {});
-      res.end("ok");
-    });
-  }).listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}/hook`,
-    port,
-    received,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
+import { type Received, receiver } from "./webhook.js";
 
 let running: Running | undefined;
 let hook: Awaited<ReturnType<typeof receiver>> | undefined;
