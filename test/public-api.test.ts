@@ -233,6 +233,7 @@ describe("the root entry", () => {
         "ServeOptions",
         "ServeRequestError",
         "ServeRunStatus",
+        "ServeScaleOptions",
         "ServeStats",
         "SqliteServeLog",
         "createHandler",

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ConfigError } from "../core/errors.js";
 import type { Limits } from "../core/vocabulary/limits.js";
 import { type ApprovalTarget, type WaitingApproval, waitingFor } from "../features/approval/approval-rule.js";
-import { readEvents, type ScaleEvent } from "./events.js";
+import { type EventPosition, readEvents, type ScaleEvent } from "./events.js";
 import { openScaleDb, SCALE_SCHEMA, type ScaleDb, whileLocked } from "./scale-db.js";
 import { type DbosModule, dbosSystemUrl, loadDbos } from "./sdk.js";
 import { DEFAULT_QUEUE, type ScaleConnection } from "./worker.js";
@@ -28,6 +28,8 @@ export interface EnqueueOptions {
   runId?: string;
   /** Only workers of this application version take it (default: the latest version registered). */
   version?: string;
+  /** Ask the model to stream: the run's events then carry its text as it comes (`text_delta`). */
+  stream?: boolean;
 }
 
 /** Where a queued run stands, as DBOS records it, and which worker has it. */
@@ -129,6 +131,7 @@ export class ScaleClient {
       input,
       ...(options.session !== undefined && { session: options.session }),
       ...(options.limits && { limits: options.limits }),
+      ...(options.stream === true && { stream: true }),
     };
     await this.#dbos.enqueue(
       {
@@ -166,11 +169,25 @@ export class ScaleClient {
     }
   }
 
+  /**
+   * One page of `runId`'s events after `after` (from its first event when absent), in run order,
+   * at most `limit`, without waiting: for a reader that keeps its own place (the HTTP server
+   * mirrors a run's events into its serve log, resuming after the last one it took).
+   */
+  async readEvents(runId: string, after?: EventPosition, limit = 500): Promise<ScaleEvent[]> {
+    return readEvents(this.#db.pool, runId, after, Math.max(1, Math.min(limit, 5_000)));
+  }
+
+  /**
+   * DBOS's status of `runId` now (ENQUEUED, PENDING, SUCCESS, ERROR, CANCELLED, …), or undefined
+   * when no run of that id was enqueued.
+   */
+  async status(runId: string): Promise<string | undefined> {
+    return (await this.#dbos.getWorkflow(runId))?.status;
+  }
+
   /** The events of `runId` in order, polled from the database until the run has ended. */
-  async *events(
-    runId: string,
-    options: { after?: { op: number; seq: number } } = {},
-  ): AsyncGenerator<ScaleEvent> {
+  async *events(runId: string, options: { after?: EventPosition } = {}): AsyncGenerator<ScaleEvent> {
     let after = options.after;
     for (;;) {
       const batch = await readEvents(this.#db.pool, runId, after);

@@ -5,6 +5,12 @@ import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { PgPool } from "../store/postgres/pg-driver.js";
 import { NOW_MS } from "./scale-db.js";
 
+/** A place in a run's events: the DBOS operation an event follows and its place after it (see `ScaleEvent`). */
+export interface EventPosition {
+  op: number;
+  seq: number;
+}
+
 /** One event of a distributed run, as a client reads it: which worker emitted it, and where. */
 export interface ScaleEvent {
   runId: string;
@@ -116,7 +122,7 @@ export class EventLog {
 export async function readEvents(
   pool: PgPool,
   runId: string,
-  after: { op: number; seq: number } | undefined,
+  after: EventPosition | undefined,
   limit = 500,
 ): Promise<ScaleEvent[]> {
   const { rows } = await pool.query<{

@@ -18,7 +18,7 @@ export {
   ScaleClient,
 } from "./client.js";
 export { ScaleUnknownError, WorkerIdTakenError } from "./errors.js";
-export type { ScaleEvent } from "./events.js";
+export type { EventPosition, ScaleEvent } from "./events.js";
 export { DBOS_SDK, DBOS_SDK_VERSION } from "./sdk.js";
 export {
   DEFAULT_QUEUE,

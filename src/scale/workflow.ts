@@ -1,8 +1,9 @@
 import { Agent } from "../agent/agent.js";
-import type { AgentConfigWithoutOutput } from "../agent/agent-config.js";
+import type { AgentConfigWithoutOutput, AgentStream, RunResult } from "../agent/agent-config.js";
 import { ConfigError, RunError, runStatusOf } from "../core/errors.js";
 import type { Redactor } from "../core/redact.js";
 import { redactingSink } from "../core/sink.js";
+import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { Limits } from "../core/vocabulary/limits.js";
 import type { Message } from "../core/vocabulary/messages.js";
 import type { RunStatus } from "../core/vocabulary/status.js";
@@ -33,6 +34,11 @@ export interface RunRequest {
   session?: string;
   /** Extra ceilings for this run, combined with the agent's own (the lower wins). */
   limits?: Limits;
+  /**
+   * Ask the model to stream, so the run's events carry its text as it comes (`text_delta`), as a
+   * client that shows the answer live wants (the HTTP server does); default off.
+   */
+  stream?: boolean;
 }
 
 /** How a queued run ended, as its workflow returns it (JSON: any process can read it). */
@@ -117,14 +123,18 @@ export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<
     const waits = new ApprovalWaits(steps, env.approvalTimeoutSeconds);
     let outcome: QueuedRunResult;
     try {
-      const result = await agent.run(request.input, {
+      const options = {
         runId,
         ...(history && { history: history.messages }),
         ...(request.limits && { limits: request.limits }),
-        onEvent: (event) => events.record(steps.ops, event),
+        onEvent: (event: AgentEvent) => events.record(steps.ops, event),
         hooks: dbosToolHooks(steps),
-        onApproval: (call) => waits.decide(call),
-      });
+        onApproval: (call: PendingApproval) => waits.decide(call),
+      };
+      const result =
+        request.stream === true
+          ? await drained(agent.stream(request.input, options))
+          : await agent.run(request.input, options);
       outcome = {
         status: "ok",
         output: result.output,
@@ -148,6 +158,14 @@ export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<
     await events.flushed();
     return output.write(outcome);
   };
+}
+
+/** A stream's result once every event went by (they reach the run's `onEvent`; none is kept here). */
+async function drained<T>(stream: AgentStream<T>): Promise<RunResult<T>> {
+  for await (const _event of stream) {
+    // Each event already went to `onEvent`.
+  }
+  return stream.result;
 }
 
 function failed(code: string, message: string): QueuedRunResult {

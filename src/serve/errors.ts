@@ -14,6 +14,7 @@ export type ProblemCode =
   | "rate_limited"
   | "too_many_runs"
   | "page_not_built"
+  | "unavailable"
   | "internal";
 
 const TITLES: Record<ProblemCode, string> = {
@@ -29,6 +30,7 @@ const TITLES: Record<ProblemCode, string> = {
   rate_limited: "Too many requests",
   too_many_runs: "Too many runs",
   page_not_built: "Page not built",
+  unavailable: "Service unavailable",
   internal: "Internal error",
 };
 

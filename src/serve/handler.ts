@@ -17,8 +17,10 @@ import { type PageDirs, pageRoutes } from "./page-routes.js";
 import { RunHub } from "./run-hub.js";
 import { RunManager } from "./run-manager.js";
 import { runRoutes } from "./run-routes.js";
+import { ScaleRunManager, type ServeScaleOptions } from "./scale-runs.js";
 import type { ServeContext, ServeEnv } from "./serve-context.js";
 import type { ServeLog } from "./serve-log.js";
+import type { ServeRuns } from "./serve-runs.js";
 
 /** Options of `createHandler`. */
 export interface ServeOptions {
@@ -38,6 +40,13 @@ export interface ServeOptions {
    * renewed every quarter of it): when it runs out, another process on the log takes the run over.
    */
   leaseMs?: number;
+  /**
+   * Run each turn on scale-out workers (`glassloop worker`, docs/scale-out.md) instead of in this
+   * process: a `ScaleClient`, or where to connect one (`{ url }`, default `GLASSLOOP_POSTGRES_URL`).
+   * The server enqueues the run and streams the worker's events (docs/serve.md, "Serving with
+   * scale-out workers"). The workers need the same agents by name: one module can serve as both.
+   */
+  scale?: ServeScaleOptions;
   /** Cross-origin callers allowed (default: none; same-origin only). */
   cors?: CorsOptions;
   limits?: ServeLimits;
@@ -103,15 +112,17 @@ export function createHandler(options: ServeOptions): ServeHandler {
   const agents = new AgentTable({ ...options.agents }, store);
   const hub = new RunHub(log);
   const leaseMs = options.leaseMs ?? 10_000;
-  const runs = new RunManager({
-    log,
-    hub,
-    agents,
-    store,
-    redactor,
-    maxActiveRuns: limits.maxActiveRuns,
-    leaseMs,
-  });
+  const runs: ServeRuns = options.scale
+    ? new ScaleRunManager({
+        log,
+        hub,
+        agents,
+        redactor,
+        maxActiveRuns: limits.maxActiveRuns,
+        leaseMs,
+        scale: options.scale,
+      })
+    : new RunManager({ log, hub, agents, store, redactor, maxActiveRuns: limits.maxActiveRuns, leaseMs });
   const counters = { streams: 0, bytesSent: 0 };
   const ctx: ServeContext = {
     log,

@@ -15,6 +15,7 @@ export type { ApprovalItem, LogEntry, LogItem } from "./log-items.js";
 export { type NodeServer, type NodeServerOptions, startServer } from "./node-server.js";
 export type { PageDirs } from "./page-routes.js";
 export { PostgresServeLog } from "./postgres-serve-log.js";
+export type { ServeScaleOptions } from "./scale-runs.js";
 export type {
   ApprovalRecord,
   ChatRecord,

@@ -1,8 +1,8 @@
 import type { PostgresOptions } from "../store/postgres/pg-pool.js";
 import { PostgresServeLog } from "./postgres-serve-log.js";
 import type { RunHub } from "./run-hub.js";
-import type { RunManager } from "./run-manager.js";
 import type { ServeLog } from "./serve-log.js";
+import type { ServeRuns } from "./serve-runs.js";
 import { DEFAULT_SERVE_DB, SqliteServeLog } from "./sqlite-serve-log.js";
 
 /** Whether `location` names a Postgres server rather than a SQLite file. */
@@ -33,7 +33,7 @@ export function openServeLog(
 export async function listenToLog(
   log: ServeLog,
   hub: RunHub,
-  runs: RunManager,
+  runs: Pick<ServeRuns, "cancelled">,
 ): Promise<() => Promise<void>> {
   if (!log.subscribe) return async () => {};
   const stop = await log.subscribe((notice) => {

@@ -34,8 +34,12 @@ export type LogItem =
   | { kind: "tool_input_delta"; toolCallId: string; delta: string }
   /** A streamed call the response did not keep (its attempt failed and was retried, or the step ended without it). */
   | { kind: "tool_input_dropped"; toolCallId: string; toolName: string; reason: string }
-  /** The run paused: these calls wait for a decision (`run_end` with `awaiting_approval` follows). */
-  | { kind: "approval"; approvals: ApprovalItem[] }
+  /**
+   * The run paused: these calls wait for a decision (`run_end` with `awaiting_approval` follows).
+   * `after`, on a run of scale-out workers: the last worker event mirrored before the pause, where
+   * the stream goes on once the calls are decided.
+   */
+  | { kind: "approval"; approvals: ApprovalItem[]; after?: { op: number; seq: number } }
   /** The run continues after a pause or after this server restarted. */
   | { kind: "resumed"; reason: "approval" | "restart" }
   /** The run could not go on (its server stopped and it could not be resumed); it ends here. */

@@ -6,15 +6,15 @@ import type { Authenticator, Principal } from "./auth.js";
 import type { ResolvedLimits } from "./limits.js";
 import type { LogEntry } from "./log-items.js";
 import type { RunHub } from "./run-hub.js";
-import type { RunManager } from "./run-manager.js";
 import type { ServeLog } from "./serve-log.js";
+import type { ServeRuns } from "./serve-runs.js";
 import { runEventStream, type SseEncoder } from "./sse.js";
 
 /** Everything the routes share. */
 export interface ServeContext {
   log: ServeLog;
   hub: RunHub;
-  runs: RunManager;
+  runs: ServeRuns;
   agents: AgentTable;
   auth: Authenticator;
   limits: ResolvedLimits;

@@ -6,7 +6,7 @@ import { serveMcpMount } from "../serve-mcp.js";
 import { importAgentsModule } from "../user-module.js";
 
 const USAGE = `Usage: glassloop serve <module> [--port n] [--host addr] [--db path] [--log path]
-                        [--mcp agent] [--mcp-allowed-host name:port]...
+                        [--mcp agent] [--mcp-allowed-host name:port]... [--scale url [--queue name]]
 
 Serves the module's agents over HTTP (docs/serve.md): the chat page at /, the AI SDK UI message
 stream for useChat at /api/chat, AG-UI at /api/agui/<agent>, the trace viewer at /trace/.
@@ -23,6 +23,9 @@ options?: { auth, cors, limits, ... } } (see defineServe in glassloop/serve).
                  callers send a bearer token from GLASSLOOP_MCP_TOKENS, else one the API accepts
   --mcp-allowed-host name:port
                  a Host name MCP clients may use besides loopback (DNS-rebinding protection)
+  --scale url    run each turn on scale-out workers (glassloop worker) whose database is this
+                 postgres:// URL, instead of in this process; the workers load the same module
+  --queue name   with --scale: the queue the workers consume (default glassloop)
 
 Callers authenticate with a bearer token from GLASSLOOP_SERVE_TOKENS (comma-separated,
 name=token), or the module's options.auth. With neither, a token is made for this process and
@@ -44,6 +47,10 @@ const serve: Command = {
     const module = await loadServeModule(file, io);
     const v = parsed.values;
     const port = v.port === undefined ? 8787 : whole(v.port, "--port");
+    if (v.scale !== undefined && !/^postgres(ql)?:\/\//i.test(v.scale))
+      throw new UsageError("--scale needs the workers' postgres:// URL", "serve");
+    if (v.queue !== undefined && v.scale === undefined)
+      throw new UsageError("--queue goes with --scale", "serve");
     const [{ createHandler }, { startServer }] = await Promise.all([
       import("../../serve/handler.js"),
       import("../../serve/node-server.js"),
@@ -69,6 +76,9 @@ const serve: Command = {
       ...(store !== undefined && { store }),
       ...(v.log !== undefined && { log: v.log }),
       ...(mcp && { mcp: mcp.handler }),
+      ...(v.scale !== undefined && {
+        scale: { url: v.scale, ...(v.queue !== undefined && { queue: v.queue }) },
+      }),
     });
     const server = await startServer({ handler, port, host: v.host ?? "127.0.0.1" });
     const names = Object.keys(module.agents).join(", ");
@@ -108,6 +118,8 @@ function parse(args: string[]) {
       log: { type: "string" },
       mcp: { type: "string" },
       "mcp-allowed-host": { type: "string", multiple: true },
+      scale: { type: "string" },
+      queue: { type: "string" },
     },
   });
 }

@@ -1,0 +1,311 @@
+import { randomBytes } from "node:crypto";
+import type { Redactor } from "../core/redact.js";
+import type { AgentEvent } from "../core/vocabulary/events.js";
+import type { RunUsage } from "../core/vocabulary/usage.js";
+import { bindsTo, type WaitingApproval } from "../features/approval/approval-rule.js";
+import { emptyUsage } from "../loop/usage.js";
+import type { ScaleClient } from "../scale/client.js";
+import type { ApprovalItem, LogItem } from "./log-items.js";
+import { EventNormalizer } from "./normalize.js";
+import { newDriverId } from "./run-driver.js";
+import type { RunChannel, RunHub } from "./run-hub.js";
+import type { RunSlots } from "./run-slots.js";
+import type { ScaleSegment, WorkerPosition } from "./scale-segment.js";
+import type { RunRecord, ServeLog, ServeRunStatus } from "./serve-log.js";
+import { parseOutput } from "./tool-output.js";
+
+/** What a follower needs from the handler. */
+export interface ScaleFollowerOptions {
+  log: ServeLog;
+  hub: RunHub;
+  redactor: Redactor;
+  slots: RunSlots;
+  client: ScaleClient;
+  /** How long to wait between reads of a run whose worker wrote nothing new (ms). */
+  pollMs: number;
+  /** How long a claim on a run holds without renewal (ms). */
+  leaseMs: number;
+}
+
+/** Why a follower stops before its run's end: a client cancelled it, or this process is stopping. */
+type StopReason = "cancel" | "stop";
+
+/** DBOS statuses after which a run writes no more events. */
+const ENDED = new Set(["SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"]);
+
+/** How a segment ended: the run's end (with the status the log records), a pause, or this process stopped. */
+type Ending = { kind: "end"; status: ServeRunStatus } | { kind: "paused" } | { kind: "left" };
+
+/**
+ * Mirrors runs on scale-out workers into the serve log, one segment at a time: reads the worker's
+ * events after a position (`client.readEvents`), puts each through the normalizer (the one place
+ * the server scrubs secrets and shapes parts) into the run's channel, so the log numbers the
+ * items and every client, here or on another server, reads them as it reads a local run's. A
+ * call waiting for approval on the worker (`client.pending`) becomes approval items and a pause;
+ * a cancelled run ends `aborted`. A worker that dies changes nothing here: its replacement
+ * replays the run and writes the events it had not written under the same positions.
+ */
+export class ScaleFollower {
+  /** This process's name in the log, as the follower of its runs (see `newDriverId`). */
+  readonly id = newDriverId();
+  readonly #o: ScaleFollowerOptions;
+  readonly #aborts = new Map<string, AbortController>();
+  readonly #running = new Set<Promise<void>>();
+
+  constructor(options: ScaleFollowerOptions) {
+    this.#o = options;
+  }
+
+  /** When a claim made now runs out. */
+  leaseUntil(): number {
+    return Date.now() + this.#o.leaseMs;
+  }
+
+  /** Whether this process follows `runId` now. */
+  has(runId: string): boolean {
+    return this.#aborts.has(runId);
+  }
+
+  /** Stops following `runId`: with `cancel`, its stream ends `aborted`; false when it is not followed here. */
+  stop(runId: string, reason: StopReason): boolean {
+    const abort = this.#aborts.get(runId);
+    abort?.abort(reason);
+    return abort !== undefined;
+  }
+
+  /** Stops following every run (shutdown): they go on on their workers, for another process to follow. */
+  stopAll(): void {
+    for (const abort of this.#aborts.values()) abort.abort("stop" satisfies StopReason);
+  }
+
+  /** Waits for every follower to settle. */
+  async settled(): Promise<void> {
+    while (this.#running.size > 0) await Promise.all([...this.#running]);
+  }
+
+  /** Follows `run` through `segment`; the principal's slot (taken by the caller) is released at the end. */
+  follow(run: RunRecord, segment: ScaleSegment): void {
+    const abort = new AbortController();
+    this.#aborts.set(run.runId, abort);
+    const running = this.#follow(run, segment, abort.signal)
+      .catch((error: unknown) => console.error(`glassloop serve: following run ${run.runId}:`, error))
+      .finally(() => {
+        if (this.#aborts.get(run.runId) === abort) this.#aborts.delete(run.runId);
+        this.#o.slots.release(run.principal);
+        this.#running.delete(running);
+      });
+    this.#running.add(running);
+  }
+
+  async #follow(run: RunRecord, segment: ScaleSegment, signal: AbortSignal): Promise<void> {
+    const { log, hub, redactor } = this.#o;
+    const channel = hub.open(run.runId, run.lastSeq);
+    const normalizer = new EventNormalizer(`${segment.start}-`, redactor);
+    // A segment taken over is made again from its first event: what the log holds is skipped.
+    // Each event's items are appended (and so written) together, so the count ends on an event.
+    let skip = segment.stored;
+    const put = (items: LogItem[]) => {
+      const n = Math.min(skip, items.length);
+      skip -= n;
+      channel.append(n === 0 ? items : items.slice(n));
+    };
+    if (segment.marker) put([segment.marker]);
+    const state: FollowState = { after: segment.after, calls: new Set(segment.calls), usage: run.usage };
+    let ending: Ending = { kind: "left" };
+    try {
+      ending = await this.#read(run, segment, { state, normalizer, put, channel }, () => skip, signal);
+    } catch (error) {
+      if (!signal.aborted) throw error;
+    }
+    if (ending.kind === "left" && signal.reason === "cancel") {
+      endAs(run, normalizer, put, channel, "aborted", "cancelled by the client", state.usage);
+      ending = { kind: "end", status: "aborted" };
+    }
+    if (ending.kind === "left") {
+      // Not ended: the run goes on on its worker, and another process (or the next start) follows it.
+      await hub.close(channel);
+      return;
+    }
+    const status: ServeRunStatus = ending.kind === "paused" ? "awaiting_approval" : ending.status;
+    await hub.close(channel, async () => {
+      if (channel.failure !== undefined)
+        console.error(`glassloop serve: writing run ${run.runId} to the log failed:`, channel.failure);
+      if (status !== "awaiting_approval") await log.releaseChat(run.principal, run.chatId, run.runId);
+      await log.setRunStatus(run.runId, status, state.usage);
+    });
+  }
+
+  /** Reads the worker's events until the run ends, pauses, or `signal` stops it. */
+  async #read(
+    run: RunRecord,
+    segment: ScaleSegment,
+    out: {
+      state: FollowState;
+      normalizer: EventNormalizer;
+      put: (items: LogItem[]) => void;
+      channel: RunChannel;
+    },
+    skipping: () => number,
+    signal: AbortSignal,
+  ): Promise<Ending> {
+    const { client, redactor, pollMs } = this.#o;
+    const { state, normalizer, put, channel } = out;
+    const runId = run.runId;
+    while (!signal.aborted) {
+      const batch = await client.readEvents(runId, state.after);
+      for (const { op, seq, event } of batch) {
+        state.after = { op, seq };
+        track(state, event);
+        put(normalizer.push(event));
+        if (event.type === "run_end") return { kind: "end", status: event.status };
+      }
+      if (batch.length > 0) continue;
+      // Nothing new: the run waits (for a model, a tool, a person), or it ended without `run_end`.
+      if (skipping() === 0) {
+        const waiting = (await client.pending(runId)).filter(
+          (w) => !segment.decided.some((d) => bindsTo(d, w)),
+        );
+        // A wait is shown once the model's answer that asked for the call is mirrored (the worker
+        // publishes the wait and writes its events on separate connections).
+        if (waiting.length > 0 && waiting.every((w) => state.calls.has(w.toolCallId))) {
+          await this.#pause(run, waiting, state, normalizer, put, redactor);
+          return { kind: "paused" };
+        }
+      }
+      const status = await client.status(runId);
+      if (status !== undefined && ENDED.has(status)) {
+        if ((await client.readEvents(runId, state.after, 1)).length > 0) continue;
+        if (status === "CANCELLED") {
+          endAs(run, normalizer, put, channel, "aborted", "cancelled", state.usage);
+          return { kind: "end", status: "aborted" };
+        }
+        const message = await endMessage(client, runId);
+        endAs(run, normalizer, put, channel, "failed", redactor.text(message), state.usage);
+        return { kind: "end", status: "failed" };
+      }
+      await sleep(pollMs, signal);
+    }
+    return { kind: "left" };
+  }
+
+  async #pause(
+    run: RunRecord,
+    waiting: readonly WaitingApproval[],
+    state: FollowState,
+    normalizer: EventNormalizer,
+    put: (items: LogItem[]) => void,
+    redactor: Redactor,
+  ): Promise<void> {
+    const approvals: (ApprovalItem & { validated: string })[] = waiting.map((w) => ({
+      approvalId: `appr_${randomBytes(18).toString("base64url")}`,
+      toolCallId: w.toolCallId,
+      toolName: w.toolName,
+      input: redactor.value(parseOutput(w.arguments)),
+      validated: w.arguments,
+    }));
+    await this.#o.log.addApprovals(run.runId, approvals);
+    const time = Date.now();
+    const closing = normalizer.push({
+      type: "run_end",
+      runId: run.runId,
+      time,
+      status: "awaiting_approval",
+      usage: state.usage ?? emptyUsage(false),
+      messages: [],
+    });
+    const held = normalizer.takeHeldEnd();
+    put([
+      ...closing,
+      {
+        kind: "approval",
+        approvals: approvals.map(({ validated: _v, ...shown }) => shown),
+        ...(state.after && { after: state.after }),
+      },
+      ...(held ? [{ kind: "event" as const, event: held }] : []),
+    ]);
+  }
+}
+
+/** What a follower knows of its run as it reads. */
+interface FollowState {
+  /** The last worker event read. */
+  after: WorkerPosition | undefined;
+  /** Tool call ids the model asked for in the step in progress. */
+  calls: Set<string>;
+  /** The run's totals, as of its last step. */
+  usage: RunUsage | undefined;
+}
+
+function track(state: FollowState, event: AgentEvent): void {
+  if (event.type === "step_start") state.calls = new Set();
+  else if (event.type === "model_response" && event.purpose === undefined)
+    for (const call of event.toolCalls) state.calls.add(call.id);
+  else if ((event.type === "step_end" || event.type === "run_end") && event.usage) state.usage = event.usage;
+}
+
+/**
+ * Ends a run's stream that its worker did not end (cancelled, or refused before it started):
+ * what is open is closed, then an error and `run_end`, as a local run's would read.
+ */
+function endAs(
+  run: RunRecord,
+  normalizer: EventNormalizer,
+  put: (items: LogItem[]) => void,
+  channel: RunChannel,
+  status: "aborted" | "failed",
+  message: string,
+  usage: RunUsage | undefined,
+): void {
+  const runId = run.runId;
+  const time = Date.now();
+  const start: LogItem[] =
+    channel.lastSeq < 0
+      ? [
+          {
+            kind: "event",
+            event: { type: "run_start", runId, time, model: run.model, input: "", agent: run.agent },
+          },
+        ]
+      : [];
+  put([
+    ...start,
+    ...normalizer.closeAll(),
+    {
+      kind: "event",
+      event: { type: "error", runId, time, code: status === "aborted" ? "aborted" : "internal", message },
+    },
+    ...normalizer.push({
+      type: "run_end",
+      runId,
+      time,
+      status,
+      usage: usage ?? emptyUsage(false),
+      messages: [],
+    }),
+  ]);
+}
+
+/** What a run that ended without `run_end` ended with, in one line. */
+async function endMessage(client: ScaleClient, runId: string): Promise<string> {
+  try {
+    const result = await client.result(runId);
+    return result.status === "ok"
+      ? "the run ended without its events"
+      : `${result.error.code}: ${result.error.message}`;
+  } catch {
+    return "the run failed on its worker";
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}

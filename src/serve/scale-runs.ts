@@ -1,0 +1,309 @@
+import { randomUUID } from "node:crypto";
+import type { Redactor } from "../core/redact.js";
+import { bindsTo } from "../features/approval/approval-rule.js";
+import { emptyUsage } from "../loop/usage.js";
+import type { ScaleClient } from "../scale/client.js";
+import type { ScaleConnection } from "../scale/worker.js";
+import type { AgentTable } from "./agents.js";
+import { checkDecisions } from "./approval-check.js";
+import { refuse, ServeRequestError } from "./errors.js";
+import type { RunHub } from "./run-hub.js";
+import type { Decision } from "./run-manager.js";
+import { driverGone } from "./run-recovery.js";
+import { RunSlots } from "./run-slots.js";
+import { ScaleFollower } from "./scale-follow.js";
+import { FIRST_SEGMENT, scanScaleRun } from "./scale-segment.js";
+import type { ChatRecord, RunRecord, ServeLog, ServeRunStatus } from "./serve-log.js";
+import type { ServeRuns } from "./serve-runs.js";
+import { sessionKey, type Turn } from "./turn-session.js";
+
+/**
+ * `createHandler({ scale })`: run every turn on scale-out workers (`glassloop worker`, DBOS on
+ * Postgres) instead of in this process. A connected `ScaleClient` (the handler leaves it open),
+ * or where to connect one (the handler closes it).
+ */
+export type ServeScaleOptions = (
+  | { client: ScaleClient }
+  | (ScaleConnection & {
+      /** The queue the workers consume (default `glassloop`). */
+      queue?: string;
+    })
+) & {
+  /** How often a run whose worker wrote nothing new is read again (ms, default 100). */
+  pollMs?: number;
+};
+
+/** What the scale run manager needs from the handler. */
+export interface ScaleRunManagerOptions {
+  log: ServeLog;
+  hub: RunHub;
+  agents: AgentTable;
+  redactor: Redactor;
+  maxActiveRuns: number;
+  leaseMs: number;
+  scale: ServeScaleOptions;
+}
+
+/**
+ * Starts, continues and stops runs on scale-out workers for HTTP callers. A turn is enqueued as a
+ * DBOS workflow (its id the serve run id, its session the chat's), and this process follows it:
+ * the worker's events become the run's items in the serve log (`ScaleFollower`), so streams,
+ * reconnects, the glass and ownership work exactly as for runs driven here. Approvals travel to
+ * the waiting worker through the client, bound to the exact call; a cancel cancels the workflow.
+ * The follower holds a lease on the run in the log: when this process stops or dies, another one
+ * (or the next start) follows the run on from the log's last item. The worker never notices.
+ */
+export class ScaleRunManager implements ServeRuns {
+  readonly #o: ScaleRunManagerOptions;
+  readonly #slots: RunSlots;
+  readonly #client: Promise<ScaleClient>;
+  readonly #ownsClient: boolean;
+  #follower: ScaleFollower | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #ticking: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(options: ScaleRunManagerOptions) {
+    this.#o = options;
+    this.#slots = new RunSlots(options.maxActiveRuns);
+    const scale = options.scale;
+    this.#ownsClient = !("client" in scale);
+    this.#client =
+      "client" in scale
+        ? Promise.resolve(scale.client)
+        : import("../scale/client.js").then(({ ScaleClient }) => {
+            const { pollMs: _p, ...connection } = scale;
+            return ScaleClient.connect(connection);
+          });
+    // Reported through `ready` (start) and each request; not an unhandled rejection meanwhile.
+    this.#client.catch(() => {});
+  }
+
+  async #followerReady(): Promise<ScaleFollower> {
+    const client = await this.#client.catch((error: unknown) => {
+      throw new ServeRequestError(
+        503,
+        "unavailable",
+        `the scale-out workers' database cannot be reached: ${(error as Error).message}`,
+      );
+    });
+    this.#follower ??= new ScaleFollower({
+      log: this.#o.log,
+      hub: this.#o.hub,
+      redactor: this.#o.redactor,
+      slots: this.#slots,
+      client,
+      pollMs: this.#o.scale.pollMs ?? 100,
+      leaseMs: this.#o.leaseMs,
+    });
+    return this.#follower;
+  }
+
+  async startTurn(principal: string, chat: ChatRecord, turn: Turn): Promise<RunRecord> {
+    if (turn.replaces)
+      throw refuse.conflict(
+        "an answer of a run on scale-out workers cannot be made again yet; send the message again",
+      );
+    if ((turn.images?.length ?? 0) > 0 || (turn.files?.length ?? 0) > 0)
+      throw refuse.invalid("runs on scale-out workers take text only: files cannot be sent with them yet");
+    const { log, agents } = this.#o;
+    const follower = await this.#followerReady();
+    const client = await this.#client;
+    this.#slots.reserve(principal);
+    const runId = `run_${randomUUID()}`;
+    const session = sessionKey(principal, chat.chatId);
+    let claimed = false;
+    let created = false;
+    try {
+      // The agent must be served here too (its name, its model for the run's record): one module
+      // can be both the serve module and the worker module.
+      const { model } = await agents.info(chat.agent);
+      if (!(await log.claimChat(principal, chat.chatId, runId)))
+        throw refuse.conflict("this chat already has a run in progress; wait for it, or cancel it");
+      claimed = true;
+      await log.createRun({
+        runId,
+        principal,
+        chatId: chat.chatId,
+        agent: chat.agent,
+        model,
+        input: turn.input,
+        session,
+        ...(turn.messageId !== undefined && { messageId: turn.messageId }),
+        attachments: [],
+        driver: follower.id,
+        leaseUntil: follower.leaseUntil(),
+      });
+      created = true;
+      // The session's history lives in the workers' store: the worker loads it, never the client's copy.
+      await client.enqueue(chat.agent, turn.input, { runId, session, stream: true });
+    } catch (error) {
+      this.#slots.release(principal);
+      if (created) await log.setRunStatus(runId, "failed").catch(() => {});
+      if (claimed) await log.releaseChat(principal, chat.chatId, runId);
+      if (error instanceof ServeRequestError || !created) throw error;
+      throw new ServeRequestError(503, "unavailable", "the run could not be enqueued for the workers");
+    }
+    const run = (await log.getRun(runId)) as RunRecord;
+    follower.follow(run, FIRST_SEGMENT);
+    return run;
+  }
+
+  async decide(
+    principal: string,
+    decisions: readonly Decision[],
+    chatId?: string,
+  ): Promise<{ run: RunRecord; after: number }> {
+    const { log } = this.#o;
+    const { run, records } = await checkDecisions(log, principal, decisions, chatId);
+    const follower = await this.#followerReady();
+    const client = await this.#client;
+    // The worker must wait for exactly these calls now: a decision is never sent for anything else.
+    const waiting = await client.pending(run.runId);
+    const subject = (r: (typeof records)[number]) => ({
+      runId: run.runId,
+      toolCallId: r.toolCallId,
+      toolName: r.toolName,
+      arguments: r.validated,
+    });
+    if (!records.every((r) => waiting.some((w) => bindsTo(subject(r), w))))
+      throw refuse.conflict("the run no longer waits for these calls");
+    const state = await scanScaleRun(log, run);
+    if (state.kind !== "paused") throw refuse.conflict("the run is no longer waiting");
+    this.#slots.reserve(principal);
+    try {
+      if (!(await log.decide(decisions))) throw refuse.conflict("these approvals were already decided");
+    } catch (error) {
+      this.#slots.release(principal);
+      throw error;
+    }
+    // Recorded once (one process won the decisions): this one sends them and follows the run on.
+    const byId = new Map(records.map((r) => [r.approvalId, r]));
+    for (const d of decisions) {
+      const record = byId.get(d.approvalId);
+      if (!record) continue;
+      const { toolCallId, toolName, arguments: args } = subject(record);
+      await client
+        .approve(run.runId, { toolCallId, toolName, arguments: args }, d.approved)
+        .catch((error: unknown) =>
+          console.error(`glassloop serve: sending a decision to run ${run.runId} failed:`, error),
+        );
+    }
+    await log.driveRun(run.runId, follower.id, follower.leaseUntil());
+    const fresh = (await log.getRun(run.runId)) as RunRecord;
+    follower.follow(fresh, state.next);
+    return { run: fresh, after: fresh.lastSeq };
+  }
+
+  async cancel(principal: string, runId: string): Promise<ServeRunStatus> {
+    const { log, hub } = this.#o;
+    const run = await log.getRun(runId);
+    if (!run || run.principal !== principal) throw refuse.notFound("run");
+    if (run.status !== "running" && run.status !== "awaiting_approval") return run.status;
+    const client = await this.#client;
+    await client.cancel(runId);
+    if (run.status === "running") {
+      // Followed here: it ends now. Elsewhere: the log tells its follower (which also sees the
+      // workflow cancelled on its next read).
+      if (!this.#follower?.stop(runId, "cancel")) await log.requestCancel(runId);
+      return "running";
+    }
+    const channel = hub.open(runId, run.lastSeq);
+    const time = Date.now();
+    channel.append([
+      {
+        kind: "event",
+        event: { type: "error", runId, time, code: "aborted", message: "cancelled by the client" },
+      },
+      {
+        kind: "event",
+        event: {
+          type: "run_end",
+          runId,
+          time,
+          status: "aborted",
+          usage: run.usage ?? emptyUsage(false),
+          messages: [],
+        },
+      },
+    ]);
+    await hub.close(channel, async () => {
+      await log.releaseChat(principal, run.chatId, runId);
+      await log.setRunStatus(runId, "aborted");
+    });
+    return "aborted";
+  }
+
+  cancelled(runId: string): void {
+    this.#follower?.stop(runId, "cancel");
+  }
+
+  async start(recover: boolean): Promise<void> {
+    await this.#followerReady();
+    if (this.#stopped) return;
+    this.#timer = setInterval(
+      () => {
+        this.#ticking ??= this.#tick(recover).finally(() => {
+          this.#ticking = undefined;
+        });
+      },
+      Math.max(10, Math.floor(this.#o.leaseMs / 4)),
+    );
+    this.#timer.unref();
+    if (recover) await this.#recover();
+  }
+
+  async settled(): Promise<void> {
+    await this.#follower?.settled();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#ticking;
+    const follower = this.#follower;
+    if (follower) {
+      follower.stopAll();
+      await follower.settled();
+      // The runs go on on their workers: another process may follow them at once.
+      await this.#o.log.renewLeases(follower.id, 0).catch(() => {});
+    }
+    if (this.#ownsClient) await (await this.#client.catch(() => undefined))?.close();
+  }
+
+  async #tick(recover: boolean): Promise<void> {
+    const follower = this.#follower;
+    if (!follower || this.#stopped) return;
+    try {
+      const cancelled = await this.#o.log.renewLeases(follower.id, follower.leaseUntil());
+      for (const runId of cancelled) follower.stop(runId, "cancel");
+      if (recover) await this.#recover();
+    } catch (error) {
+      console.error("glassloop serve: renewing leases or taking over runs failed:", error);
+    }
+  }
+
+  /** Follows on the runs whose follower is gone (this process's previous life, another server). */
+  async #recover(): Promise<void> {
+    const { log } = this.#o;
+    const follower = this.#follower;
+    if (!follower) return;
+    for (const run of await log.listRunning()) {
+      if (this.#stopped) return;
+      if (follower.has(run.runId) || !driverGone(run, follower.id, Date.now())) continue;
+      if (!(await log.takeOverRun(run.runId, follower.id, follower.leaseUntil(), run.driver))) continue;
+      const taken = (await log.getRun(run.runId)) as RunRecord;
+      const state = await scanScaleRun(log, taken);
+      if (state.kind === "open") {
+        this.#slots.add(taken.principal);
+        follower.follow(taken, state.segment);
+      } else if (state.kind === "paused") {
+        await log.setRunStatus(taken.runId, "awaiting_approval", taken.usage);
+      } else {
+        await log.releaseChat(taken.principal, taken.chatId, taken.runId);
+        await log.setRunStatus(taken.runId, state.status, taken.usage);
+      }
+    }
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Serving with scale-out workers in the tests: real `glassloop worker` processes on the serve
+ * fixture module (test/serve/fixtures/scale-module.ts, the same module the server serves), a
+ * fresh database each, and handlers that enqueue onto them (`createHandler({ scale })`).
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { bundleChildren } from "../helpers/bundle-child.js";
+import { CLI_MAIN, cleanEnv } from "../helpers/cli.js";
+import { type TestWorker, TIMING } from "../scale/scale-harness.js";
+
+/** The module both sides load. */
+export const SCALE_MODULE = fileURLToPath(new URL("./fixtures/scale-module.ts", import.meta.url));
+
+let bundled: { cli: string; module: string } | undefined;
+
+/** Bundles the CLI and the module once per test file (a bundle starts in a fraction of tsx's time). */
+export async function prepareScaleWorkers(): Promise<void> {
+  const [cli, module] = await bundleChildren([CLI_MAIN, SCALE_MODULE]);
+  bundled = { cli: cli as string, module: module as string };
+}
+
+/** Starts `glassloop worker <module>` as executor `name`, with the test's short lease and polling. */
+export function spawnScaleWorker(name: string, url: string, env: Record<string, string>): TestWorker {
+  if (!bundled) throw new Error("spawnScaleWorker: await prepareScaleWorkers() first");
+  const args = [
+    bundled.cli,
+    "worker",
+    bundled.module,
+    "--postgres",
+    url,
+    "--id",
+    name,
+    "--lease-ms",
+    String(TIMING.leaseMs),
+    "--adopt-ms",
+    String(TIMING.adoptEveryMs),
+    "--poll-ms",
+    String(TIMING.pollMs),
+  ];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env: cleanEnv(env) });
+  let stderr = "";
+  const exited = new Promise<number | string>((resolve) =>
+    child.on("exit", (code, signal) => resolve(code ?? signal ?? "?")),
+  );
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stderr?.on("data", (d: Buffer) => {
+      stderr += d.toString("utf8");
+      if (stderr.includes("consuming queue")) resolve();
+    });
+    void exited.then((code) =>
+      reject(new Error(`worker ${name} exited (${code}) before it was ready: ${stderr}`)),
+    );
+  });
+  ready.catch(() => {});
+  return { name, child, ready, exited, stderr: () => stderr };
+}
+
+/** One SSE event as the tests read it. */
+export interface SseEvent {
+  id?: string;
+  data: string;
+}
+
+/** The JSON chunks of a UI message stream (without `[DONE]`). */
+export function chunksOf(events: readonly SseEvent[]): { type: string; [key: string]: unknown }[] {
+  return events.filter((e) => e.data.startsWith("{")).map((e) => JSON.parse(e.data));
+}
+
+/** The text deltas of a UI message stream, joined. */
+export function textOf(events: readonly SseEvent[]): string {
+  return chunksOf(events)
+    .filter((c) => c.type === "text-delta")
+    .map((c) => c.delta as string)
+    .join("");
+}
+
+/** The sequence numbers of the events' ids (`<runId>/<seq>`), in order. */
+export function seqsOf(events: readonly SseEvent[]): number[] {
+  return events.flatMap((e) => (e.id === undefined ? [] : [Number(e.id.split("/")[1])]));
+}
