@@ -79,3 +79,41 @@ export function textOf(events: readonly SseEvent[]): string {
 export function seqsOf(events: readonly SseEvent[]): number[] {
   return events.flatMap((e) => (e.id === undefined ? [] : [Number(e.id.split("/")[1])]));
 }
+
+/** `glassloop serve <module> --scale <url>` in a child process (so a test can SIGKILL it), once it listens. */
+export async function spawnScaleServer(
+  url: string,
+  db: string,
+  env: Record<string, string>,
+): Promise<{ url: string; child: ReturnType<typeof spawn> }> {
+  if (!bundled) throw new Error("spawnScaleServer: await prepareScaleWorkers() first");
+  const args = [
+    bundled.cli,
+    "serve",
+    bundled.module,
+    "--port",
+    "0",
+    "--db",
+    db,
+    "--log",
+    url,
+    "--scale",
+    url,
+  ];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env: cleanEnv(env) });
+  let stderr = "";
+  try {
+    const listening = await new Promise<string>((resolve, reject) => {
+      child.stderr?.on("data", (d: Buffer) => {
+        stderr += d.toString("utf8");
+        const m = / on (http:\/\/\S+\/)/.exec(stderr);
+        if (m) resolve(m[1] as string);
+      });
+      child.once("exit", (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+    });
+    return { url: listening, child };
+  } catch (error) {
+    child.kill("SIGKILL");
+    throw error;
+  }
+}
