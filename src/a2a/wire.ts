@@ -139,6 +139,8 @@ export interface AgentCard {
   protocolVersion?: string;
   /** v0.3: the transport of `url`. */
   preferredTransport?: string;
+  /** v0.3: every endpoint with its transport (`JSONRPC`, `HTTP+JSON`). */
+  additionalInterfaces?: { url: string; transport: string }[];
   /** v0.3: requirements as OpenAPI lists. */
   security?: Record<string, string[]>[];
   /** v0.3: an extended card is served to authenticated callers. */

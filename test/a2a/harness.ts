@@ -86,10 +86,29 @@ export async function sdkClient(agentUrl: string, token: string, legacy = false)
   return factory.createFromAgentCard(card);
 }
 
-/** `@a2a-js/sdk`'s client over spec 1.0's HTTP+JSON binding (its REST transport alone). */
-export async function sdkRestClient(agentUrl: string, token: string) {
+/**
+ * `@a2a-js/sdk`'s client over HTTP+JSON (its REST transport alone): spec 1.0's binding, or with
+ * `legacy` the card's v0.3 HTTP+JSON interface and the SDK's v0.3 REST transport; `paths`
+ * collects each call's method and path.
+ */
+export async function sdkRestClient(agentUrl: string, token: string, legacy = false, paths?: string[]) {
+  const authorized = withToken(token);
+  const fetchImpl: typeof fetch = (input, init) => {
+    paths?.push(`${init?.method ?? "GET"} ${new URL(input instanceof Request ? input.url : input).pathname}`);
+    return authorized(input, init);
+  };
   const factory = new ClientFactory({
-    transports: [new RestTransportFactory({ fetchImpl: withToken(token) })],
+    transports: [
+      new RestTransportFactory({
+        fetchImpl,
+        ...(legacy && { legacyCompat: { enabled: true } }),
+      }),
+    ],
   });
-  return factory.createFromUrl(agentUrl);
+  if (!legacy) return factory.createFromUrl(agentUrl);
+  const card = await new DefaultAgentCardResolver({ fetchImpl: withToken(token) }).resolve(agentUrl);
+  card.supportedInterfaces = card.supportedInterfaces.filter(
+    (i) => i.protocolVersion === "0.3" && i.protocolBinding === "HTTP+JSON",
+  );
+  return factory.createFromAgentCard(card);
 }

@@ -3,6 +3,7 @@
  * the agent, its skills and the auth scheme callers must use, and where to send JSON-RPC in each
  * spelling; it never shows instructions, tools' code or context.
  */
+import { protoCard } from "../v03-proto.js";
 import { type AgentCard, RPC, type SecurityScheme } from "../wire.js";
 import type { Call } from "./methods.js";
 import type { A2AAuthScheme, A2AExtendedCard, A2AServeOptions } from "./options.js";
@@ -45,6 +46,7 @@ export function agentCard(agent: string, base: string, open: boolean, options: A
       { url, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
       { url, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
       { url, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+      { url, protocolBinding: "HTTP+JSON", protocolVersion: "0.3" },
     ],
     capabilities: {
       streaming: true,
@@ -60,6 +62,10 @@ export function agentCard(agent: string, base: string, open: boolean, options: A
     url,
     protocolVersion: "0.3.0",
     preferredTransport: "JSONRPC",
+    additionalInterfaces: [
+      { url, transport: "JSONRPC" },
+      { url, transport: "HTTP+JSON" },
+    ],
   };
   if (!open) {
     const { name, v1, v03 } = schemesOf(options.authScheme ?? "bearer");
@@ -97,5 +103,5 @@ export async function getExtendedCard(call: Call): Promise<Response> {
     : await extendedCard(call.agent, baseOf(call.request, call.options), call.principal, call.options);
   if (!card)
     throw new A2ARequestError(RPC.extendedCardNotConfigured, "this agent has no extended agent card");
-  return resultResponse(call, card);
+  return resultResponse(call, call.version === "0.3" && call.binding === "rest" ? protoCard(card) : card);
 }

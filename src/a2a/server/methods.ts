@@ -12,6 +12,7 @@ import type { RunRecord } from "../../serve/serve-log.js";
 import { parseEventId, runEventStream } from "../../serve/sse.js";
 import { getParams, idParams, sendParams } from "../schemas.js";
 import { taskV03 } from "../v03.js";
+import { protoTask } from "../v03-proto.js";
 import { RPC, type StreamResponse, type Task, TERMINAL_STATES } from "../wire.js";
 import { decisionsOf, turnText } from "./input.js";
 import type { A2AServeOptions } from "./options.js";
@@ -127,8 +128,14 @@ async function settle(
   }
 }
 
-/** A task as a result: 1.0's `SendMessage` wraps it (`{ task }`, a one-of with `message`); `GetTask` and `CancelTask` do not. */
+/**
+ * A task as a result: 1.0's `SendMessage` wraps it (`{ task }`, a one-of with `message`);
+ * `GetTask` and `CancelTask` do not. v0.3 writes it with `kind` over JSON-RPC, and as its proto
+ * JSON (wrapped the same way) over HTTP+JSON.
+ */
 function taskResult(call: Call, task: Task, wrapped = false): unknown {
+  if (call.version === "0.3" && call.binding === "rest")
+    return wrapped ? { task: protoTask(task) } : protoTask(task);
   if (call.version === "0.3") return taskV03(task);
   return wrapped ? { task } : task;
 }

@@ -3,6 +3,7 @@
  * get, list and delete, in spec 1.0's spelling and v0.3's. A server without `push` answers each
  * with `-32003` (push notifications not supported).
  */
+import { protoPushConfig } from "../v03-proto.js";
 import { RPC } from "../wire.js";
 import { type Call, lastSeqOf, ownRun, parse } from "./methods.js";
 import {
@@ -15,7 +16,14 @@ import {
   setParamsV03,
 } from "./push-config.js";
 import { addConfig, type PushRuntime } from "./push-dispatcher.js";
+import type { PushConfig } from "./push-store.js";
 import { A2ARequestError, resultResponse, rpcError } from "./rpc.js";
+
+/** A config as the caller reads it: v0.3 over HTTP+JSON names it by its resource path. */
+function configOut(call: Call, config: PushConfig): unknown {
+  const wire = configWire(config, call.version);
+  return call.version === "0.3" && call.binding === "rest" ? protoPushConfig(wire as never) : wire;
+}
 
 function pushOf(call: Call): PushRuntime {
   if (!call.push) throw new A2ARequestError(RPC.pushNotSupported, "push notifications are not supported");
@@ -38,7 +46,7 @@ export async function createConfig(call: Call, params: unknown): Promise<Respons
   const run = await ownRun(call, taskId);
   const config = configOf(call.version, run.runId, fields, push.options);
   await addConfig(call.principal, push, run, config, lastSeqOf(call.ctx, run));
-  return resultResponse(call, configWire(config, call.version));
+  return resultResponse(call, configOut(call, config));
 }
 
 /** `GetTaskPushNotificationConfig` / `tasks/pushNotificationConfig/get`. */
@@ -51,7 +59,7 @@ export async function getConfig(call: Call, params: unknown): Promise<Response> 
     : // v0.3 may name the task alone: its first config.
       (await push.dispatcher.store.list(call.principal, ref.taskId))[0];
   if (!config) throw rpcError.invalidParams(`task ${ref.taskId} has no such push notification config`);
-  return resultResponse(call, configWire(config, call.version));
+  return resultResponse(call, configOut(call, config));
 }
 
 /** `ListTaskPushNotificationConfigs` / `tasks/pushNotificationConfig/list`. */
@@ -61,10 +69,9 @@ export async function listConfigs(call: Call, params: unknown): Promise<Response
   const taskId = call.version === "1.0" ? ref.taskId : ref.id;
   if (!taskId) throw rpcError.invalidParams("the task's id is required");
   await ownRun(call, taskId);
-  const configs = (await push.dispatcher.store.list(call.principal, taskId)).map((c) =>
-    configWire(c, call.version),
-  );
-  return resultResponse(call, call.version === "1.0" ? { configs, nextPageToken: "" } : configs);
+  const configs = (await push.dispatcher.store.list(call.principal, taskId)).map((c) => configOut(call, c));
+  const listed = call.version === "1.0" || call.binding === "rest";
+  return resultResponse(call, listed ? { configs, nextPageToken: "" } : configs);
 }
 
 /** `DeleteTaskPushNotificationConfig` / `tasks/pushNotificationConfig/delete`. */

@@ -1,5 +1,6 @@
 /**
- * Spec 1.0's HTTP+JSON binding under each agent's URL (`/a2a/<agent>/...`): the same methods as
+ * Spec 1.0's HTTP+JSON binding under each agent's URL (`/a2a/<agent>/...`, and v0.3's under
+ * `/a2a/<agent>/v1/...`: `rest-v03-routes.ts`): the same methods as
  * JSON-RPC, named by path and verb, answering bare JSON (streams: one bare event per SSE `data`)
  * and errors as `{ error: { code, status, message, details: [ErrorInfo] } }`. The calls pass the
  * same gate (credentials, rate, body cap) and reach only the caller's own tasks.
@@ -15,6 +16,7 @@ import { type Call, cancelTask, getTask, sendMessage, subscribeToTask } from "./
 import type { A2AServeOptions } from "./options.js";
 import type { PushRuntime } from "./push-dispatcher.js";
 import { createConfig, deleteConfig, getConfig, listConfigs } from "./push-methods.js";
+import { routeOfV03 } from "./rest-v03-routes.js";
 import { A2ARequestError, fromServeError } from "./rpc.js";
 import type { A2ATaskHistory } from "./task-history.js";
 
@@ -81,13 +83,17 @@ export function restRoutes(
 ): void {
   const { ctx, options, gate, history, push } = shared;
   app.on(["GET", "POST", "DELETE"], "/a2a/:agent/*", async (c) => {
+    let legacy = false;
     try {
       const agent = c.req.param("agent");
       const prefix = `/a2a/${encodeURIComponent(agent)}/`;
       const url = new URL(c.req.url);
       const rest = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : "";
       const path = rest.split("/").map((p) => decodeURIComponent(p));
-      const route = routeOf(c.req.method, path, gate);
+      legacy = path[0] === "v1";
+      const route = legacy
+        ? routeOfV03(c.req.method, path.slice(1), gate, queryOf)
+        : routeOf(c.req.method, path, gate);
       const principal = await gate.admit(c.req.raw, agent);
       if (!route)
         throw new A2ARequestError(RPC.methodNotFound, `no A2A route ${c.req.method} /${rest}`, {
@@ -98,7 +104,7 @@ export function restRoutes(
         options,
         agent,
         principal,
-        version: "1.0",
+        version: legacy ? "0.3" : "1.0",
         id: null,
         binding: "rest",
         request: c.req.raw,
@@ -107,7 +113,7 @@ export function restRoutes(
       };
       return await route(call, c.req.raw);
     } catch (error) {
-      return restError(error);
+      return restError(error, legacy);
     }
   });
 }
@@ -133,7 +139,11 @@ const STATUS_NAME: Record<number, string> = {
   429: "RESOURCE_EXHAUSTED",
 };
 
-function restError(error: unknown): Response {
+/**
+ * A refusal as HTTP+JSON writes it: 1.0's `{ error: { code, status, message, details } }`, or
+ * v0.3's `{ code, message, data }` with the JSON-RPC code (`legacy`); the HTTP status is the same.
+ */
+function restError(error: unknown, legacy: boolean): Response {
   const known =
     error instanceof A2ARequestError
       ? error
@@ -145,6 +155,15 @@ function restError(error: unknown): Response {
   const [mapped, mappedName, reason] = REST_OF[refusal.rpcCode] ?? [500, "INTERNAL", undefined];
   const status = refusal.httpStatus !== 200 ? refusal.httpStatus : mapped;
   const name = refusal.httpStatus !== 200 ? (STATUS_NAME[status] ?? mappedName) : mappedName;
+  const headers = { "cache-control": "no-store", ...refusal.headers };
+  if (legacy) {
+    const body = {
+      code: refusal.rpcCode,
+      message: refusal.message,
+      ...(refusal.data !== undefined && { data: refusal.data }),
+    };
+    return Response.json(body, { status, headers });
+  }
   const body = {
     error: {
       code: status,
@@ -157,5 +176,5 @@ function restError(error: unknown): Response {
       }),
     },
   };
-  return Response.json(body, { status, headers: { "cache-control": "no-store", ...refusal.headers } });
+  return Response.json(body, { status, headers });
 }

@@ -7,6 +7,7 @@ import type { LogEntry } from "../../serve/log-items.js";
 import type { RunRecord } from "../../serve/serve-log.js";
 import type { SseEncoder } from "../../serve/sse.js";
 import { streamV03 } from "../v03.js";
+import { protoEvent } from "../v03-proto.js";
 import type { StreamResponse } from "../wire.js";
 import { agentMessage, approvalMessage, endStatus } from "./task-view.js";
 
@@ -14,13 +15,13 @@ import { agentMessage, approvalMessage, endStatus } from "./task-view.js";
 export interface StreamTarget {
   version: "1.0" | "0.3";
   rpcId: string | number | null;
-  /** HTTP+JSON streams send each event bare; JSON-RPC wraps it. */
+  /** HTTP+JSON streams send each event bare (v0.3: as its proto JSON); JSON-RPC wraps it. */
   binding: "jsonrpc" | "rest";
 }
 
 /** The JSON-RPC envelope of one result, in the caller's spelling. */
 export function rpcResult(target: StreamTarget, event: StreamResponse): unknown {
-  if (target.binding === "rest") return event;
+  if (target.binding === "rest") return target.version === "0.3" ? protoEvent(event) : event;
   return {
     jsonrpc: "2.0",
     id: target.rpcId,
