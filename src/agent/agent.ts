@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { ConfigError } from "../core/errors.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
+import type { Limits } from "../core/vocabulary/limits.js";
 import { lastUserText } from "../core/vocabulary/messages.js";
 import { type ApprovalDecision, decisionsFor } from "../features/approval/approval.js";
 import { Persistence } from "../features/durability/persistence.js";
@@ -57,14 +58,7 @@ export class Agent<TContext = undefined, TOutput = string> {
   constructor(config: AgentConfig<TContext, TOutput>) {
     this.#config = config;
     this.name = config.name ?? "agent";
-    this.#persistence = new Persistence(
-      {
-        ...(config.store && { store: config.store }),
-        ...(config.memory && { memory: config.memory }),
-        ...(config.recall && { recall: config.recall }),
-      },
-      this.name,
-    );
+    this.#persistence = new Persistence(config, this.name);
     this.model = resolveModel(config.model);
     checkLimits(config.limits ?? {});
     checkEnvironmentOptions({ ...config.environment }, "environment");
@@ -75,7 +69,7 @@ export class Agent<TContext = undefined, TOutput = string> {
     this.registry = registry;
     this.#endTools = registry.terminalTools().map((t) => t.name);
     checkContext(registry.list(), config.context);
-    checkCostLimit(config.limits ?? {}, this.model, () => this.#otherModels());
+    this.#limits({});
     for (const source of config.toolSources ?? []) this.#unsubscribe.push(followToolSource(registry, source));
   }
 
@@ -122,10 +116,7 @@ export class Agent<TContext = undefined, TOutput = string> {
         options.allowNewTools === true,
       );
       if ("context" in options) checkContext(this.registry.list(), options.context);
-      if (options.limits) checkLimits(options.limits, "options.limits");
-      checkCostLimit(tightenLimits(this.#config.limits ?? {}, options.limits), this.model, () =>
-        this.#otherModels(),
-      );
+      this.#limits(options);
       decisions = decisionsFor(
         runId,
         read.progress.pending,
@@ -216,9 +207,7 @@ export class Agent<TContext = undefined, TOutput = string> {
       ? resumed.messages
       : initialMessages(config.instructions, input, options.history, options);
     const meter = new UsageMeter(this.model.price, resumed?.usage);
-    if (options.limits) checkLimits(options.limits, "options.limits");
-    const limits = tightenLimits(config.limits ?? {}, options.limits);
-    checkCostLimit(limits, this.model, () => this.#otherModels());
+    const limits = this.#limits(options);
     const { state, stop } = startRun<TContext>({
       runId,
       model: this.model,
@@ -264,12 +253,18 @@ export class Agent<TContext = undefined, TOutput = string> {
     }
   }
 
-  #otherModels() {
-    return otherModels(
-      this.registry,
-      this.#config.reflect,
-      this.#config.guardrails as Guardrails | undefined,
+  /**
+   * A run's limits: the agent's, tightened by the run's own (checked); a cost limit needs a price
+   * for every model the run may call.
+   */
+  #limits(options: { limits?: Limits | undefined }): Limits {
+    if (options.limits) checkLimits(options.limits, "options.limits");
+    const { limits: own = {}, reflect, guardrails } = this.#config;
+    const limits = tightenLimits(own, options.limits);
+    checkCostLimit(limits, this.model, () =>
+      otherModels(this.registry, reflect, guardrails as Guardrails | undefined),
     );
+    return limits;
   }
 
   #settings(input: string, stream: boolean, resumed: boolean, continued: boolean): LoopSettings {

@@ -52,21 +52,18 @@ export function initialMessages(
   }
   const turn: Message = { role: "user", content: input };
   const { images, files } = attached;
-  if (images !== undefined && images.length > 0) {
-    for (const image of images) {
-      const problem = imageProblem(image);
-      if (problem) throw new ConfigError(`The run's input has ${problem}`);
-    }
-    turn.images = [...images];
-  }
-  if (files !== undefined && files.length > 0) {
-    for (const file of files) {
-      const problem = checkFile(file);
-      if (problem) throw new ConfigError(`The run's input has ${problem}`);
-    }
-    turn.files = [...files];
-  }
+  if (images !== undefined && images.length > 0) turn.images = checkedInput(images, imageProblem);
+  if (files !== undefined && files.length > 0) turn.files = checkedInput(files, checkFile);
   return [...system, ...body, turn];
+}
+
+/** A copy of the input's images or files, each checked (a bad one is a ConfigError). */
+function checkedInput<P>(parts: readonly P[], problemOf: (part: P) => string | undefined): P[] {
+  for (const part of parts) {
+    const problem = problemOf(part);
+    if (problem) throw new ConfigError(`The run's input has ${problem}`);
+  }
+  return [...parts];
 }
 
 /** What one run's shared state is built from (already checked by the agent). */

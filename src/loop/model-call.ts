@@ -1,7 +1,7 @@
 import { ModelCallError, RunError } from "../core/errors.js";
 import type { ModelResponseEvent } from "../core/vocabulary/events.js";
 import type { AssistantMessage, Message, ToolCall } from "../core/vocabulary/messages.js";
-import type { Model, ModelObserver, ModelRequest, ModelResponse } from "../models/model.js";
+import type { Model, ModelDelta, ModelObserver, ModelRequest, ModelResponse } from "../models/model.js";
 import type { RunState, StepRequest } from "./hooks.js";
 import { abortError, errorState, silent } from "./run-state.js";
 
@@ -49,10 +49,7 @@ export async function callModel(
 ): Promise<ModelResponse> {
   const started = performance.now();
   const sent = { count: 0 };
-  const generation = model.generate(
-    request,
-    countingRequests(callObserver(state, step, model.id, purpose), sent),
-  );
+  const generation = model.generate(request, callObserver(state, step, model.id, purpose, sent));
   let response: ModelResponse;
   try {
     // Raced with the signal so a model that ignores it still cannot hold the run.
@@ -70,34 +67,32 @@ export async function callModel(
   return response;
 }
 
-/** `observer`, counting in `sent` each request the model reports sending (one per attempt). */
-function countingRequests(observer: ModelObserver, sent: { count: number }): ModelObserver {
-  return {
-    ...observer,
-    onRequest(wire) {
-      sent.count++;
-      observer.onRequest(wire);
-    },
-  };
-}
-
 /**
- * Turns what a model reports during a call into the run's events: each request sent, each retry,
- * and text deltas (only of the agent's own answer: a summary's text is not the answer).
+ * Turns what a model reports during a call into the run's events: each request sent (counted in
+ * `sent`, one per attempt), each retry, and the deltas of the agent's own answer (a summary's text
+ * is not the answer). Nobody listening, it only counts.
  */
 function callObserver(
   state: RunState<unknown>,
   step: number,
   modelId: string,
-  purpose?: CallPurpose,
+  purpose: CallPurpose | undefined,
+  sent: { count: number },
 ): ModelObserver {
   const { emit } = state;
-  // Nobody listens: the observer would only build events to drop, so one shared do-nothing one.
-  if (emit === silent) return purpose === undefined ? SILENT_OBSERVER : SILENT_SIDE_OBSERVER;
+  if (emit === silent)
+    return {
+      onRequest() {
+        sent.count++;
+      },
+    };
+  // A side call's events say what it was for.
+  const tag = purpose === undefined ? undefined : { purpose };
   // Methods rather than arrow properties: the same closures, without a per-call name definition
   // when the code runs through a loader that keeps function names (tsx, the bench).
   const observer: ModelObserver = {
     onRequest({ body, url, attempt, model }) {
+      sent.count++;
       emit({
         type: "model_request",
         step,
@@ -105,7 +100,7 @@ function callObserver(
         attempt,
         body,
         ...(url !== undefined && { url }),
-        ...(purpose !== undefined && { purpose }),
+        ...tag,
       });
     },
     onRetry({ attempt, maxAttempts, delayMs, error }) {
@@ -131,49 +126,34 @@ function callObserver(
         error,
         ...(status !== undefined && { status }),
         elapsedMs,
-        ...(purpose !== undefined && { purpose }),
+        ...tag,
       });
     },
     onRateLimitWait({ model, key, limit, waitMs }) {
-      emit({
-        type: "rate_limit_wait",
-        step,
-        model,
-        key,
-        limit,
-        waitMs,
-        ...(purpose !== undefined && { purpose }),
-      });
+      emit({ type: "rate_limit_wait", step, model, key, limit, waitMs, ...tag });
     },
   };
-  if (purpose !== undefined) return observer;
-  return {
-    onRequest: observer.onRequest,
-    onDelta(delta) {
-      if (delta.type === "text") {
-        if (delta.text) emit({ type: "text_delta", step, text: delta.text });
-      } else if (delta.type === "reasoning") {
-        if (delta.text) emit({ type: "reasoning_delta", step, text: delta.text });
-      } else {
-        emit({
-          type: "tool_call_delta",
-          step,
-          index: delta.index,
-          ...(delta.id !== undefined && { toolCallId: delta.id }),
-          ...(delta.name !== undefined && { toolName: delta.name }),
-          argumentsDelta: delta.argumentsDelta,
-        });
-      }
-    },
-    onRetry: observer.onRetry,
-    onReasoningDropped: observer.onReasoningDropped,
-    onFallback: observer.onFallback,
-    onRateLimitWait: observer.onRateLimitWait,
-  };
+  if (purpose === undefined) observer.onDelta = (delta) => emitDelta(emit, step, delta);
+  return observer;
 }
 
-const SILENT_OBSERVER: ModelObserver = { onRequest() {}, onDelta() {}, onRetry() {} };
-const SILENT_SIDE_OBSERVER: ModelObserver = { onRequest() {}, onRetry() {} };
+/** One delta of the agent's own answer as its event (an empty text or reasoning piece as none). */
+function emitDelta(emit: RunState<unknown>["emit"], step: number, delta: ModelDelta): void {
+  if (delta.type === "text") {
+    if (delta.text) emit({ type: "text_delta", step, text: delta.text });
+  } else if (delta.type === "reasoning") {
+    if (delta.text) emit({ type: "reasoning_delta", step, text: delta.text });
+  } else {
+    emit({
+      type: "tool_call_delta",
+      step,
+      index: delta.index,
+      ...(delta.id !== undefined && { toolCallId: delta.id }),
+      ...(delta.name !== undefined && { toolName: delta.name }),
+      argumentsDelta: delta.argumentsDelta,
+    });
+  }
+}
 
 /** The error that ends the run for a failed model call: the abort or timeout if the signal fired. */
 function callError(state: RunState<unknown>, error: unknown): RunError {
@@ -249,25 +229,19 @@ export function toAssistantMessage(
   step: number,
   transcript: readonly Message[],
 ): AssistantMessage {
-  const message = callsMessage(response, step, transcript);
+  const message: AssistantMessage = { role: "assistant", content: response.text };
+  if (response.toolCalls.length > 0) message.toolCalls = uniqueIds(response.toolCalls, step, transcript);
   // Kept in the transcript so the next request can give it back to the provider that made it.
   if (response.reasoning !== undefined && response.reasoning.length > 0)
     message.reasoning = response.reasoning;
   return message;
 }
 
-function callsMessage(
-  response: ModelResponse,
-  step: number,
-  transcript: readonly Message[],
-): AssistantMessage {
-  if (response.toolCalls.length === 0) return { role: "assistant", content: response.text };
-  const only = response.toolCalls.length === 1 ? response.toolCalls[0] : undefined;
+/** The answer's calls, copied, each with an id new to its answer and to the transcript. */
+function uniqueIds(calls: readonly ToolCall[], step: number, transcript: readonly Message[]): ToolCall[] {
+  const only = calls.length === 1 ? calls[0] : undefined;
   // The common turn, one call with an id: nothing it could collide with in its own message.
-  if (only?.id) {
-    const call: ToolCall = { id: only.id, name: only.name, arguments: only.arguments };
-    return { role: "assistant", content: response.text, toolCalls: [call] };
-  }
+  if (only?.id) return [{ id: only.id, name: only.name, arguments: only.arguments }];
   const seen = new Set<string>();
   let earlier: Set<string> | undefined;
   // Only a missing or repeated id needs the transcript's ids (a generated one must be new to it).
@@ -275,7 +249,7 @@ function callsMessage(
     earlier ??= idsIn(transcript);
     return seen.has(id) || earlier.has(id);
   };
-  const toolCalls: ToolCall[] = response.toolCalls.map((call, i) => {
+  return calls.map((call, i) => {
     let id = call.id;
     if (!id || seen.has(id)) {
       // A generated id must not collide with one the model sent, nor with one already in the
@@ -286,7 +260,6 @@ function callsMessage(
     seen.add(id);
     return { id, name: call.name, arguments: call.arguments };
   });
-  return { role: "assistant", content: response.text, toolCalls };
 }
 
 /** Ids of every tool call already in the transcript. */

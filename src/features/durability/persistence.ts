@@ -2,23 +2,19 @@ import { ConfigError } from "../../core/errors.js";
 import { scrubberFor } from "../../core/sink.js";
 import { lastUserText, type Message } from "../../core/vocabulary/messages.js";
 import type { RunState } from "../../loop/hooks.js";
-import type { MemoryStrategy } from "../../memory/strategy.js";
 import { RunBusyError } from "../../store/errors.js";
 import { currentOwner, markActive, reserveClaim } from "../../store/owner.js";
 import { redactingStore } from "../../store/redacting-store.js";
 import { assertClaimable } from "../../store/run-claim.js";
 import { deferredDefaultStore } from "../../store/sqlite/deferred-default-store.js";
 import type { RunTools, Store, StoredRun } from "../../store/store.js";
-import type { RecallOptions } from "../context-view.js";
 import type { LoopGuard } from "../loop-guard.js";
 import { DurableRun } from "./durable.js";
 
-/** The memory-related parts of an agent's configuration. */
+/** What persistence reads of an agent's configuration: its store, if it was given one. */
 export interface PersistenceConfig {
   /** Where sessions, checkpoints and notes live; with a store every run is durable. */
   store?: Store;
-  memory?: MemoryStrategy;
-  recall?: RecallOptions;
 }
 
 /** A run's durability, once attached: its checkpoints, and the transcript it starts from. */
