@@ -175,7 +175,7 @@ describe("a task's history", () => {
     await expect(bob.getTask({ id } as never)).rejects.toThrow(/not found/i);
   });
 
-  it("survives a restart: kept in the serve log's SQLite file", async () => {
+  it("survives a restart: a task waiting for input is answered on the next server, its history whole", async () => {
     const dir = mkdtempSync(join(tmpdir(), "glassloop-a2a-history-"));
     dirs.push(dir);
     const files = () => ({
@@ -183,22 +183,33 @@ describe("a task's history", () => {
       log: new SqliteServeLog(join(dir, "serve.db")),
     });
     running = await serveA2A({ agents: { twice }, ...files() });
-    const id = await twoRounds(await sdkClient(`${running.url}/a2a/twice/`, ALICE));
-    const before = (await (
+    const first = (await (
       await sdkClient(`${running.url}/a2a/twice/`, ALICE)
-    ).getTask({
-      id,
-    } as never)) as unknown as SdkTask;
+    ).sendMessage(send("m-start", text("refund both")))) as unknown as SdkTask;
+    expect(first.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     await running.close();
 
     running = await serveA2A({ agents: { twice }, ...files() });
-    const after = (await (
-      await sdkClient(`${running.url}/a2a/twice/`, ALICE)
-    ).getTask({
-      id,
-    } as never)) as unknown as SdkTask;
-    expect(summary(after.history)).toEqual(summary(before.history));
-    expect(after.history).toHaveLength(6);
+    const client = await sdkClient(`${running.url}/a2a/twice/`, ALICE);
+    const waiting = (await client.getTask({ id: first.id } as never)) as unknown as SdkTask;
+    expect(waiting.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    await client.sendMessage(send("m-yes-1", data({ approved: true }), { taskId: first.id }));
+    await running.close();
+
+    running = await serveA2A({ agents: { twice }, ...files() });
+    const again = await sdkClient(`${running.url}/a2a/twice/`, ALICE);
+    const done = (await again.sendMessage(
+      send("m-yes-2", text("approve"), { taskId: first.id }),
+    )) as unknown as SdkTask;
+    expect(done.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(summary(done.history)).toEqual([
+      "user: refund both",
+      "agent: asks A-1",
+      "user: approved=true",
+      "agent: asks A-2",
+      "user: approve",
+      "agent: both refunded",
+    ]);
   });
 });
 

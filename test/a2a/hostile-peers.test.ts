@@ -4,68 +4,14 @@
  * do), errors that echo credentials, answers that try to instruct. Each is bounded and ends as a
  * typed `A2APeerError` (its `reason`), and nothing the peer says widens what the user allowed.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { A2AClient, A2APeerError, a2aAgent } from "../../src/a2a/index.js";
 import { Agent, ApprovalRequiredError, BudgetExceededError, tool } from "../../src/index.js";
 import { ScriptedModel } from "../../src/testing.js";
-
-type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
-
-const servers: { close(): void; closeAllConnections(): void }[] = [];
-afterEach(() => {
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    s.close();
-  }
-});
-
-/** A peer on a free port: its card (built from its own URL) and a JSON-RPC handler. */
-async function peer(
-  card: (url: string) => unknown,
-  rpc: Handler,
-): Promise<{ url: string; closed: Promise<void>; requests: string[] }> {
-  const requests: string[] = [];
-  let markClosed: () => void = () => {};
-  const closed = new Promise<void>((resolve) => {
-    markClosed = resolve;
-  });
-  let url = "";
-  const server = createServer((req, res) => {
-    requests.push(`${req.method} ${req.url} ${req.headers.authorization ?? ""}`);
-    if (req.method === "GET") {
-      res.setHeader("content-type", "application/json");
-      res.end(JSON.stringify(card(url)));
-      return;
-    }
-    let body = "";
-    req.on("data", (c) => {
-      body += c;
-    });
-    req.on("end", () => {
-      res.on("close", markClosed);
-      rpc(req, res, body);
-    });
-  }).listen(0, "127.0.0.1");
-  servers.push(server);
-  await new Promise((resolve) => server.once("listening", resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, closed, requests };
-}
-
-const cardAt = (url: string, extra: Record<string, unknown> = {}) => ({
-  name: "hostile",
-  description: "A peer.",
-  version: "1",
-  supportedInterfaces: [{ url, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
-  capabilities: { streaming: true },
-  skills: [],
-  ...extra,
-});
-const working = (i: number) =>
-  `data: ${JSON.stringify({ jsonrpc: "2.0", id: 1, result: { statusUpdate: { taskId: "t", contextId: "c", status: { state: "TASK_STATE_WORKING", message: { messageId: `m${i}`, role: "ROLE_AGENT", parts: [{ text: "still working" }] } } } } })}\n\n`;
+import { cardAt, peer, track, working } from "./peer-double.js";
 
 async function reasonOf(promise: Promise<unknown>): Promise<string> {
   try {
@@ -136,7 +82,7 @@ describe("a peer with giant answers", () => {
       }, 1);
       res.on("close", () => clearInterval(timer));
     }).listen(0, "127.0.0.1");
-    servers.push(server);
+    track(server);
     await new Promise((resolve) => server.once("listening", resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     expect(await reasonOf(A2AClient.connect(url, { maxResponseBytes: 256 * 1024 }))).toBe("too_large");

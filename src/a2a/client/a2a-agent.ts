@@ -153,7 +153,8 @@ export async function a2aAgent(
     timeoutMs: timeoutMs + 1000,
     content: false,
     run: async (args, { signal, remaining, addUsage }) => {
-      const budget = Math.min(timeoutMs, remaining.timeMs ?? Number.POSITIVE_INFINITY);
+      // Whole milliseconds: the run's remaining time is fractional, and AbortSignal.timeout takes integers only.
+      const budget = Math.floor(Math.min(timeoutMs, remaining.timeMs ?? Number.POSITIVE_INFINITY));
       if (budget <= 0) throw new ToolError("no time is left in this run to ask the remote agent");
       const deadline = AbortSignal.any([signal, AbortSignal.timeout(budget)]);
       // The peer's reports are its task's totals so far: only the last one is counted, once.
