@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { GlassloopError } from "../core/errors.js";
 import { InputTooLargeError, READ_CAPS, readBodyCapped } from "../core/read-caps.js";
 import { modelCacheDir } from "../providers/local/name.js";
-import { ollamaBaseURL } from "../providers/presets.js";
+import { ollamaBaseURL } from "../providers/preset-table.js";
 import type { CliConfig } from "./config.js";
 import { keyFreeCommands } from "./shipped-recordings.js";
 

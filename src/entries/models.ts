@@ -130,12 +130,10 @@ export {
   type OpenAIResponsesOptions,
   openaiResponses,
 } from "../providers/openai-responses/index.js";
+export { OPENAI_PRESETS, type OpenAIPreset, type OpenAIPresetName } from "../providers/preset-table.js";
 export {
   deepseek,
   groq,
-  OPENAI_PRESETS,
-  type OpenAIPreset,
-  type OpenAIPresetName,
   ollama,
   openai,
   openrouter,

@@ -2,7 +2,6 @@ import type { Message } from "../core/vocabulary/messages.js";
 import { type Encoder, encodingFor, loadEncoder, type TokenEncoding } from "../models/tokenizer.js";
 
 // The tokenizer lives with the models (their counts use it too); memory re-exports what it always had.
-export type { TokenEncoding } from "../models/tokenizer.js";
 /** The BPE encoding for an OpenAI-family model id, or `estimate`. */
 export { encodingFor };
 

@@ -3,7 +3,8 @@ import { Agent, ConfigError, resolveModel } from "glassloop";
 import { OpenAIChatModel, priceOf, setModelPrice } from "glassloop/models";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startWireServer } from "../../test/helpers/wire-server.js";
-import { ollamaBaseURL, presetModel } from "./presets.js";
+import { ollamaBaseURL } from "./preset-table.js";
+import { presetModel } from "./presets.js";
 
 afterEach(() => {
   vi.unstubAllEnvs();

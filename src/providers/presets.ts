@@ -5,8 +5,6 @@ import { chatEndpoint, OpenAIChatModel, type OpenAIChatOptions } from "./openai/
 import { OPENAI_PRESETS, type OpenAIPreset, type OpenAIPresetName } from "./preset-table.js";
 import { registerProvider } from "./resolve.js";
 
-export { OPENAI_PRESETS, type OpenAIPreset, type OpenAIPresetName, ollamaBaseURL } from "./preset-table.js";
-
 /** Options of a preset model: anything of `OpenAIChatOptions` overrides the preset. */
 export interface PresetOptions extends Partial<Omit<OpenAIChatOptions, "model" | "provider">> {
   /** Where keys and base URLs are read from; `process.env` by default. */

@@ -8,8 +8,6 @@ const TAIL = 512;
 /** How long deltas alone wait to be written together. */
 const DELTA_BATCH_MS = 20;
 
-export type { Waker } from "./run-follow.js";
-
 function isDelta(item: LogItem): boolean {
   return item.kind === "event" && (item.event.type === "text_delta" || item.event.type === "reasoning_delta");
 }

@@ -1,5 +1,6 @@
 import { endsSegment, isFinal, type LogEntry } from "./log-items.js";
-import type { RunHub, Waker } from "./run-hub.js";
+import type { Waker } from "./run-follow.js";
+import type { RunHub } from "./run-hub.js";
 
 /** Entries read per pull: one pull makes one chunk of bytes, so a client holds at most about this many. */
 const BATCH = 64;

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { GlassloopError } from "../../core/errors.js";
-import { OPENAI_PRESETS } from "../../providers/presets.js";
+import { OPENAI_PRESETS } from "../../providers/preset-table.js";
 import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
 import { loadConfig } from "../config.js";
 import {

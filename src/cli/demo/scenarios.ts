@@ -7,7 +7,7 @@ import { z } from "zod";
 import { Agent } from "../../agent/agent.js";
 import type { Limits } from "../../core/vocabulary/limits.js";
 import type { Model } from "../../models/model.js";
-import type { CanonicalRequest } from "../../providers/replay/canonical.js";
+import type { CanonicalRequest } from "../../providers/replay/canonical-request.js";
 import type { Store } from "../../store/store.js";
 import { calculatorTool } from "../../tools/builtin/calculator.js";
 import { tool } from "../../tools/tool.js";

@@ -24,8 +24,6 @@ import {
   settings,
 } from "./canonical-request.js";
 
-export type { CanonicalMessage, CanonicalRequest } from "./canonical-request.js";
-
 /** The wire formats a recorded body can be in. */
 export type WireFormat = "openai" | "anthropic" | "gemini" | "responses" | "glassloop";
 

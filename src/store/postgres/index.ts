@@ -6,5 +6,6 @@
 export { PG, PG_VERSION } from "./pg-driver.js";
 export { describeUrl } from "./pg-errors.js";
 export { PG_MIGRATIONS, PG_SCHEMA_VERSION, type PgMigration } from "./pg-migrations.js";
+export type { PostgresOptions } from "./pg-pool.js";
 export { PostgresRateLimiter, type PostgresRateLimiterOptions } from "./postgres-rate-limiter.js";
-export { type PostgresOptions, PostgresStore } from "./postgres-store.js";
+export { PostgresStore } from "./postgres-store.js";

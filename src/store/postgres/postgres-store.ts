@@ -23,8 +23,6 @@ import { migrateTarget, openPgPool, type PostgresOptions, pgTransaction } from "
 import { PgRuns } from "./pg-runs.js";
 import { PgSessions } from "./pg-sessions.js";
 
-export type { PostgresOptions } from "./pg-pool.js";
-
 /**
  * The `Store` on Postgres, for runs shared by many processes and machines: the same tables as
  * the SQLite store in a schema of their own, every method one transaction, sessions and claims
