@@ -210,6 +210,7 @@ describe("the root entry", () => {
         "CorsOptions",
         "DEFAULT_SERVE_DB",
         "FieldError",
+        "LeaseLostError",
         "LogEntry",
         "LogItem",
         "NodeServer",

@@ -15,6 +15,7 @@ export type ProblemCode =
   | "too_many_runs"
   | "page_not_built"
   | "unavailable"
+  | "draining"
   | "internal";
 
 const TITLES: Record<ProblemCode, string> = {
@@ -31,6 +32,7 @@ const TITLES: Record<ProblemCode, string> = {
   too_many_runs: "Too many runs",
   page_not_built: "Page not built",
   unavailable: "Service unavailable",
+  draining: "Server draining",
   internal: "Internal error",
 };
 
@@ -64,6 +66,22 @@ export class ServeRequestError extends GlassloopError {
 export class ServeConfigError extends GlassloopError {
   constructor(message: string) {
     super("serve_config", message);
+  }
+}
+
+/**
+ * A write to the serve log from a process that no longer drives the run: another process took it
+ * over (this one's lease ran out) or this one handed it over. Nothing was written; the writer
+ * stops driving the run.
+ */
+export class LeaseLostError extends GlassloopError {
+  readonly runId: string;
+  constructor(runId: string) {
+    super(
+      "serve_lease_lost",
+      `run ${runId} is driven by another process now; this process's write was refused`,
+    );
+    this.runId = runId;
   }
 }
 

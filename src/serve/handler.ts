@@ -11,6 +11,7 @@ import { Authenticator, bearerOf, type ServeAuth, TOKEN_COOKIE } from "./auth.js
 import { chatRoutes } from "./chat-routes.js";
 import { type CorsOptions, CorsPolicy } from "./cors.js";
 import { problemResponse, ServeRequestError } from "./errors.js";
+import { leasedStore } from "./leased-store.js";
 import { RateLimiter, resolveLimits, type ServeLimits } from "./limits.js";
 import { listenToLog, openServeLog } from "./log-config.js";
 import { type PageDirs, pageRoutes } from "./page-routes.js";
@@ -61,6 +62,11 @@ export interface ServeOptions {
    * under `startServer`). Behind a proxy, read the header your proxy sets; never trust one it does not.
    */
   clientAddress?: (request: Request) => string | undefined;
+  /**
+   * How long `drain()` (and `glassloop serve` on SIGTERM) lets the runs driven here reach their
+   * next step before handing them over mid-step (ms, default 10,000).
+   */
+  drainMs?: number;
   /** Resume runs a previous process left running, and take over those of processes that die later (default true). */
   recover?: boolean;
   /** Serve each agent over A2A too: its card and JSON-RPC under `/a2a/<agent>` (default off; docs/a2a.md). */
@@ -93,7 +99,15 @@ export interface ServeHandler {
   ready: Promise<void>;
   /** What the server holds now: runs driven here, open streams, and bytes handed to the runtime so far. */
   stats: () => ServeStats;
-  /** Stops runs in progress (they stay resumable) and closes the log. */
+  /**
+   * Stops serving for a rolling restart: new requests get 503 with Retry-After, every run driven
+   * here is handed over to the other processes on the log (at its next step, or at its last
+   * checkpoint once `withinMs` has passed, default `drainMs`), and the streams open here end so
+   * their clients reconnect (to another process) and read on. Settles when no run is driven here.
+   * Called again with 0 during a drain, it hands the rest over at once.
+   */
+  drain: (withinMs?: number) => Promise<void>;
+  /** Hands the runs in progress over (a drain with no wait: they stay resumable) and closes the log. */
   close: () => Promise<void>;
 }
 
@@ -109,9 +123,9 @@ export function createHandler(options: ServeOptions): ServeHandler {
   const auth = new Authenticator(options.auth);
   const cors = new CorsPolicy(options.cors);
   const redactor = new Redactor(options.redaction);
-  const agents = new AgentTable({ ...options.agents }, store);
-  const hub = new RunHub(log);
   const leaseMs = options.leaseMs ?? 10_000;
+  const agents = new AgentTable({ ...options.agents }, leasedStore(store, leaseMs));
+  const hub = new RunHub(log);
   const runs: ServeRuns = options.scale
     ? new ScaleRunManager({
         log,
@@ -158,6 +172,22 @@ export function createHandler(options: ServeOptions): ServeHandler {
     if (preflight) return preflight;
     await next();
     cors.decorate(c.req.raw, c.res.headers);
+  });
+
+  // A draining process starts nothing and opens no stream: the client retries, and a load
+  // balancer sends it to another process.
+  let draining: Promise<void> | undefined;
+  app.use("*", async (c, next) => {
+    if (draining && !isPageAsset(c.req.raw))
+      throw new ServeRequestError(
+        503,
+        "draining",
+        "this server is stopping; retry (another server continues)",
+        {
+          headers: { "retry-after": "1" },
+        },
+      );
+    await next();
   });
 
   // Before any token is looked at: a flood of bad tokens from one address is refused as cheaply as possible.
@@ -216,21 +246,45 @@ export function createHandler(options: ServeOptions): ServeHandler {
   const ready = runs.start(options.recover !== false);
   ready.catch((error: unknown) => console.error("glassloop serve: resuming interrupted runs failed:", error));
 
+  const drain = (withinMs = options.drainMs ?? 10_000): Promise<void> => {
+    // Asked again (a second SIGTERM, or close during a drain): no more waiting for next steps.
+    if (draining && withinMs === 0) runs.hurry();
+    draining ??= (async () => {
+      // Readers of runs driven elsewhere end now; those of runs driven here once each is handed over.
+      hub.draining = true;
+      hub.stop();
+      await ready.catch(() => {});
+      await runs.drain(withinMs);
+    })();
+    return draining;
+  };
+
   return {
     fetch: async (request, env) => app.fetch(request, env),
     ready,
     stats: () => ({ runs: hub.size, streams: counters.streams, bytesSent: counters.bytesSent }),
+    drain,
     close: async () => {
-      await ready.catch(() => {});
+      await drain(0);
       await a2a?.close();
       await mcp?.close();
-      await runs.stop();
-      hub.stop();
       await runs.settled();
       await (await listening)();
       if (ownsLog) await log.close();
     },
   };
+}
+
+/** The chat page and the viewer's files: still served while draining (they start nothing). */
+function isPageAsset(request: Request): boolean {
+  if (request.method !== "GET" && request.method !== "HEAD") return false;
+  const path = new URL(request.url).pathname;
+  return (
+    !path.startsWith("/api/") &&
+    !path.startsWith("/trace/api/") &&
+    !path.startsWith("/a2a") &&
+    path !== "/mcp"
+  );
 }
 
 function unauthorized(): ServeRequestError {

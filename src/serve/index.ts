@@ -8,7 +8,13 @@ export type { AgentInfo, ServeAgentFactory } from "./agents.js";
 export type { AttachmentNote, ServeAttachments } from "./attachments.js";
 export type { Principal, ServeAuth } from "./auth.js";
 export type { CorsOptions } from "./cors.js";
-export { type FieldError, type ProblemCode, ServeConfigError, ServeRequestError } from "./errors.js";
+export {
+  type FieldError,
+  LeaseLostError,
+  type ProblemCode,
+  ServeConfigError,
+  ServeRequestError,
+} from "./errors.js";
 export { createHandler, type ServeHandler, type ServeOptions, type ServeStats } from "./handler.js";
 export type { ServeLimits } from "./limits.js";
 export type { ApprovalItem, LogEntry, LogItem } from "./log-items.js";

@@ -33,11 +33,12 @@ export function openServeLog(
 export async function listenToLog(
   log: ServeLog,
   hub: RunHub,
-  runs: Pick<ServeRuns, "cancelled">,
+  runs: Pick<ServeRuns, "cancelled" | "released">,
 ): Promise<() => Promise<void>> {
   if (!log.subscribe) return async () => {};
   const stop = await log.subscribe((notice) => {
     if (notice.kind === "items") hub.noticed(notice.runId);
+    else if (notice.kind === "released") runs.released();
     else runs.cancelled(notice.runId);
   });
   hub.notices = true;

@@ -22,7 +22,7 @@ export interface NodeServer {
   readonly url: string;
   readonly port: number;
   readonly server: Server;
-  /** Stops accepting, ends open streams, and closes the handler. */
+  /** Hands the runs driven here over, stops accepting, ends open streams, and closes the handler. */
   close(): Promise<void>;
 }
 
@@ -50,6 +50,8 @@ export async function startServer(options: NodeServerOptions): Promise<NodeServe
     port,
     server,
     async close() {
+      // While still listening: requests meanwhile get 503, and streams end once their runs are handed over.
+      await options.handler.drain(0);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;

@@ -7,6 +7,7 @@ import {
   type PostgresOptions,
   pgTransaction,
 } from "../store/postgres/pg-pool.js";
+import { LeaseLostError } from "./errors.js";
 import type { ApprovalItem, LogEntry } from "./log-items.js";
 import { NoticeListener } from "./pg-notice-listener.js";
 import {
@@ -137,12 +138,13 @@ export class PostgresServeLog implements ServeLog {
     return rowCount === 1;
   }
 
-  async releaseChat(principal: string, chatId: string, runId: string): Promise<void> {
+  async releaseChat(principal: string, chatId: string, runId: string, driver?: string): Promise<void> {
     await this.#query(
       "release_chat",
       `UPDATE serve_chats SET active_run = NULL, updated_at = $4
-         WHERE principal = $1 AND chat_id = $2 AND active_run = $3`,
-      [principal, chatId, runId, Date.now()],
+         WHERE principal = $1 AND chat_id = $2 AND active_run = $3
+           AND ($5::text IS NULL OR EXISTS (SELECT 1 FROM serve_runs WHERE run_id = $3 AND driver = $5::text))`,
+      [principal, chatId, runId, Date.now(), driver ?? null],
     );
   }
 
@@ -234,12 +236,17 @@ export class PostgresServeLog implements ServeLog {
     return rows.map(pgRun);
   }
 
-  async setRunStatus(runId: string, status: ServeRunStatus, usage?: RunUsage): Promise<void> {
+  async setRunStatus(
+    runId: string,
+    status: ServeRunStatus,
+    usage?: RunUsage,
+    driver?: string,
+  ): Promise<void> {
     await this.#query(
       "set_run_status",
       `WITH changed AS (
          UPDATE serve_runs SET status = $2, usage = coalesce($3::json, usage), updated_at = $4
-           WHERE run_id = $1 RETURNING 1)
+           WHERE run_id = $1 AND ($7::text IS NULL OR driver = $7::text) RETURNING 1)
        SELECT pg_notify($5, $6)`,
       [
         runId,
@@ -248,6 +255,7 @@ export class PostgresServeLog implements ServeLog {
         Date.now(),
         NOTICE_CHANNEL,
         this.#notice({ kind: "items", runId }),
+        driver ?? null,
       ],
     );
   }
@@ -287,14 +295,50 @@ export class PostgresServeLog implements ServeLog {
     return rowCount === 1;
   }
 
-  async renewLeases(driver: string, leaseUntil: number): Promise<string[]> {
-    const { rows } = await this.#query<{ run_id: string; cancel_requested: boolean }>(
-      "renew_leases",
-      `UPDATE serve_runs SET lease_until = $2 WHERE driver = $1 AND status = 'running'
-         RETURNING run_id, cancel_requested`,
-      [driver, leaseUntil],
+  async renewLeases(
+    driver: string,
+    leaseUntil: number,
+    driven: readonly string[] = [],
+  ): Promise<{ cancelled: string[]; lost: string[] }> {
+    return this.#tx(async (c) => {
+      const renewed = await c.query<{ run_id: string; cancel_requested: boolean }>({
+        name: "serve_renew_leases",
+        text: `UPDATE serve_runs SET lease_until = $2 WHERE driver = $1 AND status = 'running'
+           RETURNING run_id, cancel_requested`,
+        values: [driver, leaseUntil],
+      });
+      const lost =
+        driven.length === 0
+          ? { rows: [] }
+          : await c.query<{ run_id: string }>({
+              name: "serve_lost_runs",
+              text: `SELECT run_id FROM serve_runs WHERE run_id = ANY($1::text[]) AND driver IS DISTINCT FROM $2`,
+              values: [[...driven], driver],
+            });
+      return {
+        cancelled: renewed.rows.filter((r) => r.cancel_requested).map((r) => r.run_id),
+        lost: lost.rows.map((r) => r.run_id),
+      };
+    }, "write");
+  }
+
+  async releaseRun(runId: string, driver: string): Promise<boolean> {
+    const { rows } = await this.#query<{ released: boolean }>(
+      "release_run",
+      `WITH changed AS (
+         UPDATE serve_runs SET driver = NULL, lease_until = 0
+           WHERE run_id = $1 AND driver = $2 AND status = 'running' RETURNING 1)
+       SELECT EXISTS (SELECT 1 FROM changed) AS released,
+         pg_notify($3, CASE WHEN EXISTS (SELECT 1 FROM changed) THEN $4 ELSE $5 END)`,
+      [
+        runId,
+        driver,
+        NOTICE_CHANNEL,
+        this.#notice({ kind: "released", runId }),
+        this.#notice({ kind: "items", runId }),
+      ],
     );
-    return rows.filter((r) => r.cancel_requested).map((r) => r.run_id);
+    return rows[0]?.released === true;
   }
 
   async requestCancel(runId: string): Promise<void> {
@@ -307,16 +351,19 @@ export class PostgresServeLog implements ServeLog {
     );
   }
 
-  async append(runId: string, entries: readonly LogEntry[]): Promise<void> {
+  async append(runId: string, entries: readonly LogEntry[], driver?: string): Promise<void> {
     if (entries.length === 0) return;
-    // One statement: the items, the run's last sequence number and the notice commit together.
-    await this.#query(
+    // One statement: the items, the run's last sequence number and the notice commit together. The
+    // run's row is updated first (its lock taken) and only while `driver` drives it: the fence.
+    const { rows } = await this.#query<{ written: boolean }>(
       "append",
-      `WITH items AS (
+      `WITH run AS (UPDATE serve_runs SET last_seq = $4, updated_at = $5
+           WHERE run_id = $1 AND ($8::text IS NULL OR driver = $8::text) RETURNING 1),
+       items AS (
          INSERT INTO serve_items (run_id, seq, item)
-           SELECT $1, s, i::json FROM unnest($2::int[], $3::text[]) AS t(s, i) RETURNING 1),
-       run AS (UPDATE serve_runs SET last_seq = $4, updated_at = $5 WHERE run_id = $1 RETURNING 1)
-       SELECT pg_notify($6, $7)`,
+           SELECT $1, s, i::json FROM unnest($2::int[], $3::text[]) AS t(s, i) WHERE EXISTS (SELECT 1 FROM run)
+           RETURNING 1)
+       SELECT EXISTS (SELECT 1 FROM run) AS written, pg_notify($6, $7)`,
       [
         runId,
         entries.map((e) => e.seq),
@@ -325,8 +372,10 @@ export class PostgresServeLog implements ServeLog {
         Date.now(),
         NOTICE_CHANNEL,
         this.#notice({ kind: "items", runId }),
+        driver ?? null,
       ],
     );
+    if (driver !== undefined && rows[0]?.written !== true) throw new LeaseLostError(runId);
   }
 
   async read(runId: string, afterSeq: number, limit: number): Promise<LogEntry[]> {
@@ -341,13 +390,15 @@ export class PostgresServeLog implements ServeLog {
   async addApprovals(
     runId: string,
     approvals: readonly (ApprovalItem & { validated: string })[],
+    driver?: string,
   ): Promise<void> {
     if (approvals.length === 0) return;
-    await this.#query(
+    const { rowCount } = await this.#query(
       "add_approvals",
       `INSERT INTO serve_approvals (approval_id, run_id, tool_call_id, tool_name, input, validated)
          SELECT a, $1, c, n, i::json, v::json
-         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(a, c, n, i, v)`,
+         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(a, c, n, i, v)
+         WHERE $7::text IS NULL OR EXISTS (SELECT 1 FROM serve_runs WHERE run_id = $1 AND driver = $7::text)`,
       [
         runId,
         approvals.map((a) => a.approvalId),
@@ -355,8 +406,10 @@ export class PostgresServeLog implements ServeLog {
         approvals.map((a) => a.toolName),
         approvals.map((a) => JSON.stringify(a.input)),
         approvals.map((a) => JSON.stringify(a.validated)),
+        driver ?? null,
       ],
     );
+    if (driver !== undefined && rowCount === 0) throw new LeaseLostError(runId);
   }
 
   async getApproval(approvalId: string): Promise<ApprovalRecord | undefined> {
@@ -430,7 +483,7 @@ function parseNotice(payload: string): { s: string; k: ServeNotice["kind"]; r: s
   try {
     const value = JSON.parse(payload) as { s?: unknown; k?: unknown; r?: unknown };
     if (typeof value.s !== "string" || typeof value.r !== "string") return undefined;
-    if (value.k !== "items" && value.k !== "cancel") return undefined;
+    if (value.k !== "items" && value.k !== "cancel" && value.k !== "released") return undefined;
     return { s: value.s, k: value.k, r: value.r };
   } catch {
     return undefined;

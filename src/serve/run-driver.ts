@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { hostname } from "node:os";
 import type { Agent } from "../agent/agent.js";
 import type { Redactor } from "../core/redact.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { RunStatus } from "../core/vocabulary/status.js";
 import { ApprovalRequiredError } from "../features/approval/approval.js";
+import { currentOwner, ownerHost } from "../store/owner.js";
+import type { Store } from "../store/store.js";
 import type { ApprovalItem, LogItem } from "./log-items.js";
 import { EventNormalizer, type LeftOpen } from "./normalize.js";
 import { describe, failBeforeStart, openParts } from "./run-closing.js";
@@ -19,8 +20,28 @@ export interface RunDriverOptions {
   hub: RunHub;
   redactor: Redactor;
   slots: RunSlots;
+  /** The store the runs checkpoint into: a run handed over gives up its claim there too. */
+  store: Store;
   /** How long a claim on a run holds without renewal (ms). */
   leaseMs: number;
+}
+
+/** How long a run handed over mid-step may take to stop before its claim in the log is released anyway. */
+const STOP_WAIT_MS = 2_000;
+
+/** One run driven here. */
+interface Drive {
+  run: RunRecord;
+  abort: AbortController;
+  channel: RunChannel;
+  /** `driving`; `handing-over`: stopping so another process takes it; `lost`: another process took it. */
+  state: "driving" | "handing-over" | "lost";
+  /** Hand the run over at its next step instead of running that step (a drain). */
+  atNextStep: boolean;
+  /** Settles when the run stopped here (its events are all handled). */
+  stopped: Promise<void>;
+  /** Settles when a hand-over is done: the log no longer names this process. */
+  handedOver?: Promise<void>;
 }
 
 /** Runs one glassloop run (a new turn, a resume) and reports its events; rejects as the run does. */
@@ -31,7 +52,7 @@ export type RunGo = (onEvent: (event: AgentEvent) => void, signal: AbortSignal) 
  * process on the same host can tell at once that it died, and two handlers in one process differ.
  */
 export function newDriverId(): string {
-  return `${hostname()}/${process.pid}/${randomBytes(6).toString("base64url")}`;
+  return `${ownerHost()}/${process.pid}/${randomBytes(6).toString("base64url")}`;
 }
 
 /**
@@ -43,8 +64,10 @@ export class RunDriver {
   /** This process's name in the log (see `newDriverId`). */
   readonly id = newDriverId();
   readonly #o: RunDriverOptions;
-  readonly #aborts = new Map<string, AbortController>();
+  readonly #drives = new Map<string, Drive>();
   readonly #drivers = new Set<Promise<void>>();
+  /** Ends a drain's wait for the next steps early (`hurry`). */
+  #hurry: (() => void) | undefined;
 
   constructor(options: RunDriverOptions) {
     this.#o = options;
@@ -57,19 +80,60 @@ export class RunDriver {
 
   /** Whether this process drives `runId` now. */
   has(runId: string): boolean {
-    return this.#aborts.has(runId);
+    return this.#drives.has(runId);
+  }
+
+  /** The runs driven here now. */
+  runIds(): string[] {
+    return [...this.#drives.keys()];
   }
 
   /** Stops a run driven here (it ends `aborted`); false when it is not driven here. */
   abort(runId: string, reason: string): boolean {
-    const abort = this.#aborts.get(runId);
-    abort?.abort(new Error(reason));
-    return abort !== undefined;
+    const drive = this.#drives.get(runId);
+    drive?.abort.abort(new Error(reason));
+    return drive !== undefined;
   }
 
-  /** Aborts every run driven here. */
-  abortAll(reason: string): void {
-    for (const abort of this.#aborts.values()) abort.abort(new Error(reason));
+  /**
+   * Another process drives `runId` now (this one's lease ran out and it was taken over): stops
+   * it here at once and writes nothing more of it, neither items nor its end (self-fencing).
+   */
+  lost(runId: string): void {
+    const drive = this.#drives.get(runId);
+    if (drive?.state !== "driving") return;
+    drive.state = "lost";
+    drive.channel.seal();
+    drive.abort.abort(new Error("another server process took this run over"));
+  }
+
+  /** Every run driven here is lost (the log could not be reached while the leases ran out). */
+  loseAll(): void {
+    for (const runId of this.runIds()) this.lost(runId);
+  }
+
+  /**
+   * Hands every run driven here over to the other processes (a drain): each stops at its next
+   * step, or at once when `withinMs` has passed, and its claims in the store and the log are
+   * released, so another process resumes it from its last checkpoint. Settles when every run
+   * driven here has stopped (or paused, or ended on its own meanwhile).
+   */
+  async handOverAll(withinMs: number): Promise<void> {
+    for (const drive of this.#drives.values()) drive.atNextStep = true;
+    if (withinMs > 0 && this.#drives.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.settled(),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, withinMs);
+          this.#hurry = resolve;
+        }),
+      ]);
+      clearTimeout(timer);
+      this.#hurry = undefined;
+    }
+    await Promise.all([...this.#drives.values()].map((drive) => this.#handOver(drive)));
+    await this.settled();
   }
 
   /** Waits for every run driven here to settle (tests, shutdown). */
@@ -90,14 +154,31 @@ export class RunDriver {
     openAtStart: LeftOpen = {},
   ): void {
     const { log, hub, redactor } = this.#o;
-    const channel = hub.open(run.runId, after);
+    const channel = hub.open(run.runId, after, this.id, () => this.lost(run.runId));
     const normalizer = new EventNormalizer(`${after + 1}-`, redactor, openAtStart);
     const abort = new AbortController();
-    this.#aborts.set(run.runId, abort);
+    let stop = () => {};
+    const drive: Drive = {
+      run,
+      abort,
+      channel,
+      state: "driving",
+      atNextStep: false,
+      stopped: new Promise<void>((resolve) => {
+        stop = resolve;
+      }),
+    };
+    this.#drives.set(run.runId, drive);
     let status: RunStatus | undefined;
     let usage = run.usage;
     if (marker) channel.append([...normalizer.closeAll(), marker]);
     const onEvent = (event: AgentEvent) => {
+      if (drive.state !== "driving") return;
+      if (drive.atNextStep && event.type === "step_start") {
+        // The last step's results are checkpointed: the next process starts this step afresh.
+        void this.#handOver(drive);
+        return;
+      }
       if (event.type === "run_end") {
         status = event.status;
         usage = event.usage;
@@ -109,9 +190,17 @@ export class RunDriver {
       try {
         await go(onEvent, abort.signal);
       } catch (error) {
-        if (error instanceof ApprovalRequiredError) await this.#pause(run, channel, normalizer, error);
+        if (drive.state !== "driving") {
+          // Stopped to be handed over, or taken over: its end belongs to the next driver.
+        } else if (error instanceof ApprovalRequiredError) await this.#pause(run, channel, normalizer, error);
         else if (status === undefined)
           failBeforeStart(run, channel, normalizer, redactor.text(describe(error)));
+      }
+      stop();
+      if (drive.state !== "driving") {
+        await drive.handedOver;
+        await hub.abandon(channel);
+        return;
       }
       if (status === undefined) status = "failed";
       const final: ServeRunStatus = status;
@@ -119,18 +208,60 @@ export class RunDriver {
         if (channel.failure !== undefined)
           console.error(`glassloop serve: writing run ${run.runId} to the log failed:`, channel.failure);
         // The chat is freed first: once another process reads the status, it may start the next turn.
-        if (final !== "awaiting_approval") await log.releaseChat(run.principal, run.chatId, run.runId);
-        await log.setRunStatus(run.runId, final, usage);
+        // Both writes are fenced: a process that lost the run records nothing of its end.
+        if (final !== "awaiting_approval")
+          await log.releaseChat(run.principal, run.chatId, run.runId, this.id);
+        await log.setRunStatus(run.runId, final, usage, this.id);
       });
     })()
       .catch((error: unknown) => console.error(`glassloop serve: run ${run.runId}:`, error))
       .finally(async () => {
-        this.#aborts.delete(run.runId);
+        stop();
+        this.#drives.delete(run.runId);
         this.#o.slots.release(run.principal);
         this.#drivers.delete(driver);
         await agent.close().catch(() => {});
       });
     this.#drivers.add(driver);
+  }
+
+  /** A drain in progress stops waiting for the runs' next steps: they are handed over now. */
+  hurry(): void {
+    this.#hurry?.();
+  }
+
+  /**
+   * Hands one run over: no more of its items are taken, what was taken is written, its claim in
+   * the store is given up (so the run's own later checkpoints are refused), the run is stopped,
+   * and then its claim in the log is released, announced, for another process to take at once.
+   */
+  #handOver(drive: Drive): Promise<void> {
+    if (drive.handedOver) return drive.handedOver;
+    if (drive.state !== "driving") return Promise.resolve();
+    drive.state = "handing-over";
+    const { log, store } = this.#o;
+    const runId = drive.run.runId;
+    drive.handedOver = (async () => {
+      drive.channel.seal();
+      await drive.channel.flushed();
+      await store.releaseRun?.(runId, currentOwner()).catch((error: unknown) => {
+        console.error(`glassloop serve: releasing run ${runId} in the store failed:`, error);
+      });
+      drive.abort.abort(new Error("the server is stopping; another process continues this run"));
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        drive.stopped,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, STOP_WAIT_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+      await log.releaseRun(runId, this.id).catch((error: unknown) => {
+        // Its lease runs out instead: another process takes the run then.
+        console.error(`glassloop serve: releasing run ${runId} in the log failed:`, error);
+      });
+    })();
+    return drive.handedOver;
   }
 
   /** Ends a run that cannot go on (its agent cannot be made again) as `interrupted`, with the reason. */
@@ -160,7 +291,7 @@ export class RunDriver {
       input: this.#o.redactor.value(parseOutput(p.arguments)),
       validated: p.arguments,
     }));
-    await this.#o.log.addApprovals(run.runId, approvals);
+    await this.#o.log.addApprovals(run.runId, approvals, this.id);
     const held = normalizer.takeHeldEnd();
     channel.append([
       { kind: "approval", approvals: approvals.map(({ validated: _v, ...shown }) => shown) },

@@ -1,3 +1,4 @@
+import { LeaseLostError } from "./errors.js";
 import { endsSegment, type LogEntry, type LogItem } from "./log-items.js";
 import { RunFollower, type Waker } from "./run-follow.js";
 import type { ServeLog } from "./serve-log.js";
@@ -34,14 +35,27 @@ export class RunChannel {
   #timer: NodeJS.Timeout | undefined;
   #failure: unknown;
   #live = true;
+  /** No more appends: the run was handed over, or this process lost it. */
+  #sealed = false;
+  /** The log refused a write: another process drives the run now. */
+  #lost = false;
+  /** The driver whose writes the log accepts (the fence); absent: unfenced. */
+  readonly #driver: string | undefined;
+  readonly #onLost: (() => void) | undefined;
   /** Settles when the hub closed the channel: the run's end is recorded. */
   readonly finished: Promise<void>;
   /** Settles `finished` (the hub, once the run's end is recorded). */
   readonly closed: () => void;
 
-  constructor(runId: string, log: ServeLog, lastSeq: number) {
+  /**
+   * `driver`: the process's driver id; each write is refused unless the log still names it as
+   * the run's driver, and then `onLost` is called and the items not written are dropped.
+   */
+  constructor(runId: string, log: ServeLog, lastSeq: number, driver?: string, onLost?: () => void) {
     this.runId = runId;
     this.#log = log;
+    this.#driver = driver;
+    this.#onLost = onLost;
     this.#lastSeq = lastSeq;
     this.#stored = lastSeq;
     let closed = () => {};
@@ -73,7 +87,7 @@ export class RunChannel {
    * resumed run streams again anyway).
    */
   append(items: readonly LogItem[]): void {
-    if (items.length === 0) return;
+    if (items.length === 0 || this.#sealed) return;
     for (const item of items) this.#tail.push({ seq: ++this.#lastSeq, item });
     this.#unflushed += items.length;
     if (items.some((item) => !isDelta(item))) {
@@ -89,6 +103,11 @@ export class RunChannel {
         this.#flush();
       }, DELTA_BATCH_MS);
     }
+  }
+
+  /** Accepts no more items (those appended so far are still written): the run is handed over. */
+  seal(): void {
+    this.#sealed = true;
   }
 
   /** Written entries after `after` from memory, or undefined when memory no longer holds them all. */
@@ -143,9 +162,21 @@ export class RunChannel {
     const batch = this.#tail.slice(this.#tail.length - this.#unflushed);
     this.#unflushed = 0;
     this.#flushing = this.#flushing.then(async () => {
+      if (this.#lost) return;
       try {
-        await this.#log.append(this.runId, batch);
+        await this.#log.append(this.runId, batch, this.#driver);
       } catch (error) {
+        if (error instanceof LeaseLostError) {
+          // Another process drives the run and numbers its items from the log: these must never
+          // reach a reader (they would collide with its numbers). Drop them, and stop.
+          this.#lost = true;
+          this.#sealed = true;
+          this.#tail = this.#tail.filter((entry) => entry.seq <= this.#stored);
+          this.#unflushed = 0;
+          this.#wake();
+          this.#onLost?.();
+          return;
+        }
         // The stream goes on to its readers; `failure` says the log lacks part of it.
         this.#failure ??= error;
       }
@@ -178,9 +209,12 @@ export class RunHub {
     this.#follower = new RunFollower(log);
   }
 
-  /** Starts appending to `runId` after `lastSeq`. */
-  open(runId: string, lastSeq: number): RunChannel {
-    const channel = new RunChannel(runId, this.#log, lastSeq);
+  /** Set while the process drains: readers of runs not driven here end their responses. */
+  draining = false;
+
+  /** Starts appending to `runId` after `lastSeq`, fenced by `driver` when given (see RunChannel). */
+  open(runId: string, lastSeq: number, driver?: string, onLost?: () => void): RunChannel {
+    const channel = new RunChannel(runId, this.#log, lastSeq, driver, onLost);
     this.#channels.set(runId, channel);
     return channel;
   }
@@ -202,6 +236,19 @@ export class RunHub {
       await then?.();
     } finally {
       if (this.#channels.get(runId) === channel) this.#channels.delete(runId);
+      channel.closed();
+    }
+  }
+
+  /**
+   * Lets go of a run this process no longer drives (handed over, or lost): its readers read the
+   * log from now on, following whichever process drives it next; nothing of its end is recorded.
+   */
+  async abandon(channel: RunChannel): Promise<void> {
+    if (this.#channels.get(channel.runId) === channel) this.#channels.delete(channel.runId);
+    try {
+      await channel.end();
+    } finally {
       channel.closed();
     }
   }

@@ -49,7 +49,7 @@ export class RunManager {
     this.#o = options;
     this.#slots = new RunSlots(options.maxActiveRuns);
     const { log, hub, redactor, agents, leaseMs, store } = options;
-    this.#driver = new RunDriver({ log, hub, redactor, slots: this.#slots, leaseMs });
+    this.#driver = new RunDriver({ log, hub, redactor, slots: this.#slots, store, leaseMs });
     this.#recovery = new RunRecovery({
       log,
       store,
@@ -227,6 +227,11 @@ export class RunManager {
     this.#driver.abort(runId, "cancelled by the client");
   }
 
+  /** Another process handed a run over (through the log's notice): takes it over now if this one may. */
+  released(): void {
+    this.#recovery.poke();
+  }
+
   /**
    * Keeps this process's leases from now until `stop`; with `recover`, also takes over the runs
    * dead processes left running (resumed from their last checkpoints, or reported), now and
@@ -242,9 +247,24 @@ export class RunManager {
     await this.#driver.settled();
   }
 
-  /** Stops watching for other processes' runs and aborts every run driven here (shutdown). */
-  async stop(): Promise<void> {
+  /**
+   * Drains: takes over no more runs, and hands every run driven here over to the other processes
+   * (each at its next step, or at once after `withinMs`); then stops renewing leases. A run with
+   * no other process alive stays resumable: the next process on the log resumes it.
+   */
+  async drain(withinMs: number): Promise<void> {
+    this.#recovery.drain();
+    await this.#driver.handOverAll(withinMs);
     await this.#recovery.stop();
-    this.#driver.abortAll("the server is stopping");
+  }
+
+  /** A drain in progress hands its runs over now instead of at their next steps. */
+  hurry(): void {
+    this.#driver.hurry();
+  }
+
+  /** Stops watching for other processes' runs and hands every run driven here over at once (shutdown). */
+  async stop(): Promise<void> {
+    await this.drain(0);
   }
 }

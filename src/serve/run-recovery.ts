@@ -1,6 +1,5 @@
-import { hostname } from "node:os";
 import type { Agent } from "../agent/agent.js";
-import { ownerAlive } from "../store/owner.js";
+import { currentOwner, ownerAlive, ownerHost } from "../store/owner.js";
 import type { Store } from "../store/store.js";
 import type { AgentTable } from "./agents.js";
 import { openParts } from "./run-closing.js";
@@ -33,6 +32,8 @@ export class RunRecovery {
   #ticking: Promise<void> | undefined;
   #stopped = false;
   #takeOver = true;
+  /** Until when the leases this process last renewed hold (its runs are fenced off after that). */
+  #heldUntil = Number.POSITIVE_INFINITY;
 
   constructor(options: RunRecoveryOptions) {
     this.#o = options;
@@ -55,15 +56,22 @@ export class RunRecovery {
   start(takeOver: boolean): void {
     if (this.#timer || this.#stopped) return;
     this.#takeOver = takeOver;
-    this.#timer = setInterval(
-      () => {
-        this.#ticking ??= this.#tick().finally(() => {
-          this.#ticking = undefined;
-        });
-      },
-      Math.max(10, Math.floor(this.#o.leaseMs / 4)),
-    );
+    this.#heldUntil = Date.now() + this.#o.leaseMs;
+    this.#timer = setInterval(() => this.poke(), Math.max(10, Math.floor(this.#o.leaseMs / 4)));
     this.#timer.unref();
+  }
+
+  /** Runs a tick now (unless one is running): another process handed a run over. */
+  poke(): void {
+    if (this.#stopped || !this.#timer) return;
+    this.#ticking ??= this.#tick().finally(() => {
+      this.#ticking = undefined;
+    });
+  }
+
+  /** Takes over no more runs, but keeps renewing the leases of those driven here (they are being handed over). */
+  drain(): void {
+    this.#takeOver = false;
   }
 
   /** Stops the ticks (the leases then run out: another process takes the runs left running). */
@@ -74,21 +82,44 @@ export class RunRecovery {
     await this.#ticking;
   }
 
+  /**
+   * Renews this process's leases, in the store first and then in the log with the same end, so
+   * the store's lease never outlasts the log's: a run the log lets another process take over,
+   * the store lets it claim. A run the log names another driver for was taken over: it stops
+   * here at once. When the log cannot be reached until the leases are about to run out, every
+   * run driven here stops (another process may take them over once they have).
+   */
   async #tick(): Promise<void> {
-    const { log, driver } = this.#o;
+    const { log, store, driver, leaseMs } = this.#o;
+    const until = driver.leaseUntil();
+    const driven = driver.runIds();
     try {
-      const cancelled = await log.renewLeases(driver.id, driver.leaseUntil());
+      await store.renewLeases?.(driven, currentOwner(), until);
+    } catch (error) {
+      console.error("glassloop serve: renewing leases in the store failed:", error);
+    }
+    try {
+      const { cancelled, lost } = await log.renewLeases(driver.id, until, driven);
+      this.#heldUntil = until;
+      for (const runId of lost) driver.lost(runId);
       for (const runId of cancelled) driver.abort(runId, "cancelled by the client");
+    } catch (error) {
+      console.error("glassloop serve: renewing leases failed:", error);
+      if (Date.now() >= this.#heldUntil - leaseMs / 4) driver.loseAll();
+      return;
+    }
+    try {
       if (this.#takeOver) await this.recover();
     } catch (error) {
-      console.error("glassloop serve: renewing leases or taking over runs failed:", error);
+      console.error("glassloop serve: taking over runs failed:", error);
     }
   }
 
   /**
    * Whether the store still counts the run's owner as alive, so a resume's claim would be refused:
-   * a process on another host is gone for the store only some time after its last checkpoint. The
-   * run is left for a later tick rather than failed.
+   * its lease in the store has not run out yet (renewed just before the log's, it runs out first,
+   * so this is rare), or the store keeps no leases and a process on another host is gone for it
+   * only some time after its last checkpoint. The run is left for a later tick rather than failed.
    */
   async #heldInStore(runId: string): Promise<boolean> {
     const stored = await this.#o.store.loadRun(runId).catch(() => undefined);
@@ -127,7 +158,7 @@ export function driverGone(run: RunRecord, me: string, now: number): boolean {
   if (run.leaseUntil === undefined || run.leaseUntil < now) return true;
   const [host, text] = run.driver.split("/");
   const pid = Number(text);
-  if (host !== hostname() || !Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  if (host !== ownerHost() || !Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false;
   try {
     process.kill(pid, 0);
     return false;

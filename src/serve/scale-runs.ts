@@ -257,6 +257,17 @@ export class ScaleRunManager implements ServeRuns {
     await this.#follower?.settled();
   }
 
+  /** The runs go on on their workers: draining stops following them, and another process follows on. */
+  async drain(): Promise<void> {
+    await this.stop();
+  }
+
+  /** Nothing waits in a drain here: following stops at once. */
+  hurry(): void {}
+
+  /** A run handed over by another process: the next tick follows it (runs here are never handed over). */
+  released(): void {}
+
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
@@ -276,7 +287,7 @@ export class ScaleRunManager implements ServeRuns {
     const follower = this.#follower;
     if (!follower || this.#stopped) return;
     try {
-      const cancelled = await this.#o.log.renewLeases(follower.id, follower.leaseUntil());
+      const { cancelled } = await this.#o.log.renewLeases(follower.id, follower.leaseUntil());
       for (const runId of cancelled) follower.stop(runId, "cancel");
       if (recover) await this.#recover();
     } catch (error) {

@@ -73,7 +73,9 @@ export type ServeNotice =
   /** Items were appended to the run, or its status changed. */
   | { kind: "items"; runId: string }
   /** A client asked to stop the run. */
-  | { kind: "cancel"; runId: string };
+  | { kind: "cancel"; runId: string }
+  /** The process driving the run handed it over (it is stopping): another may claim it now. */
+  | { kind: "released"; runId: string };
 
 /** An approval the server handed out, bound to one call of one run. */
 export interface ApprovalRecord extends ApprovalItem {
@@ -113,8 +115,8 @@ export interface ServeLog {
    * false when another run holds it. Atomic, so two requests at once cannot both start a run.
    */
   claimChat(principal: string, chatId: string, runId: string, expect?: string): Promise<boolean>;
-  /** Frees the chat if `runId` holds it. */
-  releaseChat(principal: string, chatId: string, runId: string): Promise<void>;
+  /** Frees the chat if `runId` holds it (and, with `driver`, only while `driver` drives the run). */
+  releaseChat(principal: string, chatId: string, runId: string, driver?: string): Promise<void>;
 
   createRun(run: NewServeRun): Promise<void>;
   getRun(runId: string): Promise<RunRecord | undefined>;
@@ -126,7 +128,8 @@ export interface ServeLog {
   listRuns(query: RunQuery): Promise<{ runs: RunRecord[]; total: number }>;
   /** Runs whose status says a process is driving them: after a restart, none is. */
   listRunning(): Promise<RunRecord[]>;
-  setRunStatus(runId: string, status: ServeRunStatus, usage?: RunUsage): Promise<void>;
+  /** Sets a run's status; with `driver`, only while `driver` drives it (a fenced write is dropped). */
+  setRunStatus(runId: string, status: ServeRunStatus, usage?: RunUsage, driver?: string): Promise<void>;
   countActiveRuns(principal: string): Promise<number>;
   /** Marks a run whose approvals were just decided as running again, driven by `driver` until `leaseUntil`. */
   driveRun(runId: string, driver: string, leaseUntil: number): Promise<void>;
@@ -140,8 +143,22 @@ export interface ServeLog {
     leaseUntil: number,
     expectDriver: string | undefined,
   ): Promise<boolean>;
-  /** Extends the lease of every running run of `driver`; returns the ids of those a client asked to stop. */
-  renewLeases(driver: string, leaseUntil: number): Promise<string[]>;
+  /**
+   * Extends the lease of every running run of `driver`. Returns the ids of those a client asked
+   * to stop, and of `driven` (the runs the caller drives) those `driver` no longer drives: another
+   * process took them over, so the caller must stop driving them.
+   */
+  renewLeases(
+    driver: string,
+    leaseUntil: number,
+    driven?: readonly string[],
+  ): Promise<{ cancelled: string[]; lost: string[] }>;
+  /**
+   * Hands a running run over: it stays `running`, with no driver and no lease, so any process
+   * may take it over at once (announced: a `released` notice). False when `driver` no longer
+   * drove it.
+   */
+  releaseRun(runId: string, driver: string): Promise<boolean>;
   /** Asks the process driving `runId` to stop it (it reads this when it renews its leases, or at once on a notice). */
   requestCancel(runId: string): Promise<void>;
   /**
@@ -150,12 +167,20 @@ export interface ServeLog {
    */
   subscribe?(listener: (notice: ServeNotice) => void): Promise<() => Promise<void>>;
 
-  /** Appends entries (consecutive sequence numbers, in order) in one transaction. */
-  append(runId: string, entries: readonly LogEntry[]): Promise<void>;
+  /**
+   * Appends entries (consecutive sequence numbers, in order) in one transaction. With `driver`,
+   * only while `driver` drives the run: otherwise nothing is written and it throws LeaseLostError.
+   */
+  append(runId: string, entries: readonly LogEntry[], driver?: string): Promise<void>;
   /** Entries after `afterSeq`, in order, at most `limit`. */
   read(runId: string, afterSeq: number, limit: number): Promise<LogEntry[]>;
 
-  addApprovals(runId: string, approvals: readonly (ApprovalItem & { validated: string })[]): Promise<void>;
+  /** Records the approvals a run waits for; with `driver`, as `append` (LeaseLostError when fenced). */
+  addApprovals(
+    runId: string,
+    approvals: readonly (ApprovalItem & { validated: string })[],
+    driver?: string,
+  ): Promise<void>;
   getApproval(approvalId: string): Promise<ApprovalRecord | undefined>;
   /** The run's approvals not decided yet. */
   openApprovals(runId: string): Promise<ApprovalRecord[]>;

@@ -29,6 +29,12 @@ export interface ServeRuns {
   start(recover: boolean): Promise<void>;
   /** Waits for every run handled here to settle (tests, shutdown). */
   settled(): Promise<void>;
-  /** Stops taking runs over and stops the runs handled here (shutdown). */
+  /** Stops taking runs over and hands the runs handled here over (shutdown). */
   stop(): Promise<void>;
+  /** Takes no more runs over and hands the runs handled here over, each at its next step or after `withinMs`. */
+  drain(withinMs: number): Promise<void>;
+  /** A drain in progress hands its runs over now. */
+  hurry(): void;
+  /** Another process handed a run over (a notice): take it over now if this process may. */
+  released(): void;
 }

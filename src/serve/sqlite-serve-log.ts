@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type Database from "better-sqlite3";
 import type { RunUsage } from "../core/vocabulary/usage.js";
+import { LeaseLostError } from "./errors.js";
 import type { ApprovalItem, LogEntry } from "./log-items.js";
 import type {
   ApprovalRecord,
@@ -68,7 +69,9 @@ export class SqliteServeLog implements ServeLog {
   readonly #db: Database.Database;
   // Prepared once per SQL text: preparing costs more than most of these statements take to run.
   readonly #statements = new Map<string, Database.Statement>();
-  #appendTx: ((runId: string, entries: readonly LogEntry[]) => void) | undefined;
+  #appendTx:
+    | Database.Transaction<(runId: string, entries: readonly LogEntry[], driver: string | undefined) => void>
+    | undefined;
 
   #sql(text: string): Database.Statement {
     let statement = this.#statements.get(text);
@@ -131,10 +134,11 @@ export class SqliteServeLog implements ServeLog {
     return result.changes === 1;
   }
 
-  async releaseChat(principal: string, chatId: string, runId: string): Promise<void> {
+  async releaseChat(principal: string, chatId: string, runId: string, driver?: string): Promise<void> {
     this.#sql(
-      "update serve_chats set active_run = null, updated_at = ? where principal = ? and chat_id = ? and active_run = ?",
-    ).run(Date.now(), principal, chatId, runId);
+      `update serve_chats set active_run = null, updated_at = ? where principal = ? and chat_id = ? and active_run = ?
+         and (? is null or exists (select 1 from serve_runs where run_id = ? and driver = ?))`,
+    ).run(Date.now(), principal, chatId, runId, driver ?? null, runId, driver ?? null);
   }
 
   async createRun(run: NewServeRun): Promise<void> {
@@ -205,10 +209,23 @@ export class SqliteServeLog implements ServeLog {
     return rows.map(runOf);
   }
 
-  async setRunStatus(runId: string, status: ServeRunStatus, usage?: RunUsage): Promise<void> {
+  async setRunStatus(
+    runId: string,
+    status: ServeRunStatus,
+    usage?: RunUsage,
+    driver?: string,
+  ): Promise<void> {
     this.#sql(
-      "update serve_runs set status = ?, usage = coalesce(?, usage), updated_at = ? where run_id = ?",
-    ).run(status, usage === undefined ? null : JSON.stringify(usage), Date.now(), runId);
+      `update serve_runs set status = ?, usage = coalesce(?, usage), updated_at = ? where run_id = ?
+         and (? is null or driver = ?)`,
+    ).run(
+      status,
+      usage === undefined ? null : JSON.stringify(usage),
+      Date.now(),
+      runId,
+      driver ?? null,
+      driver ?? null,
+    );
   }
 
   async countActiveRuns(principal: string): Promise<number> {
@@ -238,12 +255,30 @@ export class SqliteServeLog implements ServeLog {
     return result.changes === 1;
   }
 
-  async renewLeases(driver: string, leaseUntil: number): Promise<string[]> {
+  async renewLeases(
+    driver: string,
+    leaseUntil: number,
+    driven: readonly string[] = [],
+  ): Promise<{ cancelled: string[]; lost: string[] }> {
     const rows = this.#sql(
       `update serve_runs set lease_until = ? where driver = ? and status = 'running'
          returning run_id, cancel_requested`,
     ).all(leaseUntil, driver) as { run_id: string; cancel_requested: number }[];
-    return rows.filter((r) => r.cancel_requested === 1).map((r) => r.run_id);
+    const driverOf = this.#sql("select driver from serve_runs where run_id = ?").pluck();
+    return {
+      cancelled: rows.filter((r) => r.cancel_requested === 1).map((r) => r.run_id),
+      lost: driven.filter((runId) => {
+        const now = driverOf.get(runId) as string | null | undefined;
+        return now !== undefined && now !== driver;
+      }),
+    };
+  }
+
+  async releaseRun(runId: string, driver: string): Promise<boolean> {
+    const result = this.#sql(
+      "update serve_runs set driver = null, lease_until = 0 where run_id = ? and driver = ? and status = 'running'",
+    ).run(runId, driver);
+    return result.changes === 1;
   }
 
   async requestCancel(runId: string): Promise<void> {
@@ -252,18 +287,26 @@ export class SqliteServeLog implements ServeLog {
     );
   }
 
-  async append(runId: string, entries: readonly LogEntry[]): Promise<void> {
+  async append(runId: string, entries: readonly LogEntry[], driver?: string): Promise<void> {
     if (entries.length === 0) return;
-    this.#appendTx ??= this.#db.transaction((id: string, batch: readonly LogEntry[]) => {
-      const insert = this.#sql("insert into serve_items (run_id, seq, item) values (?, ?, ?)");
-      for (const e of batch) insert.run(id, e.seq, JSON.stringify(e.item));
-      this.#sql("update serve_runs set last_seq = ?, updated_at = ? where run_id = ?").run(
-        (batch.at(-1) as LogEntry).seq,
-        Date.now(),
-        id,
-      );
-    });
-    this.#appendTx(runId, entries);
+    this.#appendTx ??= this.#db.transaction(
+      (id: string, batch: readonly LogEntry[], by: string | undefined) => {
+        // The fence: checked under the write lock, so a process that lost the run writes nothing.
+        if (
+          by !== undefined &&
+          this.#sql("select driver from serve_runs where run_id = ?").pluck().get(id) !== by
+        )
+          throw new LeaseLostError(id);
+        const insert = this.#sql("insert into serve_items (run_id, seq, item) values (?, ?, ?)");
+        for (const e of batch) insert.run(id, e.seq, JSON.stringify(e.item));
+        this.#sql("update serve_runs set last_seq = ?, updated_at = ? where run_id = ?").run(
+          (batch.at(-1) as LogEntry).seq,
+          Date.now(),
+          id,
+        );
+      },
+    );
+    this.#appendTx.immediate(runId, entries, driver);
   }
 
   async read(runId: string, afterSeq: number, limit: number): Promise<LogEntry[]> {
@@ -276,15 +319,23 @@ export class SqliteServeLog implements ServeLog {
   async addApprovals(
     runId: string,
     approvals: readonly (ApprovalItem & { validated: string })[],
+    driver?: string,
   ): Promise<void> {
     const insert = this.#sql(
       `insert into serve_approvals (approval_id, run_id, tool_call_id, tool_name, input, validated)
        values (?, ?, ?, ?, ?, ?)`,
     );
-    this.#db.transaction(() => {
-      for (const a of approvals)
-        insert.run(a.approvalId, runId, a.toolCallId, a.toolName, JSON.stringify(a.input), a.validated);
-    })();
+    this.#db
+      .transaction(() => {
+        if (
+          driver !== undefined &&
+          this.#sql("select driver from serve_runs where run_id = ?").pluck().get(runId) !== driver
+        )
+          throw new LeaseLostError(runId);
+        for (const a of approvals)
+          insert.run(a.approvalId, runId, a.toolCallId, a.toolName, JSON.stringify(a.input), a.validated);
+      })
+      .immediate();
   }
 
   async getApproval(approvalId: string): Promise<ApprovalRecord | undefined> {

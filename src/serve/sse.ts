@@ -94,7 +94,9 @@ export function runEventStream(options: RunStreamOptions): ReadableStream<Uint8A
             return;
           }
           const waited = Date.now() - idleSince;
-          if (waited >= options.idleMs) {
+          // A draining process ends the response without the protocol's end: the client reconnects
+          // (to another process, with its Last-Event-ID) and reads on from where it stopped.
+          if (waited >= options.idleMs || (hub.draining && !hub.get(runId))) {
             controller.close();
             finish();
             return;

@@ -4,7 +4,7 @@
  * deciding approvals, taking a run over), and, where the log has them, notices between processes.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { LogEntry } from "../../src/serve/index.js";
+import { LeaseLostError, type LogEntry } from "../../src/serve/index.js";
 import type { ServeLog, ServeNotice } from "../../src/serve/serve-log.js";
 import { SERVE_BACKENDS } from "./harness.js";
 
@@ -229,16 +229,58 @@ for (const backend of SERVE_BACKENDS)
       expect((await a.getRun("r1"))?.driver).toBe(winner);
       expect(await a.takeOverRun("r1", "c", 5_000, "dead")).toBe(false);
 
-      expect(await b.renewLeases("me", 9_000)).toEqual([]);
+      expect(await b.renewLeases("me", 9_000, ["r2"])).toEqual({ cancelled: [], lost: [] });
       expect((await a.getRun("r2"))?.leaseUntil).toBe(9_000);
       await a.requestCancel("r2");
-      expect(await b.renewLeases("me", 9_500)).toEqual(["r2"]);
+      expect(await b.renewLeases("me", 9_500)).toEqual({ cancelled: ["r2"], lost: [] });
       // A run waiting for approval is not driven: nothing to renew, nothing to cancel there.
       await a.setRunStatus("r2", "awaiting_approval");
-      expect(await b.renewLeases("me", 9_900)).toEqual([]);
+      expect(await b.renewLeases("me", 9_900)).toEqual({ cancelled: [], lost: [] });
+      // The run the loser thought it drove is reported lost, so it stops driving it.
+      expect(await b.renewLeases(took[0] ? "b" : "a", 9_900, ["r1"])).toEqual({
+        cancelled: [],
+        lost: ["r1"],
+      });
       await b.driveRun("r2", "other", 12_000);
       expect(await a.getRun("r2")).toMatchObject({ status: "running", driver: "other", leaseUntil: 12_000 });
       expect((await a.getRun("r2"))?.cancelRequested).toBeUndefined();
+    });
+
+    it("fences a driver that lost its run: its appends, approvals, status and chat release are refused; a released run is taken at once", async () => {
+      const [a, b] = await two();
+      await a.ensureChat({ principal: "p", chatId: "c", agent: "x", title: "t" });
+      await a.createRun(newRun("r1", { driver: "old", leaseUntil: 1 }));
+      expect(await a.claimChat("p", "c", "r1")).toBe(true);
+      await a.append("r1", [{ seq: 0, item: { kind: "resumed", reason: "restart" } }], "old");
+      expect(await b.takeOverRun("r1", "new", Date.now() + 5_000, "old")).toBe(true);
+      // The old driver wakes up (a pause, a long GC) and writes on: nothing of it lands.
+      await expect(
+        a.append("r1", [{ seq: 1, item: { kind: "resumed", reason: "restart" } }], "old"),
+      ).rejects.toBeInstanceOf(LeaseLostError);
+      await expect(
+        a.addApprovals(
+          "r1",
+          [{ approvalId: "stale", toolCallId: "t", toolName: "f", input: {}, validated: "{}" }],
+          "old",
+        ),
+      ).rejects.toBeInstanceOf(LeaseLostError);
+      await a.releaseChat("p", "c", "r1", "old");
+      await a.setRunStatus("r1", "failed", undefined, "old");
+      expect(await a.getRun("r1")).toMatchObject({ status: "running", driver: "new", lastSeq: 0 });
+      expect((await a.getChat("p", "c"))?.activeRun).toBe("r1");
+      expect(await a.getApproval("stale")).toBeUndefined();
+      expect(await a.read("r1", -1, 10)).toHaveLength(1);
+      // The new driver numbers on from the log and writes.
+      await b.append("r1", [{ seq: 1, item: { kind: "resumed", reason: "restart" } }], "new");
+      expect(await a.releaseRun("r1", "old")).toBe(false);
+      expect(await b.releaseRun("r1", "new")).toBe(true);
+      const released = await a.getRun("r1");
+      expect(released).toMatchObject({ status: "running", lastSeq: 1, leaseUntil: 0 });
+      expect(released?.driver).toBeUndefined();
+      await expect(
+        b.append("r1", [{ seq: 2, item: { kind: "resumed", reason: "restart" } }], "new"),
+      ).rejects.toBeInstanceOf(LeaseLostError);
+      expect(await a.takeOverRun("r1", "next", Date.now() + 5_000, undefined)).toBe(true);
     });
 
     it("tells other processes about appends, status changes and cancel requests when it can", async () => {

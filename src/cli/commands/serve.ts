@@ -5,7 +5,7 @@ import { type CliIO, type Command, EXIT, UsageError } from "../command.js";
 import { serveMcpMount } from "../serve-mcp.js";
 import { importAgentsModule } from "../user-module.js";
 
-const USAGE = `Usage: glassloop serve <module> [--port n] [--host addr] [--db path] [--log path]
+const USAGE = `Usage: glassloop serve <module> [--port n] [--host addr] [--db path] [--log path] [--drain-ms n]
                         [--mcp agent] [--mcp-allowed-host name:port]... [--scale url [--queue name]]
 
 Serves the module's agents over HTTP (docs/serve.md): the chat page at /, the AI SDK UI message
@@ -19,6 +19,8 @@ options?: { auth, cors, limits, ... } } (see defineServe in glassloop/serve).
                  or a postgres:// URL
   --log path     the serve log: streams, chats, approvals (default .glassloop/serve.db), or a
                  postgres:// URL: several serve processes on one Postgres share their runs
+  --drain-ms n   on SIGTERM, how long runs may take to reach their next step before they are
+                 handed over mid-step (default 10000, or the module's options.drainMs)
   --mcp agent    also serve that agent as an MCP tool over streamable HTTP at /mcp (docs/mcp.md);
                  callers send a bearer token from GLASSLOOP_MCP_TOKENS, else one the API accepts
   --mcp-allowed-host name:port
@@ -29,8 +31,10 @@ options?: { auth, cors, limits, ... } } (see defineServe in glassloop/serve).
 
 Callers authenticate with a bearer token from GLASSLOOP_SERVE_TOKENS (comma-separated,
 name=token), or the module's options.auth. With neither, a token is made for this process and
-the page's URL carrying it is printed. Stops on SIGINT or SIGTERM; runs in progress stay stored
-and resume at the next start.`;
+the page's URL carrying it is printed. Stops on SIGINT or SIGTERM by draining: new requests get
+503, each run in progress is handed over at its next step (another serve process on the log
+continues it at once; with none, the next one to start resumes it) and open streams end so their
+clients reconnect. A second signal hands the rest over at once and exits.`;
 
 /** `glassloop serve <module>`: the HTTP server of the module's agents. */
 const serve: Command = {
@@ -92,10 +96,24 @@ const serve: Command = {
         ? `Open ${server.url}#token=${token}\n`
         : `Open ${server.url} (log in with a token from GLASSLOOP_SERVE_TOKENS)\n`,
     );
-    await new Promise<void>((done) => {
-      process.once("SIGINT", done);
-      process.once("SIGTERM", done);
+    const drainMs = v["drain-ms"] === undefined ? (options.drainMs ?? 10_000) : wait(v["drain-ms"]);
+    const signal = () =>
+      new Promise<void>((done) => {
+        process.once("SIGINT", done);
+        process.once("SIGTERM", done);
+      });
+    await signal();
+    io.stderr.write(
+      `glassloop serve: draining: handing runs over (up to ${drainMs} ms; a second signal hands them over now)\n`,
+    );
+    // However the database behaves, the process exits: a run left unreleased is taken once its lease ends.
+    setTimeout(() => process.exit(EXIT.failed), drainMs + 15_000).unref();
+    void signal().then(() => {
+      io.stderr.write("glassloop serve: handing runs over now\n");
+      setTimeout(() => process.exit(EXIT.failed), 10_000).unref();
+      return handler.drain(0);
     });
+    await handler.drain(drainMs);
     io.stderr.write("glassloop serve: stopping\n");
     await server.close();
     await store?.close();
@@ -120,6 +138,7 @@ function parse(args: string[]) {
       "mcp-allowed-host": { type: "string", multiple: true },
       scale: { type: "string" },
       queue: { type: "string" },
+      "drain-ms": { type: "string" },
     },
   });
 }
@@ -132,6 +151,13 @@ async function openStore(location: string) {
   }
   const { SqliteStore } = await import("../../store/sqlite/sqlite-store.js");
   return new SqliteStore({ path: location });
+}
+
+function wait(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 3_600_000)
+    throw new UsageError(`--drain-ms must be a number of milliseconds, not ${JSON.stringify(text)}`, "serve");
+  return n;
 }
 
 function whole(text: string, flag: string): number {

@@ -94,6 +94,8 @@ export type SurfaceErrorCode =
   | "serve_request"
   /** `glassloop/serve` was configured wrongly (no agents, a bad token list, a bad limit). */
   | "serve_config"
+  /** A serve process wrote to a run another process drives now (it lost or handed over its lease): refused. */
+  | "serve_lease_lost"
   /** A JSON-RPC request to glassloop's A2A server was refused (its error object says why). */
   | "a2a_request"
   /** A remote A2A agent answered something glassloop does not accept, or ran past a bound. */
