@@ -143,3 +143,31 @@ describe("readEvents", () => {
     expect(cancelled).toBe(true);
   });
 });
+
+describe("readEvents, the less common shapes of the format", () => {
+  it("ends lines at a lone CR too, drops a leading byte-order mark, and reads fields with no space or no colon", async () => {
+    const body = new TextEncoder().encode(
+      '\uFEFFdata:{"a":1}\r\rdata\rdata: x\r\revent:\rdata: plain\n\nid: 3\nevent: named\ndata: [DONE]\r\n\r\n',
+    );
+    const reference = await collect([body], "[DONE]");
+    expect(reference.events).toEqual([
+      { data: '{"a":1}' },
+      { data: "\nx" },
+      { data: "plain" },
+      { event: "named", data: "[DONE]" },
+    ]);
+    expect(reference.complete).toBe(true);
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(fc.integer({ min: 1, max: body.length - 1 })), async (cuts) => {
+        const points = [0, ...cuts.sort((a, b) => a - b), body.length];
+        const chunks = points.slice(1).map((end, i) => body.subarray(points[i], end));
+        expect(await collect(chunks, "[DONE]")).toEqual(reference);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("drops an event that has no data, and a line cut off by the end of the body", async () => {
+    expect((await collect(["event: ping\n\n", "data: 1\n\n", "data: 2"])).events).toEqual([{ data: "1" }]);
+  });
+});
