@@ -25,6 +25,8 @@ import {
 } from "./scale-workers.js";
 
 const alice = { authorization: `Bearer ${ALICE}` };
+/** A value only the server's redaction lists: the worker streams it as plain text. */
+const CODE = "zq4471unlistedcode";
 const bob = { authorization: `Bearer ${BOB}` };
 const json = { "content-type": "application/json" };
 const send = (chatId: string, text: string, history: unknown[] = []) =>
@@ -65,7 +67,12 @@ describe.skipIf(POSTGRES_SKIP)("serving with scale-out workers (createHandler({ 
     const log = await PostgresServeLog.connect({ url });
     const store = new SqliteStore({ path: ":memory:" });
     return served(
-      { agents: scaleModule.agents, scale: { client, pollMs: 30 }, leaseMs: 1_000 },
+      {
+        agents: scaleModule.agents,
+        scale: { client, pollMs: 30 },
+        leaseMs: 1_000,
+        redaction: { secrets: [CODE] },
+      },
       store,
       log,
       async () => {
@@ -79,7 +86,11 @@ describe.skipIf(POSTGRES_SKIP)("serving with scale-out workers (createHandler({ 
     writeFileSync(effects, "");
     await prepareScaleWorkers();
     url = await freshDatabase();
-    worker = spawnScaleWorker("w1", url, { SCALE_SERVE_EFFECTS: effects, SCALE_SERVE_DELAY_MS: "25" });
+    worker = spawnScaleWorker("w1", url, {
+      SCALE_SERVE_EFFECTS: effects,
+      SCALE_SERVE_DELAY_MS: "25",
+      SCALE_SERVE_CODE: CODE,
+    });
     const { ScaleClient } = await import("../../src/scale/index.js");
     client = await ScaleClient.connect({ url, pollMs: 50 });
     a = await server();
@@ -210,6 +221,47 @@ describe.skipIf(POSTGRES_SKIP)("serving with scale-out workers (createHandler({ 
       status: string;
     };
     expect(run.status).toBe("aborted");
+  });
+
+  it("cancels a run that waits for approval on its worker: the workflow is cancelled, the chat is free again", async () => {
+    const res = await a.fetch("/api/chat", {
+      method: "POST",
+      headers: { ...alice, ...json },
+      body: send("p1", "refund order A"),
+    });
+    const runId = res.headers.get("x-glassloop-run-id") as string;
+    await res.text();
+    expect(await client.pending(runId)).toHaveLength(1);
+    const cancel = await b.fetch(`/api/runs/${runId}/cancel`, { method: "POST", headers: alice });
+    expect(((await cancel.json()) as { status: string }).status).toBe("aborted");
+    for (let i = 0; i < 100 && (await client.status(runId)) !== "CANCELLED"; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(await client.status(runId)).toBe("CANCELLED");
+    const replay = parseSse(await (await a.fetch(`/api/runs/${runId}/stream`, { headers: alice })).text());
+    expect(finishOf(replay)?.messageMetadata?.status).toBe("aborted");
+    const next = await a.fetch("/api/chat", {
+      method: "POST",
+      headers: { ...alice, ...json },
+      body: send("p1", "hi"),
+    });
+    expect(next.status).toBe(200);
+    expect(textOf(parseSse(await next.text()))).toBe(words(12));
+  });
+
+  it("scrubs what the worker streams with the server's redaction, a secret split across deltas included", async () => {
+    const res = await a.fetch("/api/chat", {
+      method: "POST",
+      headers: { ...alice, ...json },
+      body: send("s1", "the code"),
+    });
+    const events = parseSse(await res.text());
+    expect(chunksOf(events).filter((c) => c.type === "text-delta").length).toBeGreaterThan(3);
+    expect(textOf(events)).toBe("the code is [REDACTED] ok ");
+    const runId = res.headers.get("x-glassloop-run-id") as string;
+    const stored = JSON.stringify(
+      await (await b.fetch(`/api/runs/${runId}/steps/1`, { headers: alice })).json(),
+    );
+    expect(stored).not.toContain(CODE);
   });
 
   it("a client that reconnects to the other server with Last-Event-ID continues the run: no gap, no duplicate", async () => {
