@@ -126,3 +126,28 @@ export class StepWindow {
     return { at: performance.now(), cpu: process.cpuUsage(), pg: pgCounts() };
   }
 }
+
+/** What a worker process spent between two points: its CPU and what it sent to Postgres. */
+export interface Spent {
+  cpuMs: number;
+  roundTrips: number;
+  transactions: number;
+  byKind: Record<string, number>;
+}
+
+/** Answers the bench's `mark` and `spent` lines on stdin: `RESULT` with what was spent since the mark. */
+export class SpentSince {
+  #cpu = process.cpuUsage();
+  #pg = pgCounts();
+
+  mark(): void {
+    this.#cpu = process.cpuUsage();
+    this.#pg = pgCounts();
+  }
+
+  spent(): Spent {
+    const cpu = process.cpuUsage(this.#cpu);
+    const pg = pgDelta(this.#pg, pgCounts());
+    return { cpuMs: (cpu.user + cpu.system) / 1000, ...pg };
+  }
+}

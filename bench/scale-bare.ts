@@ -4,17 +4,19 @@
  * process on its own database. Two modes:
  *
  * - `steps`: for each line `run <steps>` on stdin, runs the workflow once in this process and
- *   prints `RESULT {…}`: wall ms, CPU ms and Postgres round trips and transactions per step,
+ *   prints `STEP {…}`: wall ms, CPU ms and Postgres round trips and transactions per step,
  *   counted from the first model step to the last (the same window as bench/scale-glassloop.ts).
  * - `worker <pollMs>`: consumes the queue `bare` (8 at a time, like a glassloop worker) and
  *   prints `READY`; the bench enqueues runs of the workflow `bare` with a DBOS client.
+ *
+ * In both, `mark` and then `spent` on stdin prints `SPENT {…}`: the CPU and Postgres traffic since.
  *
  * Usage: `node --import tsx bench/scale-bare.ts <postgres url> steps|worker [pollMs]`.
  */
 import { createInterface } from "node:readline";
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import { registerInternalQueue } from "@dbos-inc/dbos-sdk/internal/wfqueue";
-import { countPgQueries, StepWindow } from "./pg-count.js";
+import { countPgQueries, SpentSince, StepWindow } from "./pg-count.js";
 
 const [url, mode, pollArg] = process.argv.slice(2);
 if (!url || (mode !== "steps" && mode !== "worker"))
@@ -58,18 +60,19 @@ const workflow = DBOS.registerWorkflow(bare, { name: "bare" });
 if (mode === "worker")
   registerInternalQueue("bare", { workerConcurrency: 8, minPollingIntervalMs: Number(pollArg ?? 50) });
 await DBOS.launch();
-if (mode === "worker") process.stdout.write("READY\n");
-else {
-  process.stdout.write("READY\n");
-  for await (const line of createInterface({ input: process.stdin })) {
-    const [command, stepsArg] = line.trim().split(" ");
-    if (command !== "run") break;
+process.stdout.write("READY\n");
+const since = new SpentSince();
+for await (const line of createInterface({ input: process.stdin })) {
+  const [command, stepsArg] = line.trim().split(" ");
+  if (command === "mark") since.mark();
+  else if (command === "spent") process.stdout.write(`SPENT ${JSON.stringify(since.spent())}\n`);
+  else if (command === "run") {
     const steps = Number(stepsArg);
     await workflow(steps);
     const result = window.cost(steps);
     if (!result) throw new Error("the bare workflow did not run its steps");
-    process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
+    process.stdout.write(`STEP ${JSON.stringify(result)}\n`);
   }
-  await DBOS.shutdown();
-  process.exit(0);
 }
+await DBOS.shutdown();
+process.exit(0);

@@ -2,20 +2,22 @@
  * The glassloop side of `npm run bench -- scale`'s per-step comparison: a worker in its own
  * process (as the bare workflow of bench/scale-bare.ts is), with a zero-latency agent of `steps`
  * steps, `zero` (an idempotent tool) and `marked` (a non-idempotent one: a start marker too).
- * After each run's last model call it prints `RESULT {…}`: wall ms, CPU ms and Postgres round
+ * After each run's last model call it prints `STEP {…}`: wall ms, CPU ms and Postgres round
  * trips and transactions per step, counted from the first model call to the last, the bare
- * workflow's window. The bench enqueues the runs with a ScaleClient from its own process.
+ * workflow's window. The bench enqueues the runs with a ScaleClient from its own process. Lines
+ * on stdin: `mark`, then `spent` prints `SPENT {…}` with the CPU and Postgres traffic since.
  *
- * Usage: `node --import tsx bench/scale-glassloop.ts <postgres url> <steps> <pollMs>`.
+ * Usage: `node --import tsx bench/scale-glassloop.ts <postgres url> <steps> <pollMs> [id]`.
  */
+import { createInterface } from "node:readline";
 import { type Model, type ModelObserver, type ModelRequest, type ModelResponse, tool } from "glassloop";
 import { defineWorker, startWorker } from "glassloop/scale";
 import { z } from "zod";
-import { countPgQueries, StepWindow } from "./pg-count.js";
+import { countPgQueries, SpentSince, StepWindow } from "./pg-count.js";
 import { ZeroLatencyModel } from "./zero-model.js";
 
-const [url, stepsArg, pollArg] = process.argv.slice(2);
-if (!url) throw new Error("usage: scale-glassloop.ts <postgres url> <steps> <pollMs>");
+const [url, stepsArg, pollArg, idArg] = process.argv.slice(2);
+if (!url) throw new Error("usage: scale-glassloop.ts <postgres url> <steps> <pollMs> [id]");
 const steps = Number(stepsArg ?? 50);
 countPgQueries();
 const window = new StepWindow();
@@ -30,7 +32,7 @@ class MeasuredModel implements Model {
     window.model(++this.#calls, steps);
     if (this.#calls === steps) {
       const cost = window.cost(steps);
-      if (cost) process.stdout.write(`RESULT ${JSON.stringify(cost)}\n`);
+      if (cost) process.stdout.write(`STEP ${JSON.stringify(cost)}\n`);
     }
     return this.#inner.generate(request, observer);
   }
@@ -54,12 +56,15 @@ const agent = (idempotent: boolean) => () => ({
 const worker = await startWorker({
   url,
   module: defineWorker({ agents: { zero: agent(true), marked: agent(false) } }),
-  id: "bench-steps",
+  id: idArg ?? "bench-steps",
   pollMs: Number(pollArg ?? 50),
   logLevel: "error",
 });
 process.stdout.write("READY\n");
-process.stdin.resume();
-process.stdin.on("end", () => {
-  void worker.stop(1_000).then(() => process.exit(0));
-});
+const since = new SpentSince();
+for await (const line of createInterface({ input: process.stdin })) {
+  if (line === "mark") since.mark();
+  if (line === "spent") process.stdout.write(`SPENT ${JSON.stringify(since.spent())}\n`);
+}
+await worker.stop(1_000);
+process.exit(0);

@@ -17,7 +17,7 @@ import { SqliteStore } from "glassloop/store";
 import { z } from "zod";
 import { loadPg, type PgPoolConfig } from "../src/store/postgres/pg-driver.js";
 import { postgresInstalled, startCluster } from "../test/helpers/postgres-cluster.js";
-import type { StepCost } from "./pg-count.js";
+import type { Spent, StepCost } from "./pg-count.js";
 import { type BenchTable, round } from "./table.js";
 import { ZeroLatencyModel } from "./zero-model.js";
 
@@ -87,12 +87,15 @@ function spawnWorker(
   return { child, ready };
 }
 
-/** A long-lived child process of the bench that answers with `RESULT {…}` lines. */
+/** What the bench's children print: a run's cost per step, or what a worker spent since `mark`. */
+type ChildLines = { STEP: StepCost; SPENT: Spent };
+
+/** A long-lived child process of the bench that answers with `STEP {…}` and `SPENT {…}` lines. */
 class BenchChild {
   readonly child: ChildProcess;
   readonly ready: Promise<void>;
-  readonly #results: string[] = [];
-  readonly #waiting: ((line: string) => void)[] = [];
+  readonly #lines: { [K in keyof ChildLines]: string[] } = { STEP: [], SPENT: [] };
+  readonly #waiting: { [K in keyof ChildLines]: ((json: string) => void)[] } = { STEP: [], SPENT: [] };
   #err = "";
 
   constructor(script: string, args: string[], env: Record<string, string> = {}) {
@@ -115,22 +118,30 @@ class BenchChild {
     this.child.on("exit", (code) => rejectReady(new Error(`${script} exited ${code}: ${this.#err}`)));
     createInterface({ input: this.child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
       if (line === "READY") resolveReady();
-      if (!line.startsWith("RESULT ")) return;
-      const waiter = this.#waiting.shift();
-      if (waiter) waiter(line.slice(7));
-      else this.#results.push(line.slice(7));
+      const kind = line.slice(0, line.indexOf(" "));
+      if (kind !== "STEP" && kind !== "SPENT") return;
+      const json = line.slice(kind.length + 1);
+      const waiter = this.#waiting[kind].shift();
+      if (waiter) waiter(json);
+      else this.#lines[kind].push(json);
     });
   }
 
-  /** The next `RESULT` line's JSON. */
-  next(): Promise<StepCost> {
-    const line = this.#results.shift();
-    if (line !== undefined) return Promise.resolve(JSON.parse(line) as StepCost);
-    return new Promise((resolve) => this.#waiting.push((l) => resolve(JSON.parse(l) as StepCost)));
+  /** The next line of `kind`, parsed. */
+  next<K extends keyof ChildLines>(kind: K): Promise<ChildLines[K]> {
+    const line = this.#lines[kind].shift();
+    if (line !== undefined) return Promise.resolve(JSON.parse(line) as ChildLines[K]);
+    return new Promise((resolve) => this.#waiting[kind].push((l) => resolve(JSON.parse(l) as ChildLines[K])));
   }
 
   send(line: string): void {
     this.child.stdin?.write(`${line}\n`);
+  }
+
+  /** What the child spent since its last `mark`. */
+  spent(): Promise<Spent> {
+    this.send("spent");
+    return this.next("SPENT");
   }
 
   stop(): void {
@@ -138,6 +149,13 @@ class BenchChild {
     setTimeout(() => this.child.kill("SIGKILL"), 3_000).unref();
   }
 }
+
+/** Round trips by kind, per `n` (a step, a run), most first. */
+const kindsPer = (byKind: Record<string, number>, n: number) =>
+  Object.entries(byKind)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${round(v / n, 2)}`)
+    .join(", ");
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -192,13 +210,13 @@ async function perStep(base: string, settings: string): Promise<BenchTable> {
     const sides = {
       bare: async () => {
         bare.send(`run ${STEPS}`);
-        return bare.next();
+        return bare.next("STEP");
       },
       zero: async () => glassloopRun("zero"),
       marked: async () => glassloopRun("marked"),
     };
     async function glassloopRun(agent: "zero" | "marked"): Promise<StepCost> {
-      const cost = gl.next();
+      const cost = gl.next("STEP");
       const outcome = await (await client.enqueue(agent, "go")).result();
       if (outcome.status !== "ok") throw new Error(`bench run failed: ${JSON.stringify(outcome)}`);
       return cost;
@@ -227,11 +245,7 @@ async function perStep(base: string, settings: string): Promise<BenchTable> {
       round(last(name).roundTripsPerStep, 2),
       round(last(name).transactionsPerStep, 2),
     ];
-    const kinds = (name: (typeof names)[number]) =>
-      Object.entries(last(name).byKind)
-        .sort((a, b) => b[1] - a[1])
-        .map(([k, v]) => `${k} ${round(v / (STEPS - 1), 2)}`)
-        .join(", ");
+    const kinds = (name: (typeof names)[number]) => kindsPer(last(name).byKind, STEPS - 1);
     return {
       title: `Scale-out: cost per step on DBOS against a bare DBOS workflow (${STEPS}-step runs of a zero-latency model, one call per step, medians of ${ROUNDS} interleaved rounds)`,
       columns: [
@@ -269,53 +283,91 @@ async function perStep(base: string, settings: string): Promise<BenchTable> {
   }
 }
 
-/** Runs per second of `workers` glassloop worker processes, or of one bare DBOS worker, on 60 runs of 5 steps. */
+/**
+ * Waits until every workflow of `ids` ended, with one query every 20 ms whatever the number of
+ * runs (a client's per-run result polling would load the machine more the more runs wait), and
+ * fails if one did not succeed.
+ */
+async function allEnded(url: string, ids: string[]): Promise<void> {
+  const pg = loadPg();
+  const pool = new pg.Pool({ connectionString: url, max: 1 } as PgPoolConfig);
+  try {
+    for (;;) {
+      const { rows } = await pool.query<{ ended: string; failed: string }>(
+        `select count(*) filter (where status in ('SUCCESS', 'ERROR', 'CANCELLED')) as ended,
+                count(*) filter (where status <> 'SUCCESS' and status in ('ERROR', 'CANCELLED')) as failed
+         from dbos.workflow_status where workflow_uuid = any($1)`,
+        [ids],
+      );
+      if (Number(rows[0]?.failed) > 0) throw new Error("a bench run failed");
+      if (Number(rows[0]?.ended) === ids.length) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  } finally {
+    await pool.end();
+  }
+}
+
+/**
+ * Runs per second of `workers` glassloop worker processes, or of one bare DBOS worker, on 60
+ * runs of 5 steps, with what the workers spent per run (CPU, round trips, transactions).
+ */
 async function throughput(
   base: string,
   workers: number | "bare",
   index: number,
-): Promise<(string | number)[]> {
+): Promise<{ row: (string | number)[]; kinds: string }> {
   const url = await database(base, `bench_tp_${index}`);
   const runs = 60;
-  if (workers === "bare") {
-    const bare = new BenchChild(BARE, [url, "worker", String(TIMING.pollMs)]);
-    const { DBOSClient } = await import("@dbos-inc/dbos-sdk");
-    const client = await DBOSClient.create({ systemDatabaseUrl: url });
-    try {
-      await bare.ready;
-      const started = performance.now();
-      const handles = await Promise.all(
-        Array.from({ length: runs }, () => client.enqueue({ workflowName: "bare", queueName: "bare" }, 5)),
-      );
-      await Promise.all(handles.map((h) => h.getResult()));
-      const seconds = (performance.now() - started) / 1000;
-      return ["bare DBOS workflow, 1 worker", runs, round(seconds, 2), round(runs / seconds, 1)];
-    } finally {
-      await client.destroy();
-      bare.stop();
-    }
-  }
+  const ids = Array.from({ length: runs }, (_, i) => `tp${index}_${i}`);
+  const poll = String(TIMING.pollMs);
+  const children =
+    workers === "bare"
+      ? [new BenchChild(BARE, [url, "worker", poll])]
+      : Array.from({ length: workers }, (_, i) => new BenchChild(GLASSLOOP, [url, "5", poll, `tp${i}`]));
+  const { DBOSClient } = await import("@dbos-inc/dbos-sdk");
   const { ScaleClient } = await import("glassloop/scale");
-  const client = await ScaleClient.connect({ url, pollMs: 20 });
-  const spawned = Array.from({ length: workers }, (_, i) =>
-    spawnWorker(url, `tp${i}`, { BENCH_SCALE_STEPS: "5" }),
-  );
+  const bareClient = workers === "bare" ? await DBOSClient.create({ systemDatabaseUrl: url }) : undefined;
+  const client = workers === "bare" ? undefined : await ScaleClient.connect({ url, pollMs: 20 });
   try {
-    await Promise.all(spawned.map((w) => w.ready));
+    await Promise.all(children.map((c) => c.ready));
+    for (const c of children) c.send("mark");
     const started = performance.now();
-    const handles = await Promise.all(Array.from({ length: runs }, () => client.enqueue("zero", "go")));
-    const outcomes = await Promise.all(handles.map((h) => h.result()));
+    for (const id of ids)
+      if (bareClient)
+        await bareClient.enqueue({ workflowName: "bare", queueName: "bare", workflowID: id }, 5);
+      else await client?.enqueue("zero", "go", { runId: id });
+    await allEnded(url, ids);
     const seconds = (performance.now() - started) / 1000;
-    if (outcomes.some((o) => o.status !== "ok")) throw new Error("a bench run failed");
-    return [
-      `glassloop, ${workers} worker${workers > 1 ? "s" : ""}`,
-      runs,
-      round(seconds, 2),
-      round(runs / seconds, 1),
-    ];
+    const spent = await Promise.all(children.map((c) => c.spent()));
+    if (client) {
+      const outcomes = await Promise.all(ids.map((id) => client.result(id)));
+      if (outcomes.some((o) => o.status !== "ok")) throw new Error("a bench run failed");
+    }
+    const per = (key: "cpuMs" | "roundTrips" | "transactions") =>
+      round(spent.reduce((sum, s) => sum + s[key], 0) / runs, 2);
+    const name =
+      workers === "bare"
+        ? "bare DBOS workflow, 1 worker"
+        : `glassloop, ${workers} worker${workers > 1 ? "s" : ""}`;
+    const byKind: Record<string, number> = {};
+    for (const s of spent) for (const [k, v] of Object.entries(s.byKind)) byKind[k] = (byKind[k] ?? 0) + v;
+    return {
+      row: [
+        name,
+        runs,
+        round(seconds, 2),
+        round(runs / seconds, 1),
+        per("cpuMs"),
+        per("roundTrips"),
+        per("transactions"),
+      ],
+      kinds: `${name}: ${kindsPer(byKind, runs)}`,
+    };
   } finally {
-    for (const w of spawned) w.child.kill("SIGTERM");
-    await client.close();
+    await bareClient?.destroy();
+    await client?.close();
+    for (const c of children) c.stop();
   }
 }
 
@@ -397,26 +449,44 @@ export async function scaleBench(): Promise<BenchTable[]> {
     : "fsync off, synchronous_commit off, full_page_writes off (BENCH_SCALE_DURABLE=1: the durable defaults)";
   const cluster = await startCluster({ durable });
   try {
-    const steps = await perStep(cluster.url, settings);
-    if (process.env.BENCH_SCALE_ONLY === "steps") return [steps];
+    // BENCH_SCALE_ONLY=steps or =throughput: that table alone.
+    const only = process.env.BENCH_SCALE_ONLY;
+    const steps = only === "throughput" ? undefined : await perStep(cluster.url, settings);
+    if (steps && only === "steps") return [steps];
     // Bare and glassloop with one worker twice, interleaved; then 2 and 4 glassloop workers.
     const plan: (number | "bare")[] = ["bare", 1, "bare", 1, 2, 4];
     const rows: (string | number)[][] = [];
-    for (const [i, n] of plan.entries()) rows.push(await throughput(cluster.url, n, i));
+    const kinds = new Map<string, string>();
+    for (const [i, n] of plan.entries()) {
+      const { row, kinds: k } = await throughput(cluster.url, n, i);
+      rows.push(row);
+      if (n === "bare" || n === 1) kinds.set(String(n), k);
+    }
     const best = (prefix: string) =>
       Math.max(...rows.filter((r) => String(r[0]).startsWith(prefix)).map((r) => Number(r[3])));
     const ratio = best("glassloop, 1 worker") / best("bare");
     const tp: BenchTable = {
       title:
         "Scale-out: throughput of a 5-step zero-latency agent (60 runs, worker processes with concurrency 8)",
-      columns: ["workers", "runs", "seconds", "runs/s"],
+      columns: [
+        "workers",
+        "runs",
+        "seconds",
+        "runs/s",
+        "worker CPU ms/run",
+        "round trips/run",
+        "transactions/run",
+      ],
       rows,
       notes: [
         `glassloop with 1 worker / the bare DBOS workflow with 1 worker (best of 2 each): ${round(ratio, 2)} (target ≥ 0.8).`,
+        "Worker CPU, round trips and transactions: what the worker processes spent from the first enqueue to the last run's end (queue polls, leases included), per run.",
+        ...[...kinds.values()].map((k) => `By kind per run, ${k}.`),
         `Postgres: ${settings}.`,
         `This machine: ${cpus().length} cores shared by the workers, Postgres and the client; on 2 cores more workers mostly add contention.`,
       ],
     };
+    if (!steps) return [tp];
     const fo = await failover(cluster.url);
     return [steps, tp, fo];
   } finally {
