@@ -3,7 +3,7 @@ import type { Redactor } from "../core/redact.js";
 import { redactingSink, type Sink } from "../core/sink.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { PgPool } from "../store/postgres/pg-driver.js";
-import { NOW_MS } from "./scale-db.js";
+import { type EventWriter, eventWriter } from "./event-writer.js";
 
 /** A place in a run's events: the DBOS operation an event follows and its place after it (see `ScaleEvent`). */
 export interface EventPosition {
@@ -25,27 +25,16 @@ export interface ScaleEvent {
 }
 
 /**
- * How long a run's events wait to be written together. Each write is a round trip and a commit
- * of its own, next to the step's; writing every event as it comes cost a step six of them (and a
- * streamed answer one per delta). A client following a run polls far less often than this.
- */
-export const EVENT_FLUSH_MS = 20;
-
-/** A batch this large is written at once, whatever the wait: it bounds a write's size. */
-const MAX_BATCH = 256;
-
-/**
- * Writes one run's events to `run_events`, keyed by (operation count, place after it). A replay
- * after a crash emits the same events under the same keys, so the rows the dead worker wrote
- * stay (with its name) and the ones it never wrote are filled in: each event exactly once, in
- * the order of the run, whichever workers took part. That is also why writes may wait: events a
- * crash kept from being written are written by the replay. Writes never block the loop: events
- * are gathered for up to EVENT_FLUSH_MS and written in one statement, one write at a time.
+ * Numbers one run's events for `run_events`, keyed by (operation count, place after it), scrubs
+ * them, and hands them to its worker's EventWriter. A replay after a crash emits the same events
+ * under the same keys, so the rows the dead worker wrote stay (with its name) and the ones it
+ * never wrote are filled in: each event exactly once, in the order of the run, whichever workers
+ * took part. That is also why writes may wait (see event-writer.ts): events a crash kept from being
+ * written are written by the replay. Writes never block the loop.
  */
 export class EventLog {
-  readonly #pool: PgPool;
+  readonly #writer: EventWriter;
   readonly #runId: string;
-  readonly #worker: string;
   /** Each event is scrubbed on its way to `run_events`, where any client with the URL reads it. */
   readonly #events: Sink<AgentEvent, AgentEvent>;
   /**
@@ -53,21 +42,15 @@ export class EventLog {
    * caught), each still one row: a replay after a crash numbers them as the first execution did.
    */
   readonly #deltas: DeltaScrubber;
-  readonly #flushMs: number;
   #op = -1;
   #seq = 0;
-  #buffer: { op: number; seq: number; event: AgentEvent }[] = [];
-  #timer: NodeJS.Timeout | undefined;
-  #writing: Promise<void> = Promise.resolve();
-  #failure: unknown;
 
-  constructor(pool: PgPool, runId: string, worker: string, scrubber: Redactor, flushMs = EVENT_FLUSH_MS) {
-    this.#pool = pool;
+  /** Events of `runId`, written on `pool` under `worker`'s name by that worker's one writer. */
+  constructor(pool: PgPool, runId: string, worker: string, scrubber: Redactor) {
+    this.#writer = eventWriter(pool, worker);
     this.#runId = runId;
-    this.#worker = worker;
     this.#events = redactingSink("run events", scrubber, (clean: AgentEvent) => clean);
     this.#deltas = new DeltaScrubber(scrubber);
-    this.#flushMs = flushMs;
   }
 
   /** Records `event`, emitted after DBOS operation number `op`. */
@@ -80,41 +63,13 @@ export class EventLog {
   }
 
   readonly #keep = (event: AgentEvent): void => {
-    this.#buffer.push({ op: this.#op, seq: this.#seq++, event: this.#events.write(event) });
-    if (this.#buffer.length >= MAX_BATCH) this.#flush();
-    else if (this.#timer === undefined) {
-      this.#timer = setTimeout(() => this.#flush(), this.#flushMs);
-      this.#timer.unref();
-    }
+    this.#writer.add(this.#runId, { op: this.#op, seq: this.#seq++, event: this.#events.write(event) });
   };
 
   /** Waits until every recorded event is written (what a stream still held too); a failed write is thrown here. */
   async flushed(): Promise<void> {
     this.#deltas.end(this.#keep);
-    this.#flush();
-    await this.#writing;
-    if (this.#failure !== undefined) throw this.#failure;
-  }
-
-  #flush(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    if (this.#buffer.length === 0) return;
-    const batch = this.#buffer;
-    this.#buffer = [];
-    this.#writing = this.#writing.then(async () => {
-      try {
-        await this.#pool.query(
-          `insert into run_events (run_id, op, seq, worker, at, event)
-           select $1, e.op, e.seq, $2, ${NOW_MS}, e.event
-           from json_to_recordset($3::json) as e(op integer, seq integer, event json)
-           on conflict (run_id, op, seq) do nothing`,
-          [this.#runId, this.#worker, JSON.stringify(batch)],
-        );
-      } catch (error) {
-        this.#failure ??= error;
-      }
-    });
+    await this.#writer.flushed(this.#runId);
   }
 }
 
