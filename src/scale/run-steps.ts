@@ -98,6 +98,14 @@ export class RunSteps {
     return this.#fence.live() ? publish() : this.#confirmed().then(publish);
   }
 
+  /**
+   * Resolves when this worker may still write for the run, as a step would (its lease held);
+   * never, if the lease is lost. For a write that is not a step because it is idempotent itself.
+   */
+  held(): Promise<void> {
+    return this.#fence.live() ? Promise.resolve() : this.#confirmed();
+  }
+
   #confirming: Promise<void> | undefined;
 
   /** Resolves once the lease is confirmed; never, if it is lost (the worker is stopping then). */

@@ -18,9 +18,11 @@ export const DEFAULT_QUEUE = "glassloop";
 /**
  * The application version every worker runs under unless told otherwise. DBOS recovers a run only
  * on a worker of the version that started it, so it is pinned: bump it (or pass `version`) when
- * a change alters the steps a run takes, and drain the old workers (docs/scale-out.md).
+ * a change alters the steps a run takes, and drain the old workers (docs/scale-out.md). Version 2:
+ * a model step's output is one JSON string (version 1 workers cannot replay it), and the run's
+ * end is no step.
  */
-export const DEFAULT_VERSION = "glassloop-scale-1";
+export const DEFAULT_VERSION = "glassloop-scale-2";
 
 /** Where the scale-out tables live and how the workers find each other. */
 export interface ScaleConnection {

@@ -90,8 +90,9 @@ export interface WorkflowEnv {
 
 /**
  * One run as a DBOS workflow whose id is the run id. DBOS replays it from the top after a crash:
- * every model call, tool call, session load, approval wait and the run's end are steps, so the
- * replay gets their recorded results and continues where the dead worker stopped.
+ * every model call, tool call, session load and approval wait is a step, so the replay gets their
+ * recorded results and continues where the dead worker stopped; the run's record at its end is
+ * written so that writing it twice changes nothing.
  */
 export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<QueuedRunResult> {
   const { DBOS } = env.dbos;
@@ -154,8 +155,12 @@ export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<
     } finally {
       await agent.close();
     }
-    await steps.step("run.end", () => recordEnd(env.store, runId, request, config, history, outcome));
-    await events.flushed();
+    // The run's record is idempotent by itself (recordEnd), so it is no DBOS step: a step would
+    // cost every run seven more round trips only to spare a replay that rare write. It is
+    // written, as a step would be, only while this worker holds its lease, and beside the last
+    // events, which the workflow's end waits for (a client that saw the end has every event).
+    await steps.held();
+    await Promise.all([recordEnd(env.store, runId, request, config, history, outcome), events.flushed()]);
     return output.write(outcome);
   };
 }
@@ -233,8 +238,9 @@ class ApprovalWaits {
 
 /**
  * The run's record in the Postgres store (for `listRuns`, `loadRun`, the viewer) and the session's
- * new turn, written once at the end. A replay of this step after a crash between its two writes
- * finds the record and only ends it.
+ * new turn, written once at the end, whatever ran before: a replay after a crash between its two
+ * writes finds the record there and only ends it, one after both finds the run ended and writes
+ * nothing (the session's turn is saved in the same transaction as the end).
  */
 async function recordEnd(
   store: PostgresStore,
@@ -250,14 +256,7 @@ async function recordEnd(
   // The messages the run started with: its system prompt, the session's history, the input.
   const start = Math.min(messages.length, offset + base + 1);
   const usage = outcome.usage ?? emptyUsage();
-  let exists = false;
   try {
-    await store.loadRun(runId);
-    exists = true;
-  } catch {
-    // Not there yet: the usual case.
-  }
-  if (!exists)
     await store.createRun({
       runId,
       agent: config.name ?? request.agent,
@@ -271,6 +270,11 @@ async function recordEnd(
         session: { sessionId: history.sessionId, offset, base, version: history.version },
       }),
     });
+  } catch (error) {
+    // Written by the execution that crashed before it ended the run: only the end is left. (Tried
+    // rather than looked up first: the lookup cost every run three round trips.)
+    if (!isDuplicateRow(error)) throw error;
+  }
   try {
     await store.finishRun(runId, {
       persisted: start,
@@ -287,6 +291,12 @@ async function recordEnd(
     // Ended by the execution that crashed right after writing it: nothing is left to do.
     if ((error as { code?: unknown }).code !== "run_ended") throw error;
   }
+}
+
+/** Whether `error` is Postgres's unique violation (the run's row exists), as the store reports it. */
+function isDuplicateRow(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
+  return (error as { code?: unknown } | null)?.code === "db_error" && cause?.code === "23505";
 }
 
 function emptyUsage(): RunUsage {

@@ -125,6 +125,37 @@ describe.skipIf(POSTGRES_SKIP)("scale-out on DBOS: runs as workflows on worker p
     }
   });
 
+  it("ends a run whose record an execution that crashed before the end had written: one record, ended, with the whole transcript", async () => {
+    // The record as the dead execution left it: created (the run's start), never ended.
+    const probe = await (await client.enqueue("billing", "run e0: charge it")).result();
+    const [system, user] = probe.messages;
+    if (probe.status !== "ok" || system?.role !== "system" || user?.role !== "user")
+      throw new Error("unexpected probe run");
+    const input = "run e1: charge it";
+    const runId = "run_recorded_before_a_crash";
+    const store = await PostgresStore.connect({ url });
+    try {
+      await store.createRun({
+        runId,
+        agent: "billing",
+        model: "test",
+        input,
+        owner: { pid: 1, host: "gone" },
+        messages: [system, { ...user, content: input }],
+        usage: { ...probe.usage, steps: [] },
+        progress: { pending: [] },
+      });
+      const outcome = await (await client.enqueue("billing", input, { runId })).result();
+      expect(outcome.status).toBe("ok");
+      const stored = await store.loadRun(runId);
+      expect(stored.status).toBe("ok");
+      expect(stored.messages).toEqual(outcome.messages);
+      expect((await store.listRuns()).filter((r) => r.runId === runId)).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("waits for an approval answered from another process, then runs the approved call once", async () => {
     const handle = await client.enqueue("billing", "run rf: refund please");
     // The call waits, published with exactly what it would run: nothing ran yet.

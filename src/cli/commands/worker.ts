@@ -16,7 +16,7 @@ run here, so hidden context and live handles never leave this process.
                      refused while a live worker holds it
   --queue name       the queue to consume (default glassloop)
   --concurrency n    runs at once per worker (default 4)
-  --version v        the application version (default glassloop-scale-1; see docs)
+  --version v        the application version (default glassloop-scale-2; see docs)
   --lease-ms n       a worker silent this long is dead and its runs are adopted (default 15000)
   --adopt-ms n       how often to look for dead workers (default 3000)
   --poll-ms n        how often to poll the queue (default 1000)
