@@ -66,6 +66,14 @@ export class PostgresServeLog implements ServeLog {
     this.#listener = new NoticeListener(this.#target, NOTICE_CHANNEL);
   }
 
+  /**
+   * The log's pool and schema, for tables kept beside the log's (A2A's task histories and
+   * webhooks): they share its connections and its schema, and must not end the pool.
+   */
+  get pg(): PgTarget {
+    return this.#target;
+  }
+
   /** Opens the log and waits until its tables exist. */
   static async connect(options: PostgresOptions = {}): Promise<PostgresServeLog> {
     const log = new PostgresServeLog(options);

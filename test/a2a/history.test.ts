@@ -4,11 +4,9 @@
  * `@a2a-js/sdk`'s client in both spellings, cut by `historyLength`, kept in the serve log's
  * SQLite file across a restart, bounded, and the owner's alone.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Role, TaskState } from "@a2a-js/sdk";
 import { afterEach, describe, expect, it } from "vitest";
+import { PostgresA2AStore } from "../../src/a2a/server/postgres-a2a-store.js";
 import { SqliteA2AStore } from "../../src/a2a/server/sqlite-a2a-store.js";
 import {
   type A2ATaskHistory,
@@ -17,18 +15,17 @@ import {
   MemoryTaskHistory,
 } from "../../src/a2a/server/task-history.js";
 import type { Message } from "../../src/a2a/wire.js";
-import { SqliteServeLog } from "../../src/serve/sqlite-serve-log.js";
-import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { PostgresServeLog } from "../../src/serve/postgres-serve-log.js";
 import { FunctionModel } from "../../src/testing.js";
+import { freshSchema, POSTGRES_SKIP, postgresUrl } from "../helpers/postgres.js";
+import { SERVE_BACKENDS } from "../serve/harness.js";
 import { refund } from "./fixtures/agents.js";
 import { ALICE, BOB, type Running, sdkClient, serveA2A, withToken } from "./harness.js";
 
-const dirs: string[] = [];
 let running: Running | undefined;
 afterEach(async () => {
   await running?.close();
   running = undefined;
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 /** Refunds two orders, each waiting for approval, then says so. */
@@ -174,74 +171,100 @@ describe("a task's history", () => {
     const bob = await sdkClient(`${running.url}/a2a/twice/`, BOB);
     await expect(bob.getTask({ id } as never)).rejects.toThrow(/not found/i);
   });
-
-  it("survives a restart: a task waiting for input is answered on the next server, its history whole", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "glassloop-a2a-history-"));
-    dirs.push(dir);
-    const files = () => ({
-      store: new SqliteStore({ path: join(dir, "store.db") }),
-      log: new SqliteServeLog(join(dir, "serve.db")),
-    });
-    running = await serveA2A({ agents: { twice }, ...files() });
-    const first = (await (
-      await sdkClient(`${running.url}/a2a/twice/`, ALICE)
-    ).sendMessage(send("m-start", text("refund both")))) as unknown as SdkTask;
-    expect(first.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-    await running.close();
-
-    running = await serveA2A({ agents: { twice }, ...files() });
-    const client = await sdkClient(`${running.url}/a2a/twice/`, ALICE);
-    const waiting = (await client.getTask({ id: first.id } as never)) as unknown as SdkTask;
-    expect(waiting.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-    await client.sendMessage(send("m-yes-1", data({ approved: true }), { taskId: first.id }));
-    await running.close();
-
-    running = await serveA2A({ agents: { twice }, ...files() });
-    const again = await sdkClient(`${running.url}/a2a/twice/`, ALICE);
-    const done = (await again.sendMessage(
-      send("m-yes-2", text("approve"), { taskId: first.id }),
-    )) as unknown as SdkTask;
-    expect(done.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    expect(summary(done.history)).toEqual([
-      "user: refund both",
-      "agent: asks A-1",
-      "user: approved=true",
-      "agent: asks A-2",
-      "user: approve",
-      "agent: both refunded",
-    ]);
-  });
 });
 
-describe.each<[string, () => A2ATaskHistory & { close?(): void }]>([
-  ["in memory", () => new MemoryTaskHistory()],
-  ["in SQLite", () => new SqliteA2AStore(":memory:")],
-])("the history store %s", (_name, make) => {
+describe.each(SERVE_BACKENDS)("a task's history over $name", (backend) => {
+  it.skipIf(backend.skip !== undefined)(
+    "survives a restart: a task waiting for input is answered on the next server, its history whole",
+    async () => {
+      const place = await backend.fresh();
+      const opened: { close(): Promise<void> }[] = [];
+      const files = async () => {
+        const { store, log, close } = await place.open();
+        opened.push({ close });
+        return { store, log };
+      };
+      running = await serveA2A({ agents: { twice }, ...(await files()) });
+      const first = (await (
+        await sdkClient(`${running.url}/a2a/twice/`, ALICE)
+      ).sendMessage(send("m-start", text("refund both")))) as unknown as SdkTask;
+      expect(first.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      await running.close();
+
+      running = await serveA2A({ agents: { twice }, ...(await files()) });
+      const client = await sdkClient(`${running.url}/a2a/twice/`, ALICE);
+      const waiting = (await client.getTask({ id: first.id } as never)) as unknown as SdkTask;
+      expect(waiting.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+      await client.sendMessage(send("m-yes-1", data({ approved: true }), { taskId: first.id }));
+      await running.close();
+
+      running = await serveA2A({ agents: { twice }, ...(await files()) });
+      const again = await sdkClient(`${running.url}/a2a/twice/`, ALICE);
+      const done = (await again.sendMessage(
+        send("m-yes-2", text("approve"), { taskId: first.id }),
+      )) as unknown as SdkTask;
+      expect(done.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(summary(done.history)).toEqual([
+        "user: refund both",
+        "agent: asks A-1",
+        "user: approved=true",
+        "agent: asks A-2",
+        "user: approve",
+        "agent: both refunded",
+      ]);
+      await running.close();
+      running = undefined;
+      for (const o of opened) await o.close();
+    },
+  );
+});
+
+const historyStores: [string, string | undefined, () => Promise<A2ATaskHistory & { close?(): void }>][] = [
+  ["in memory", undefined, async () => new MemoryTaskHistory()],
+  ["in SQLite", undefined, async () => new SqliteA2AStore(":memory:")],
+  [
+    "on Postgres",
+    POSTGRES_SKIP,
+    async () => {
+      const log = await PostgresServeLog.connect({ url: await postgresUrl(), schema: freshSchema() });
+      const store = new PostgresA2AStore(log.pg);
+      return Object.assign(store, { close: () => void log.close() });
+    },
+  ],
+];
+
+describe.each(historyStores)("the history store %s", (_name, skip, make) => {
   const msg = (i: number, textValue = `m${i}`): Message => ({
     messageId: `id-${i}`,
     role: i % 2 === 0 ? "ROLE_USER" : "ROLE_AGENT",
     parts: [{ text: textValue }],
   });
 
-  it(`keeps the first message and the latest ${HISTORY_CAP - 1}, and each id once`, async () => {
-    const history = make();
-    for (let i = 0; i < HISTORY_CAP + 50; i++) await history.add("t", msg(i));
-    await history.add("t", msg(HISTORY_CAP + 49, "again"));
-    const kept = await history.messages("t");
-    expect(kept).toHaveLength(HISTORY_CAP);
-    expect(kept[0]?.messageId).toBe("id-0");
-    expect(kept[1]?.messageId).toBe("id-51");
-    expect(kept.at(-1)).toEqual(msg(HISTORY_CAP + 49));
-    expect(await history.messages("other")).toEqual([]);
-    history.close?.();
-  });
+  it.skipIf(skip !== undefined)(
+    `keeps the first message and the latest ${HISTORY_CAP - 1}, and each id once`,
+    async () => {
+      const history = await make();
+      for (let i = 0; i < HISTORY_CAP + 50; i++) await history.add("t", msg(i));
+      await history.add("t", msg(HISTORY_CAP + 49, "again"));
+      const kept = await history.messages("t");
+      expect(kept).toHaveLength(HISTORY_CAP);
+      expect(kept[0]?.messageId).toBe("id-0");
+      expect(kept[1]?.messageId).toBe("id-51");
+      expect(kept.at(-1)).toEqual(msg(HISTORY_CAP + 49));
+      expect(await history.messages("other")).toEqual([]);
+      history.close?.();
+    },
+  );
 
-  it("keeps a message over the size cap as a note of its size, with its ids", async () => {
-    const history = make();
-    await history.add("t", { ...msg(0, "x".repeat(HISTORY_MESSAGE_CHARS)), taskId: "t", contextId: "c" });
-    const [kept] = await history.messages("t");
-    expect(kept).toMatchObject({ messageId: "id-0", role: "ROLE_USER", taskId: "t", contextId: "c" });
-    expect(kept?.parts[0]?.text).toMatch(/^\[a message of \d+ characters of JSON, over the history's cap/);
-    history.close?.();
-  });
+  it.skipIf(skip !== undefined)(
+    "keeps a message over the size cap as a note of its size, with its ids",
+    async () => {
+      const history = await make();
+      await history.add("t", { ...msg(0, "x".repeat(HISTORY_MESSAGE_CHARS)), taskId: "t", contextId: "c" });
+      const [kept] = await history.messages("t");
+      expect(kept).toMatchObject({ messageId: "id-0", role: "ROLE_USER", taskId: "t", contextId: "c" });
+      expect(kept?.parts[0]?.text).toMatch(/^\[a message of \d+ characters of JSON, over the history's cap/);
+      history.close?.();
+    },
+  );
 });

@@ -6,7 +6,9 @@
  */
 import type { Hono } from "hono";
 import { ServeConfigError, ServeRequestError } from "../../serve/errors.js";
+import { PostgresServeLog } from "../../serve/postgres-serve-log.js";
 import type { ServeContext, ServeEnv } from "../../serve/serve-context.js";
+import type { ServeLog } from "../../serve/serve-log.js";
 import { SqliteServeLog } from "../../serve/sqlite-serve-log.js";
 import { RPC } from "../wire.js";
 import { agentCard, baseOf, getExtendedCard } from "./card.js";
@@ -14,13 +16,14 @@ import { gateOf } from "./gate.js";
 import { listTasks } from "./list-tasks.js";
 import { type Call, cancelTask, getTask, sendMessage, subscribeToTask } from "./methods.js";
 import type { A2AServeOptions } from "./options.js";
+import { PostgresA2AStore } from "./postgres-a2a-store.js";
 import { PushDispatcher, type PushRuntime } from "./push-dispatcher.js";
 import { createConfig, deleteConfig, getConfig, listConfigs } from "./push-methods.js";
-import { MemoryPushStore } from "./push-store.js";
+import { type A2APushStore, MemoryPushStore } from "./push-store.js";
 import { restRoutes } from "./rest-routes.js";
 import { A2ARequestError, envelope, errorResponse, type RpcId } from "./rpc.js";
 import { SqliteA2AStore } from "./sqlite-a2a-store.js";
-import { MemoryTaskHistory } from "./task-history.js";
+import { type A2ATaskHistory, MemoryTaskHistory } from "./task-history.js";
 
 type Method = (call: Call, params: unknown) => Promise<Response>;
 
@@ -48,6 +51,13 @@ const METHODS: Record<string, { version: "1.0" | "0.3"; run: Method }> = {
   "tasks/pushNotificationConfig/delete": { version: "0.3", run: deleteConfig },
 };
 
+/** Histories and push configs live where the runs do: a serve log's SQLite file or Postgres schema. */
+function keptBeside(log: ServeLog): (A2ATaskHistory & A2APushStore & { close(): void }) | undefined {
+  if (log instanceof SqliteServeLog && log.location !== ":memory:") return new SqliteA2AStore(log.location);
+  if (log instanceof PostgresServeLog) return new PostgresA2AStore(log.pg);
+  return undefined;
+}
+
 /** Mounts the A2A routes on serve's app (`createHandler({ a2a })` calls this); `close` stops push notifications. */
 export function a2aRoutes(
   app: Hono<ServeEnv>,
@@ -60,11 +70,7 @@ export function a2aRoutes(
       `a2a.defaultAgent ${JSON.stringify(options.defaultAgent)} is not a served agent`,
     );
   const gate = gateOf(ctx);
-  // Histories and push configs live where the runs do: a serve log's SQLite file keeps them too.
-  const kept =
-    ctx.log instanceof SqliteServeLog && ctx.log.location !== ":memory:"
-      ? new SqliteA2AStore(ctx.log.location)
-      : undefined;
+  const kept = keptBeside(ctx.log);
   const history = options.history ?? kept ?? new MemoryTaskHistory();
   const push: PushRuntime | undefined = options.push && {
     options: options.push,
