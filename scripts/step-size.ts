@@ -86,15 +86,18 @@ export const MODEL_CALL = [
 
 /**
  * What the model call calls on its way besides the files it walks through, counted apart like the
- * step's nouns: the limits and cost checks of a run's start, the usage meter and the budget, the
- * tool list, the provider's checks of the request (context window, tool-call ids, another
- * provider's reasoning). Each returns to its caller at once; a reader can take them on trust.
+ * step's nouns: the limits and cost checks of a run's start, the usage meter, a call's cost and the
+ * budget, the tool list, the emitter of a run nobody listens to, the provider's checks of the
+ * request (context window, tool-call ids, another provider's reasoning). Each returns to its caller
+ * at once; a reader can take them on trust.
  */
 export const MODEL_CALL_HELPERS = [
   "tightenLimits",
   "checkCostLimit",
   "textNotAllowed",
   "UsageMeter",
+  "costOf",
+  "silent",
   "Budget",
   "ToolRegistry",
   "checkContextWindow",

@@ -46,9 +46,12 @@ describe("scripts/step-size.ts on this tree", () => {
       "agent/compose-hooks.ts",
     ])
       expect(loopSide.files).not.toContain(feature);
-    // The agent, loop and provider side: 11 files, 1,993 lines when this test was written (17 files,
-    // 2,787 lines before the default features left the path).
-    expect(loopSide.files.length).toBeLessThanOrEqual(11);
-    expect(loopSide.lines).toBeLessThanOrEqual(2_050);
+    // A plain-text request walks its messages without the attachment helper.
+    expect(loopSide.files).not.toContain("models/attachments.ts");
+    // The agent, loop and provider side: 10 files, 1,914 lines (11 files, 2,017 lines before the
+    // attachments left the plain path and the model call's observer shrank; 17 files, 2,787 lines
+    // before the default features left the path).
+    expect(loopSide.files.length).toBeLessThanOrEqual(10);
+    expect(loopSide.lines).toBeLessThanOrEqual(1_950);
   });
 });
