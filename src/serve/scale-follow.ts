@@ -5,6 +5,7 @@ import type { RunUsage } from "../core/vocabulary/usage.js";
 import { bindsTo, type WaitingApproval } from "../features/approval/approval-rule.js";
 import { emptyUsage } from "../loop/usage.js";
 import type { ScaleClient } from "../scale/client.js";
+import { LeaseLostError } from "./errors.js";
 import type { ApprovalItem, LogItem } from "./log-items.js";
 import { EventNormalizer } from "./normalize.js";
 import { newDriverId } from "./run-driver.js";
@@ -27,8 +28,11 @@ export interface ScaleFollowerOptions {
   leaseMs: number;
 }
 
-/** Why a follower stops before its run's end: a client cancelled it, or this process is stopping. */
-type StopReason = "cancel" | "stop";
+/**
+ * Why a follower stops before its run's end: a client cancelled it, this process is stopping (it
+ * hands the run over), or the log names another follower now (it took the run over).
+ */
+type StopReason = "cancel" | "stop" | "lost";
 
 /** DBOS statuses after which a run writes no more events. */
 const ENDED = new Set(["SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"]);
@@ -66,14 +70,22 @@ export class ScaleFollower {
     return this.#aborts.has(runId);
   }
 
-  /** Stops following `runId`: with `cancel`, its stream ends `aborted`; false when it is not followed here. */
+  /** The runs this process follows now (whose leases it renews). */
+  runIds(): string[] {
+    return [...this.#aborts.keys()];
+  }
+
+  /**
+   * Stops following `runId`: with `cancel`, its stream ends `aborted`; with `stop`, it is handed
+   * over (released in the log); with `lost`, it is left alone. False when it is not followed here.
+   */
   stop(runId: string, reason: StopReason): boolean {
     const abort = this.#aborts.get(runId);
     abort?.abort(reason);
     return abort !== undefined;
   }
 
-  /** Stops following every run (shutdown): they go on on their workers, for another process to follow. */
+  /** Stops following every run and hands each over (shutdown): they go on on their workers, for another process to follow. */
   stopAll(): void {
     for (const abort of this.#aborts.values()) abort.abort("stop" satisfies StopReason);
   }
@@ -99,7 +111,8 @@ export class ScaleFollower {
 
   async #follow(run: RunRecord, segment: ScaleSegment, signal: AbortSignal): Promise<void> {
     const { log, hub, redactor } = this.#o;
-    const channel = hub.open(run.runId, run.lastSeq);
+    // Fenced: once the log names another follower (it took the run over), nothing more is written.
+    const channel = hub.open(run.runId, run.lastSeq, this.id, () => this.stop(run.runId, "lost"));
     const normalizer = new EventNormalizer(`${segment.start}-`, redactor);
     // A segment taken over is made again from its first event: what the log holds is skipped.
     // Each event's items are appended (and so written) together, so the count ends on an event.
@@ -115,7 +128,8 @@ export class ScaleFollower {
     try {
       ending = await this.#read(run, segment, { state, normalizer, put, channel }, () => skip, signal);
     } catch (error) {
-      if (!signal.aborted) throw error;
+      if (error instanceof LeaseLostError) this.stop(run.runId, "lost");
+      else if (!signal.aborted) throw error;
     }
     if (ending.kind === "left" && signal.reason === "cancel") {
       endAs(run, normalizer, put, channel, "aborted", "cancelled by the client", state.usage);
@@ -123,15 +137,24 @@ export class ScaleFollower {
     }
     if (ending.kind === "left") {
       // Not ended: the run goes on on its worker, and another process (or the next start) follows it.
-      await hub.close(channel);
+      await hub.abandon(channel);
+      if (signal.reason === "stop")
+        await log.releaseRun(run.runId, this.id).catch((error: unknown) => {
+          console.error(
+            `glassloop serve: handing run ${run.runId} over failed (its lease runs out instead):`,
+            error,
+          );
+        });
       return;
     }
     const status: ServeRunStatus = ending.kind === "paused" ? "awaiting_approval" : ending.status;
     await hub.close(channel, async () => {
       if (channel.failure !== undefined)
         console.error(`glassloop serve: writing run ${run.runId} to the log failed:`, channel.failure);
-      if (status !== "awaiting_approval") await log.releaseChat(run.principal, run.chatId, run.runId);
-      await log.setRunStatus(run.runId, status, state.usage);
+      // Fenced like the items: a follower that lost the run records nothing of its end.
+      if (status !== "awaiting_approval")
+        await log.releaseChat(run.principal, run.chatId, run.runId, this.id);
+      await log.setRunStatus(run.runId, status, state.usage, this.id);
     });
   }
 
@@ -203,7 +226,7 @@ export class ScaleFollower {
       input: redactor.value(parseOutput(w.arguments)),
       validated: w.arguments,
     }));
-    await this.#o.log.addApprovals(run.runId, approvals);
+    await this.#o.log.addApprovals(run.runId, approvals, this.id);
     const time = Date.now();
     const closing = normalizer.push({
       type: "run_end",

@@ -62,6 +62,8 @@ export class ScaleRunManager implements ServeRuns {
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
   #stopped = false;
+  #stopping: Promise<void> | undefined;
+  #recover = false;
 
   constructor(options: ScaleRunManagerOptions) {
     this.#o = options;
@@ -241,23 +243,17 @@ export class ScaleRunManager implements ServeRuns {
   async start(recover: boolean): Promise<void> {
     await this.#followerReady();
     if (this.#stopped) return;
-    this.#timer = setInterval(
-      () => {
-        this.#ticking ??= this.#tick(recover).finally(() => {
-          this.#ticking = undefined;
-        });
-      },
-      Math.max(10, Math.floor(this.#o.leaseMs / 4)),
-    );
+    this.#recover = recover;
+    this.#timer = setInterval(() => this.#poke(), Math.max(10, Math.floor(this.#o.leaseMs / 4)));
     this.#timer.unref();
-    if (recover) await this.#recover();
+    if (recover) await this.#recoverRuns();
   }
 
   async settled(): Promise<void> {
     await this.#follower?.settled();
   }
 
-  /** The runs go on on their workers: draining stops following them, and another process follows on. */
+  /** The runs go on on their workers: draining hands each over at once (nothing waits for a step here). */
   async drain(): Promise<void> {
     await this.stop();
   }
@@ -265,38 +261,60 @@ export class ScaleRunManager implements ServeRuns {
   /** Nothing waits in a drain here: following stops at once. */
   hurry(): void {}
 
-  /** A run handed over by another process: the next tick follows it (runs here are never handed over). */
-  released(): void {}
-
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#ticking;
-    const follower = this.#follower;
-    if (follower) {
-      follower.stopAll();
-      await follower.settled();
-      // The runs go on on their workers: another process may follow them at once.
-      await this.#o.log.renewLeases(follower.id, 0).catch(() => {});
-    }
-    if (this.#ownsClient) await (await this.#client.catch(() => undefined))?.close();
+  /** Another process handed a run over (a notice): look for runs to follow now, not at the next tick. */
+  released(): void {
+    this.#poke();
   }
 
-  async #tick(recover: boolean): Promise<void> {
+  async stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      this.#stopped = true;
+      if (this.#timer) clearInterval(this.#timer);
+      this.#timer = undefined;
+      await this.#ticking;
+      const follower = this.#follower;
+      if (follower) {
+        // Each run is released in the log as its follower stops: another process follows it at once.
+        follower.stopAll();
+        await follower.settled();
+      }
+      if (this.#ownsClient) await (await this.#client.catch(() => undefined))?.close();
+    })();
+    return this.#stopping;
+  }
+
+  #poke(): void {
+    if (this.#stopped || !this.#timer) return;
+    this.#ticking ??= this.#tick().finally(() => {
+      this.#ticking = undefined;
+    });
+  }
+
+  /**
+   * Renews the leases of the runs followed here; stops following those the log names another
+   * follower for (taken over while this process stalled) and those a client cancelled elsewhere;
+   * then, with `recover`, follows on the runs whose follower is gone.
+   */
+  async #tick(): Promise<void> {
     const follower = this.#follower;
     if (!follower || this.#stopped) return;
     try {
-      const { cancelled } = await this.#o.log.renewLeases(follower.id, follower.leaseUntil());
+      const { log } = this.#o;
+      const { cancelled, lost } = await log.renewLeases(
+        follower.id,
+        follower.leaseUntil(),
+        follower.runIds(),
+      );
+      for (const runId of lost) follower.stop(runId, "lost");
       for (const runId of cancelled) follower.stop(runId, "cancel");
-      if (recover) await this.#recover();
+      if (this.#recover) await this.#recoverRuns();
     } catch (error) {
       console.error("glassloop serve: renewing leases or taking over runs failed:", error);
     }
   }
 
   /** Follows on the runs whose follower is gone (this process's previous life, another server). */
-  async #recover(): Promise<void> {
+  async #recoverRuns(): Promise<void> {
     const { log } = this.#o;
     const follower = this.#follower;
     if (!follower) return;
@@ -310,10 +328,10 @@ export class ScaleRunManager implements ServeRuns {
         this.#slots.add(taken.principal);
         follower.follow(taken, state.segment);
       } else if (state.kind === "paused") {
-        await log.setRunStatus(taken.runId, "awaiting_approval", taken.usage);
+        await log.setRunStatus(taken.runId, "awaiting_approval", taken.usage, follower.id);
       } else {
-        await log.releaseChat(taken.principal, taken.chatId, taken.runId);
-        await log.setRunStatus(taken.runId, state.status, taken.usage);
+        await log.releaseChat(taken.principal, taken.chatId, taken.runId, follower.id);
+        await log.setRunStatus(taken.runId, state.status, taken.usage, follower.id);
       }
     }
   }

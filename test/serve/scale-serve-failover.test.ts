@@ -126,6 +126,44 @@ describe.skipIf(POSTGRES_SKIP)("serving with scale-out workers: processes that d
     }
   }, 60_000);
 
+  it("a server stopped mid-answer hands the run over: the other server follows it on at once, and the client reads it whole there", async () => {
+    const open = async () => {
+      const log = await PostgresServeLog.connect({ url });
+      const store = new SqliteStore({ path: ":memory:" });
+      // A long lease: only the hand-over (not a lease running out) can move the run in time.
+      return served(
+        { agents: scaleModule.agents, scale: { client, pollMs: 30 }, leaseMs: 60_000 },
+        store,
+        log,
+        async () => {
+          await log.close();
+          store.close();
+        },
+      );
+    };
+    const [a, b] = [await open(), await open()];
+    try {
+      await Promise.all([a.handler.ready, b.handler.ready]);
+      const res = await a.fetch("/api/chat", {
+        method: "POST",
+        headers: post,
+        body: send("h1", "long answer"),
+      });
+      const head = await readUntil(res, (events) => textOf(events).split(" ").length > 5);
+      await a.close();
+      const lastId = head.events.filter((e) => e.id !== undefined).at(-1)?.id as string;
+      const had = head.events.slice(0, head.events.findIndex((e) => e.id === lastId) + 1);
+      const tail = await b.fetch("/api/chat/h1/stream", { headers: { ...alice, "last-event-id": lastId } });
+      const rest = parseSse(await tail.text());
+      expect(finishStatus(rest)).toBe("ok");
+      expect(textOf(had) + textOf(rest)).toBe(words(WORDS));
+      const seqs = [...seqsOf(had), ...seqsOf(rest)];
+      expect(new Set(seqs).size).toBe(seqs.length);
+    } finally {
+      await b.close();
+    }
+  }, 60_000);
+
   it("the server SIGKILLed mid-answer: the next server process follows the run on and a reconnecting client reads it whole", async () => {
     const serveEnv = { GLASSLOOP_SERVE_TOKENS: `alice=${ALICE}` };
     const first = await spawnScaleServer(url, join(dir, "store.db"), serveEnv);
