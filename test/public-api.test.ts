@@ -261,6 +261,8 @@ describe("the root entry", () => {
         "A2APeerSend",
         "A2APeerTask",
         "a2aAgent",
+        "a2aToolSource",
+        "A2AToolSourceOptions",
         "A2AArtifact",
         "A2AAuthScheme",
         "A2ACardOptions",

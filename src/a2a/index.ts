@@ -17,6 +17,7 @@ export {
   type PeerSend as A2APeerSend,
   type PeerTask as A2APeerTask,
 } from "./client/a2a-client.js";
+export { type A2AToolSourceOptions, a2aToolSource } from "./client/a2a-tool-source.js";
 export { A2APeerError, type A2APeerReason } from "./client/peer-error.js";
 export { type A2AHandlerOptions, createA2AHandler } from "./server/handler.js";
 export type {
