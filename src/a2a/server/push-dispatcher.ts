@@ -18,8 +18,12 @@ import type { A2APushStore, PushConfig, PushProgress } from "./push-store.js";
 import { rpcError } from "./rpc.js";
 import { streamEventsOf } from "./stream-encoder.js";
 
-/** How often a watcher looks at a task its process is not driving (waiting for input, or driven elsewhere). */
+/**
+ * How often a watcher looks at a task its process is not driving (waiting for input, or driven
+ * elsewhere): soon at first, then less often while nothing moves (a task may wait days for input).
+ */
 const IDLE_POLL_MS = 250;
+const IDLE_POLL_MAX_MS = 2_000;
 const LIVE_WAIT_MS = 1_000;
 
 /** Run statuses in which a task may still change. */
@@ -137,6 +141,7 @@ export class PushDispatcher {
         ...(lastState && { state: lastState }),
       });
     await progress(false);
+    let idleMs = IDLE_POLL_MS;
     while (!signal.aborted) {
       if ((await this.store.list(run.principal, run.runId)).length === 0) return;
       const { entries, live } = await this.#ctx.hub.read(run.runId, cursor, 256);
@@ -155,13 +160,17 @@ export class PushDispatcher {
         if (isFinal(entry.item)) return progress(true);
         if (sent) await progress(false);
       }
-      if (entries.length > 0) continue;
+      if (entries.length > 0) {
+        idleMs = IDLE_POLL_MS;
+        continue;
+      }
       if (live) await this.#ctx.hub.wait(run.runId, cursor, LIVE_WAIT_MS);
       else {
         // A task that ended before this watcher began has nothing more to send.
         const record = await this.#ctx.log.getRun(run.runId);
         if (record && !ACTIVE.has(record.status) && cursor >= record.lastSeq) return progress(true);
-        await sleep(IDLE_POLL_MS, signal);
+        await sleep(idleMs, signal);
+        idleMs = Math.min(IDLE_POLL_MAX_MS, idleMs * 2);
       }
     }
   }
