@@ -165,6 +165,32 @@ describe("a task's history", () => {
     expect(said[2]?.startsWith("agent: aborted")).toBe(true);
   });
 
+  it("that cannot be written loses the message, not the task: the send still answers (logged)", async () => {
+    const failing: A2ATaskHistory = {
+      add: async () => {
+        throw new Error("disk full");
+      },
+      messages: async () => [],
+    };
+    const errors: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => errors.push(args);
+    try {
+      running = await serveA2A({ agents: { twice }, a2a: { history: failing } });
+      const id = await twoRounds(await sdkClient(`${running.url}/a2a/twice/`, ALICE));
+      const got = (await (
+        await sdkClient(`${running.url}/a2a/twice/`, ALICE)
+      ).getTask({
+        id,
+      } as never)) as unknown as SdkTask;
+      // Nothing kept: the run's input stands for the first message, the current status closes it.
+      expect(summary(got.history)).toEqual(["user: refund both", "agent: both refunded"]);
+      expect(JSON.stringify(errors)).toContain("was not kept in its history");
+    } finally {
+      console.error = original;
+    }
+  });
+
   it("is the owner's alone: another caller's GetTask is 'task not found'", async () => {
     running = await serveA2A({ agents: { twice } });
     const id = await twoRounds(await sdkClient(`${running.url}/a2a/twice/`, ALICE));

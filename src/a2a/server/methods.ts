@@ -21,7 +21,7 @@ import { addConfig, checkRoom, type PushRuntime } from "./push-dispatcher.js";
 import type { PushConfig } from "./push-store.js";
 import { A2ARequestError, type Binding, type RpcId, resultResponse, rpcError } from "./rpc.js";
 import { a2aEncoder, rpcResult, type StreamTarget } from "./stream-encoder.js";
-import type { A2ATaskHistory } from "./task-history.js";
+import { type A2ATaskHistory, keepMessage } from "./task-history.js";
 import { taskOf } from "./task-view.js";
 
 /** Entries read from the end of a run's log to tell where it stands. */
@@ -91,14 +91,6 @@ export async function currentTask(
   const fresh = (await ctx.log.getRun(run.runId)) ?? run;
   const stored = historyLength === 0 ? [] : await call.history.messages(run.runId);
   return taskOf(fresh, entries, stored, historyLength);
-}
-
-/**
- * Keeps the status message the caller is answering (an input-required question) in the task's
- * history: from now on it is no longer the task's current status.
- */
-async function keepStatusMessage(call: Call, task: Task): Promise<void> {
-  if (task.status.message) await call.history.add(task.id, task.status.message);
 }
 
 /** The sequence number of the run's last item, written or not. */
@@ -219,11 +211,12 @@ export async function sendMessage(call: Call, params: unknown, streaming: boolea
     }
     const open = await ctx.log.openApprovals(existing.runId);
     const decisions = decisionsOf(message, open);
-    await keepStatusMessage(call, task);
+    // The question answered now is no longer the task's status: the history keeps it.
+    if (task.status.message) await keepMessage(call.history, task.id, task.status.message);
     const decided = await ctx.runs.decide(call.principal, decisions, existing.chatId);
     run = decided.run;
     after = decided.after;
-    await call.history.add(run.runId, { ...message, taskId: run.runId, contextId: run.chatId });
+    await keepMessage(call.history, run.runId, { ...message, taskId: run.runId, contextId: run.chatId });
   } else {
     const text = turnText(message, ctx.limits.maxMessageChars);
     const contextId = message.contextId ?? `ctx-${randomUUID()}`;
@@ -241,7 +234,7 @@ export async function sendMessage(call: Call, params: unknown, streaming: boolea
       }));
     run = await ctx.runs.startTurn(call.principal, current, { input: text, messageId: message.messageId });
     after = -1;
-    await call.history.add(run.runId, { ...message, taskId: run.runId, contextId: run.chatId });
+    await keepMessage(call.history, run.runId, { ...message, taskId: run.runId, contextId: run.chatId });
   }
   if (pushConfig && call.push)
     await addConfig(call.principal, call.push, run, { ...pushConfig, taskId: run.runId }, after);
@@ -277,7 +270,8 @@ export async function cancelTask(call: Call, params: unknown): Promise<Response>
   if (TERMINAL_STATES.has(before.status.state))
     throw new A2ARequestError(-32002, `task ${id} has ended (${before.status.state}) and cannot be canceled`);
   // A question nobody will answer now stays in the history, before the cancellation's end.
-  if (before.status.state === "TASK_STATE_INPUT_REQUIRED") await keepStatusMessage(call, before);
+  if (before.status.state === "TASK_STATE_INPUT_REQUIRED" && before.status.message)
+    await keepMessage(call.history, id, before.status.message);
   const after = lastSeqOf(call.ctx, run);
   await call.ctx.runs.cancel(call.principal, id);
   await settle(call.ctx, id, after, CANCEL_WAIT_MS, call.request.signal);

@@ -40,6 +40,19 @@ export function keptMessage(message: Message): Message {
   };
 }
 
+/**
+ * Adds a message to a task's history once its turn has started: a failure to keep it is logged,
+ * not answered, since the run goes on either way (and a caller told "failed" would send its
+ * message again, starting a second task). The history then lacks that message.
+ */
+export async function keepMessage(history: A2ATaskHistory, taskId: string, message: Message): Promise<void> {
+  try {
+    await history.add(taskId, message);
+  } catch (error) {
+    console.error(`glassloop a2a: a message of task ${taskId} was not kept in its history:`, error);
+  }
+}
+
 /** Histories in this process (for a serve log in memory: a restart forgets both). */
 export class MemoryTaskHistory implements A2ATaskHistory {
   readonly #byTask = new Map<string, Message[]>();
