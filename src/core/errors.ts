@@ -108,6 +108,18 @@ export class RunAbortedError extends RunError {
   }
 }
 
+/**
+ * An abort reason that suspends a durable run instead of ending it: the run stops as an aborted
+ * one does, but no end is recorded, so it stays `running` at its last checkpoint for its process
+ * to release and another to resume (a server handing its runs over as it stops). Pass it to the
+ * run's `AbortController.abort`.
+ */
+export class RunSuspendedError extends GlassloopError {
+  constructor(message = "The run was suspended to be continued elsewhere") {
+    super("aborted", message);
+  }
+}
+
 /** A model call failed (network, provider, script); wraps the cause with the run's state. */
 export class ModelCallError extends RunError {
   constructor(cause: unknown, state: RunErrorState) {

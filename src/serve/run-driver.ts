@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Agent } from "../agent/agent.js";
+import { RunSuspendedError } from "../core/errors.js";
 import type { Redactor } from "../core/redact.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { RunStatus } from "../core/vocabulary/status.js";
@@ -40,8 +41,8 @@ interface Drive {
   atNextStep: boolean;
   /** Settles when the run stopped here (its events are all handled). */
   stopped: Promise<void>;
-  /** Settles when a hand-over is done: the log no longer names this process. */
-  handedOver?: Promise<void>;
+  /** Settles when a hand-over is done: true once the log no longer names this process, false when the run ended first. */
+  handedOver?: Promise<boolean>;
 }
 
 /** Runs one glassloop run (a new turn, a resume) and reports its events; rejects as the run does. */
@@ -104,7 +105,8 @@ export class RunDriver {
     if (drive?.state !== "driving") return;
     drive.state = "lost";
     drive.channel.seal();
-    drive.abort.abort(new Error("another server process took this run over"));
+    // Suspended, not aborted: no end is recorded here, whatever the store's fence has seen yet.
+    drive.abort.abort(new RunSuspendedError("another server process took this run over"));
   }
 
   /** Every run driven here is lost (the log could not be reached while the leases ran out). */
@@ -173,34 +175,36 @@ export class RunDriver {
     let usage = run.usage;
     if (marker) channel.append([...normalizer.closeAll(), marker]);
     const onEvent = (event: AgentEvent) => {
-      if (drive.state !== "driving") return;
-      if (drive.atNextStep && event.type === "step_start") {
-        // The last step's results are checkpointed: the next process starts this step afresh.
-        void this.#handOver(drive);
-        return;
-      }
+      if (drive.state === "lost") return;
       if (event.type === "run_end") {
         status = event.status;
         usage = event.usage;
       }
+      // The last step's results are checkpointed: the next process starts this step afresh.
+      if (drive.atNextStep && event.type === "step_start") void this.#handOver(drive);
       // The normalizer scrubs: deltas as streams (a secret split across two is caught), the rest whole.
       channel.append(normalizer.push(event));
     };
     const driver = (async () => {
+      let failure: unknown;
+      let failed = false;
       try {
         await go(onEvent, abort.signal);
       } catch (error) {
-        if (drive.state !== "driving") {
-          // Stopped to be handed over, or taken over: its end belongs to the next driver.
-        } else if (error instanceof ApprovalRequiredError) await this.#pause(run, channel, normalizer, error);
-        else if (status === undefined)
-          failBeforeStart(run, channel, normalizer, redactor.text(describe(error)));
+        failed = true;
+        failure = error;
       }
       stop();
-      if (drive.state !== "driving") {
-        await drive.handedOver;
+      // Handed over, or taken over: its end belongs to the next driver.
+      if (drive.state === "handing-over" && (await drive.handedOver)) drive.state = "lost";
+      if (drive.state === "lost") {
         await hub.abandon(channel);
         return;
+      }
+      if (failed) {
+        if (failure instanceof ApprovalRequiredError) await this.#pause(run, channel, normalizer, failure);
+        else if (status === undefined)
+          failBeforeStart(run, channel, normalizer, redactor.text(describe(failure)));
       }
       if (status === undefined) status = "failed";
       const final: ServeRunStatus = status;
@@ -231,23 +235,28 @@ export class RunDriver {
   }
 
   /**
-   * Hands one run over: no more of its items are taken, what was taken is written, its claim in
-   * the store is given up (so the run's own later checkpoints are refused), the run is stopped,
-   * and then its claim in the log is released, announced, for another process to take at once.
+   * Hands one run over. Its items from now on are held back, and it is suspended (stopped without
+   * an end record, so it stays resumable at its last checkpoint); once it stopped, its claim in
+   * the store is given up (the fencing token moves on, so nothing it might still write lands), and
+   * then its claim in the log, announced, for another process to take at once. A run that ended
+   * meanwhile (the store no longer holds it as running here) is not handed over: its held items
+   * are written and it finishes here as usual. A store that cannot release a claim gets no
+   * hand-over either: the run is aborted, as before there were hand-overs.
    */
-  #handOver(drive: Drive): Promise<void> {
+  #handOver(drive: Drive): Promise<boolean> {
     if (drive.handedOver) return drive.handedOver;
-    if (drive.state !== "driving") return Promise.resolve();
-    drive.state = "handing-over";
+    if (drive.state !== "driving") return Promise.resolve(false);
     const { log, store } = this.#o;
     const runId = drive.run.runId;
+    const release = store.releaseRun?.bind(store);
+    if (!release) {
+      drive.abort.abort(new Error("the server is stopping"));
+      return Promise.resolve(false);
+    }
+    drive.state = "handing-over";
+    drive.channel.hold();
+    drive.abort.abort(new RunSuspendedError("the server is stopping; another process continues this run"));
     drive.handedOver = (async () => {
-      drive.channel.seal();
-      await drive.channel.flushed();
-      await store.releaseRun?.(runId, currentOwner()).catch((error: unknown) => {
-        console.error(`glassloop serve: releasing run ${runId} in the store failed:`, error);
-      });
-      drive.abort.abort(new Error("the server is stopping; another process continues this run"));
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         drive.stopped,
@@ -256,10 +265,23 @@ export class RunDriver {
         }),
       ]);
       clearTimeout(timer);
+      const released = await release(runId, currentOwner()).catch((error: unknown) => {
+        console.error(`glassloop serve: releasing run ${runId} in the store failed:`, error);
+        // Its lease runs out instead; what it might still write is fenced off by the next claim.
+        return true;
+      });
+      if (!released) {
+        drive.state = "driving";
+        drive.channel.unhold();
+        return false;
+      }
+      drive.channel.seal();
+      await drive.channel.flushed();
       await log.releaseRun(runId, this.id).catch((error: unknown) => {
         // Its lease runs out instead: another process takes the run then.
         console.error(`glassloop serve: releasing run ${runId} in the log failed:`, error);
       });
+      return true;
     })();
     return drive.handedOver;
   }

@@ -37,6 +37,8 @@ export class RunChannel {
   #live = true;
   /** No more appends: the run was handed over, or this process lost it. */
   #sealed = false;
+  /** Items appended while a hand-over is under way: written if it fails, dropped if it succeeds. */
+  #held: LogItem[] | undefined;
   /** The log refused a write: another process drives the run now. */
   #lost = false;
   /** The driver whose writes the log accepts (the fence); absent: unfenced. */
@@ -88,6 +90,10 @@ export class RunChannel {
    */
   append(items: readonly LogItem[]): void {
     if (items.length === 0 || this.#sealed) return;
+    if (this.#held) {
+      this.#held.push(...items);
+      return;
+    }
     for (const item of items) this.#tail.push({ seq: ++this.#lastSeq, item });
     this.#unflushed += items.length;
     if (items.some((item) => !isDelta(item))) {
@@ -105,9 +111,22 @@ export class RunChannel {
     }
   }
 
-  /** Accepts no more items (those appended so far are still written): the run is handed over. */
+  /** Accepts no more items, and drops those held (those appended before are still written). */
   seal(): void {
     this.#sealed = true;
+    this.#held = undefined;
+  }
+
+  /** Holds the items appended from now on, unnumbered and unseen, until `seal` or `unhold`. */
+  hold(): void {
+    if (!this.#sealed) this.#held ??= [];
+  }
+
+  /** Appends the items held, and those that come later, as usual (a hand-over that did not happen). */
+  unhold(): void {
+    const held = this.#held;
+    this.#held = undefined;
+    if (held) this.append(held);
   }
 
   /** Written entries after `after` from memory, or undefined when memory no longer holds them all. */

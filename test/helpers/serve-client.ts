@@ -65,14 +65,15 @@ export async function readToEnd(stream: OpenStream): Promise<SseEvent[]> {
   return eventsOf(stream);
 }
 
-/** A run's stream from `base`, whole or after `lastEventId`, read to its end. */
+/** A run's stream from `base`, whole or after `lastEventId`, read to its end (through `via`: a handler's fetch). */
 export async function readRun(
   base: string,
   token: string,
   runId: string,
   lastEventId?: string,
+  via: typeof fetch = fetch,
 ): Promise<SseEvent[]> {
-  const res = await fetch(`${base}api/runs/${runId}/stream`, {
+  const res = await via(`${base}api/runs/${runId}/stream`, {
     headers: {
       authorization: `Bearer ${token}`,
       ...(lastEventId !== undefined && { "last-event-id": lastEventId }),

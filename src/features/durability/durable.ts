@@ -1,4 +1,4 @@
-import { runStatusOf } from "../../core/errors.js";
+import { RunAbortedError, RunSuspendedError, runStatusOf } from "../../core/errors.js";
 import type { AssistantMessage, FinishReason, Message, ToolCall } from "../../core/vocabulary/messages.js";
 import type { ToolOutcome } from "../../core/vocabulary/outcome.js";
 import type { RunEnding, RunHooks, RunState } from "../../loop/hooks.js";
@@ -177,6 +177,8 @@ export class DurableRun {
     const { error } = ending;
     const status = runStatusOf(error);
     if (status === "awaiting_approval") return;
+    // Suspended to be continued elsewhere: no end, the run stays resumable at its last checkpoint.
+    if (error instanceof RunAbortedError && error.cause instanceof RunSuspendedError) return;
     try {
       await this.finish(state, { status, error: { code: error.code, message: error.message } });
     } catch (storeError) {
