@@ -47,7 +47,8 @@ export class RunSteps {
   /**
    * Runs `fn` as a DBOS step named `name`: on a replay its recorded output comes back and `fn`
    * does not run. The step's id is taken synchronously, so steps started together (a turn's
-   * calls) get ids in the order they were started, on every execution alike.
+   * calls) get ids in the order they were started, on every execution alike; `fn` gets that id
+   * (the run's operation count with this step), the same on every execution.
    *
    * `json`: the output is JSON by nature (a model call: wire bodies, deltas, the response) and is
    * recorded as one JSON string. DBOS's own serializer walks every value in JavaScript, which for
@@ -55,10 +56,10 @@ export class RunSteps {
    * scrubbed before the string is made (a secret is never looked for inside escaped text); live
    * and replayed executions both get the parsed string, so they see the same value.
    */
-  step<T>(name: string, fn: () => Promise<T>, options: { json?: boolean } = {}): Promise<T> {
-    if (!options.json) return this.#run(name, async () => this.#outputs.write(await fn()) as T);
-    return this.#run<unknown>(name, async () => ({
-      [JSON_OUTPUT]: JSON.stringify(this.#outputs.write(await fn())),
+  step<T>(name: string, fn: (op: number) => Promise<T>, options: { json?: boolean } = {}): Promise<T> {
+    if (!options.json) return this.#run(name, async (op) => this.#outputs.write(await fn(op)) as T);
+    return this.#run<unknown>(name, async (op) => ({
+      [JSON_OUTPUT]: JSON.stringify(this.#outputs.write(await fn(op))),
     })).then((out) => {
       const json = (out as Record<string, unknown> | null)?.[JSON_OUTPUT];
       // A step recorded before outputs were encoded holds the value itself.
@@ -66,18 +67,16 @@ export class RunSteps {
     });
   }
 
-  #run<T>(name: string, recorded: () => Promise<T>): Promise<T> {
-    if (this.#fence.live()) {
-      this.#ops++;
-      return this.#dbos.runStep(recorded, { name });
-    }
+  #run<T>(name: string, recorded: (op: number) => Promise<T>): Promise<T> {
+    const start = () => {
+      const op = ++this.#ops;
+      return this.#dbos.runStep(() => recorded(op), { name });
+    };
+    if (this.#fence.live()) return start();
     // The lease looks old (a stalled event loop, a slow database): ask the database first. Steps
     // asked for meanwhile wait on the same answer and start in the order they were asked, so
     // their ids are still taken in call order.
-    return this.#confirmed().then(() => {
-      this.#ops++;
-      return this.#dbos.runStep(recorded, { name });
-    });
+    return this.#confirmed().then(start);
   }
 
   /** Waits for a message on `topic` (DBOS.recv): durable, so a replay gets the same message. */

@@ -31,6 +31,14 @@ create table if not exists run_events (
   at bigint not null,
   event json not null,
   primary key (run_id, op, seq)
+);
+create table if not exists tool_starts (
+  run_id text not null,
+  op integer not null,
+  call_id text not null,
+  worker text not null,
+  at bigint not null,
+  primary key (run_id, op)
 );`;
 
 /** A pool on the scale tables' schema, which `open` creates if needed. */

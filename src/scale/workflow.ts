@@ -21,6 +21,7 @@ import { EventLog } from "./events.js";
 import { type Fence, RunSteps } from "./run-steps.js";
 import type { ScaleDb } from "./scale-db.js";
 import type { DbosModule } from "./sdk.js";
+import { toolStarts } from "./tool-starts.js";
 
 /** The registered name of the one workflow every run is. */
 export const RUN_WORKFLOW = "glassloop.run";
@@ -129,7 +130,7 @@ export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<
         ...(history && { history: history.messages }),
         ...(request.limits && { limits: request.limits }),
         onEvent: (event: AgentEvent) => events.record(steps.ops, event),
-        hooks: dbosToolHooks(steps),
+        hooks: dbosToolHooks(steps, toolStarts(env.db.pool, runId, env.executorId)),
         onApproval: (call: PendingApproval) => waits.decide(call),
       };
       const result =
