@@ -135,19 +135,38 @@ export interface Spent {
   byKind: Record<string, number>;
 }
 
-/** Answers the bench's `mark` and `spent` lines on stdin: `RESULT` with what was spent since the mark. */
+/**
+ * Answers the bench's `mark` and `spent` lines on stdin: `SPENT` with what was spent since the
+ * mark. With BENCH_SCALE_WINDOW_PROFILE=<dir>, a CPU profile of just that window is written there.
+ */
 export class SpentSince {
   #cpu = process.cpuUsage();
   #pg = pgCounts();
+  #session: import("node:inspector/promises").Session | undefined;
 
-  mark(): void {
+  async mark(): Promise<void> {
+    if (process.env.BENCH_SCALE_WINDOW_PROFILE) {
+      const { Session } = await import("node:inspector/promises");
+      this.#session = new Session();
+      this.#session.connect();
+      await this.#session.post("Profiler.enable");
+      await this.#session.post("Profiler.start");
+    }
     this.#cpu = process.cpuUsage();
     this.#pg = pgCounts();
   }
 
-  spent(): Spent {
+  async spent(): Promise<Spent> {
     const cpu = process.cpuUsage(this.#cpu);
     const pg = pgDelta(this.#pg, pgCounts());
+    const dir = process.env.BENCH_SCALE_WINDOW_PROFILE;
+    if (this.#session && dir) {
+      const { profile } = await this.#session.post("Profiler.stop");
+      const { writeFileSync } = await import("node:fs");
+      writeFileSync(`${dir}/window-${process.pid}.cpuprofile`, JSON.stringify(profile));
+      this.#session.disconnect();
+      this.#session = undefined;
+    }
     return { cpuMs: (cpu.user + cpu.system) / 1000, ...pg };
   }
 }

@@ -64,8 +64,8 @@ process.stdout.write("READY\n");
 const since = new SpentSince();
 for await (const line of createInterface({ input: process.stdin })) {
   const [command, stepsArg] = line.trim().split(" ");
-  if (command === "mark") since.mark();
-  else if (command === "spent") process.stdout.write(`SPENT ${JSON.stringify(since.spent())}\n`);
+  if (command === "mark") await since.mark();
+  else if (command === "spent") process.stdout.write(`SPENT ${JSON.stringify(await since.spent())}\n`);
   else if (command === "run") {
     const steps = Number(stepsArg);
     await workflow(steps);

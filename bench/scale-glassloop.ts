@@ -63,8 +63,8 @@ const worker = await startWorker({
 process.stdout.write("READY\n");
 const since = new SpentSince();
 for await (const line of createInterface({ input: process.stdin })) {
-  if (line === "mark") since.mark();
-  if (line === "spent") process.stdout.write(`SPENT ${JSON.stringify(since.spent())}\n`);
+  if (line === "mark") await since.mark();
+  if (line === "spent") process.stdout.write(`SPENT ${JSON.stringify(await since.spent())}\n`);
 }
 await worker.stop(1_000);
 process.exit(0);

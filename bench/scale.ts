@@ -331,6 +331,11 @@ async function throughput(
   const client = workers === "bare" ? undefined : await ScaleClient.connect({ url, pollMs: 20 });
   try {
     await Promise.all(children.map((c) => c.ready));
+    // One run first, unmeasured: what a worker loads on its first run is not a run's cost.
+    const warm = `tp${index}_warm`;
+    if (bareClient) await bareClient.enqueue({ workflowName: "bare", queueName: "bare", workflowID: warm }, 5);
+    else await client?.enqueue("zero", "go", { runId: warm });
+    await allEnded(url, [warm]);
     for (const c of children) c.send("mark");
     const started = performance.now();
     for (const id of ids)
