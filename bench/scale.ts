@@ -333,7 +333,8 @@ async function throughput(
     await Promise.all(children.map((c) => c.ready));
     // One run first, unmeasured: what a worker loads on its first run is not a run's cost.
     const warm = `tp${index}_warm`;
-    if (bareClient) await bareClient.enqueue({ workflowName: "bare", queueName: "bare", workflowID: warm }, 5);
+    if (bareClient)
+      await bareClient.enqueue({ workflowName: "bare", queueName: "bare", workflowID: warm }, 5);
     else await client?.enqueue("zero", "go", { runId: warm });
     await allEnded(url, [warm]);
     for (const c of children) c.send("mark");
