@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ConfigError } from "../core/errors.js";
 import type { Limits } from "../core/vocabulary/limits.js";
 import { type ApprovalTarget, type WaitingApproval, waitingFor } from "../features/approval/approval-rule.js";
+import { listenForEvents } from "./event-notices.js";
 import { type EventPosition, readEvents, type ScaleEvent } from "./events.js";
 import { openScaleDb, SCALE_SCHEMA, type ScaleDb, whileLocked } from "./scale-db.js";
 import { type DbosModule, dbosSystemUrl, loadDbos } from "./sdk.js";
@@ -102,7 +103,8 @@ export class ScaleClient {
       );
     // Loaded first: without DBOS, the error names the command that installs it (and pg).
     const { DBOS, DBOSClient } = await loadDbos();
-    const db = await openScaleDb(url, options.scaleSchema ?? SCALE_SCHEMA, 2);
+    // One connection may be held to listen for the workers' writes (`listen`).
+    const db = await openScaleDb(url, options.scaleSchema ?? SCALE_SCHEMA, 4);
     try {
       // DBOS's tables may not exist yet (no worker ever started): creating them is idempotent.
       // Under the same lock as the workers' migrations: concurrent ones fail on a half-made schema.
@@ -176,6 +178,16 @@ export class ScaleClient {
    */
   async readEvents(runId: string, after?: EventPosition, limit = 500): Promise<ScaleEvent[]> {
     return readEvents(this.#db.pool, runId, after, Math.max(1, Math.min(limit, 5_000)));
+  }
+
+  /**
+   * Calls `listener` each time workers write events, with the ids of the runs written (an empty
+   * list: any run, e.g. after the listening connection was lost and notices were missed), until
+   * the returned function is called. Notices make a reader quick, not correct: it must still read
+   * from its own position (and poll now and then, for a notice lost on the way).
+   */
+  listen(listener: (runIds: string[]) => void): Promise<() => Promise<void>> {
+    return listenForEvents(this.#db.pool, listener);
   }
 
   /**

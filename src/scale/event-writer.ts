@@ -92,13 +92,16 @@ export class EventWriter {
     }
     this.#writing = this.#writing.then(async () => {
       try {
-        // Each run's id once ($2), its rows by index into it.
+        // Each run's id once ($2), its rows by index into it; at commit, a notice names the runs
+        // (readers that follow them, such as the HTTP server, read at once instead of polling).
         await this.#pool.query(
-          `insert into run_events (run_id, op, seq, worker, at, event)
-           select ($2::text[])[e.r], e.op, e.seq, $1, ${NOW_MS}, e.event
-           from json_to_recordset($3::json) as e(r integer, op integer, seq integer, event json)
-           on conflict (run_id, op, seq) do nothing`,
-          [this.#worker, ids, JSON.stringify(rows)],
+          `with written as (
+             insert into run_events (run_id, op, seq, worker, at, event)
+             select ($2::text[])[e.r], e.op, e.seq, $1, ${NOW_MS}, e.event
+             from json_to_recordset($3::json) as e(r integer, op integer, seq integer, event json)
+             on conflict (run_id, op, seq) do nothing)
+           select pg_notify('${EVENTS_CHANNEL}', $4)`,
+          [this.#worker, ids, JSON.stringify(rows), noticePayload(ids)],
         );
         // Written: a run with nothing new since is forgotten until it has rows again.
         for (const [i, run] of runs.entries())
@@ -127,4 +130,13 @@ export function eventWriter(pool: PgPool, worker: string): EventWriter {
     byWorker.set(worker, writer);
   }
   return writer;
+}
+
+/** The channel a worker's event writes are announced on (NOTIFY), with the runs' ids as payload. */
+export const EVENTS_CHANNEL = "glassloop_scale_events";
+
+/** The runs a notice names, comma-separated; empty (any run) past what a notice may carry. */
+function noticePayload(ids: readonly string[]): string {
+  const text = ids.join(",");
+  return text.length > 7_000 ? "" : text;
 }

@@ -34,6 +34,14 @@ export interface ScaleFollowerOptions {
  */
 type StopReason = "cancel" | "stop" | "lost";
 
+/**
+ * With notices of the workers' writes: how long after a run's last event its follower still polls
+ * every `pollMs` (a wait for approval, or the end, is not announced, and follows an event closely),
+ * and how often after that (a notice wakes it at once; this covers one lost on the way).
+ */
+const QUIET_AFTER_MS = 2_000;
+const QUIET_POLL_MS = 1_000;
+
 /** DBOS statuses after which a run writes no more events. */
 const ENDED = new Set(["SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"]);
 
@@ -55,6 +63,12 @@ export class ScaleFollower {
   readonly #o: ScaleFollowerOptions;
   readonly #aborts = new Map<string, AbortController>();
   readonly #running = new Set<Promise<void>>();
+  /** Ends the wait of a follower between reads, by run. */
+  readonly #wakers = new Map<string, () => void>();
+  /** Runs noticed while their follower was not waiting (it was reading): its next wait ends at once. */
+  readonly #noticed = new Set<string>();
+  /** Whether the workers' writes are announced to this process (`noticed`): idle runs are polled slowly. */
+  notices = false;
 
   constructor(options: ScaleFollowerOptions) {
     this.#o = options;
@@ -90,6 +104,16 @@ export class ScaleFollower {
     for (const abort of this.#aborts.values()) abort.abort("stop" satisfies StopReason);
   }
 
+  /** Workers wrote events of `runIds` (empty: of any run): their followers read now. */
+  noticed(runIds: readonly string[]): void {
+    const ids = runIds.length === 0 ? [...this.#aborts.keys()] : runIds;
+    for (const runId of ids) {
+      const wake = this.#wakers.get(runId);
+      if (wake) wake();
+      else if (this.#aborts.has(runId)) this.#noticed.add(runId);
+    }
+  }
+
   /** Waits for every follower to settle. */
   async settled(): Promise<void> {
     while (this.#running.size > 0) await Promise.all([...this.#running]);
@@ -103,6 +127,7 @@ export class ScaleFollower {
       .catch((error: unknown) => console.error(`glassloop serve: following run ${run.runId}:`, error))
       .finally(() => {
         if (this.#aborts.get(run.runId) === abort) this.#aborts.delete(run.runId);
+        this.#noticed.delete(run.runId);
         this.#o.slots.release(run.principal);
         this.#running.delete(running);
       });
@@ -174,8 +199,12 @@ export class ScaleFollower {
     const { client, redactor, pollMs } = this.#o;
     const { state, normalizer, put, channel } = out;
     const runId = run.runId;
+    let active = Date.now();
     while (!signal.aborted) {
+      // A notice from now on counts: it may announce events this read comes too early for.
+      this.#noticed.delete(runId);
       const batch = await client.readEvents(runId, state.after);
+      if (batch.length > 0) active = Date.now();
       for (const { op, seq, event } of batch) {
         state.after = { op, seq };
         track(state, event);
@@ -206,9 +235,26 @@ export class ScaleFollower {
         endAs(run, normalizer, put, channel, "failed", redactor.text(message), state.usage);
         return { kind: "end", status: "failed" };
       }
-      await sleep(pollMs, signal);
+      const quiet = this.notices && Date.now() - active > QUIET_AFTER_MS;
+      await this.#sleep(runId, quiet ? Math.max(pollMs, QUIET_POLL_MS) : pollMs, signal);
     }
     return { kind: "left" };
+  }
+
+  /** Waits `ms`, or less: until a notice names the run, or the follower is stopped. */
+  #sleep(runId: string, ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal.aborted || this.#noticed.has(runId)) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        if (this.#wakers.get(runId) === done) this.#wakers.delete(runId);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener("abort", done, { once: true });
+      this.#wakers.set(runId, done);
+    });
   }
 
   async #pause(
@@ -318,17 +364,4 @@ async function endMessage(client: ScaleClient, runId: string): Promise<string> {
   } catch {
     return "the run failed on its worker";
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

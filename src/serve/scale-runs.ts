@@ -63,6 +63,7 @@ export class ScaleRunManager implements ServeRuns {
   #ticking: Promise<void> | undefined;
   #stopped = false;
   #stopping: Promise<void> | undefined;
+  #unlisten: Promise<() => Promise<void>> | undefined;
   #recover = false;
 
   constructor(options: ScaleRunManagerOptions) {
@@ -89,7 +90,8 @@ export class ScaleRunManager implements ServeRuns {
         `the scale-out workers' database cannot be reached: ${(error as Error).message}`,
       );
     });
-    this.#follower ??= new ScaleFollower({
+    if (this.#follower) return this.#follower;
+    const follower = new ScaleFollower({
       log: this.#o.log,
       hub: this.#o.hub,
       redactor: this.#o.redactor,
@@ -98,7 +100,24 @@ export class ScaleRunManager implements ServeRuns {
       pollMs: this.#o.scale.pollMs ?? 100,
       leaseMs: this.#o.leaseMs,
     });
-    return this.#follower;
+    this.#follower = follower;
+    // The workers announce their writes: a follower reads at once, and polls an idle run slowly.
+    this.#unlisten = client
+      .listen((runIds) => follower.noticed(runIds))
+      .then(
+        (stop) => {
+          follower.notices = true;
+          return stop;
+        },
+        (error: unknown) => {
+          console.error(
+            "glassloop serve: listening for the workers' events failed (runs are polled):",
+            error,
+          );
+          return async () => {};
+        },
+      );
+    return follower;
   }
 
   async startTurn(principal: string, chat: ChatRecord, turn: Turn): Promise<RunRecord> {
@@ -278,6 +297,7 @@ export class ScaleRunManager implements ServeRuns {
         follower.stopAll();
         await follower.settled();
       }
+      await (await this.#unlisten)?.();
       if (this.#ownsClient) await (await this.#client.catch(() => undefined))?.close();
     })();
     return this.#stopping;

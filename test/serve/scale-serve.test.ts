@@ -152,6 +152,34 @@ describe.skipIf(POSTGRES_SKIP)("serving with scale-out workers (createHandler({ 
     expect(chat.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
   });
 
+  it("follows a run on the workers' notices: with reads scheduled a minute apart, the answer still streams through", async () => {
+    const log = await PostgresServeLog.connect({ url });
+    const store = new SqliteStore({ path: ":memory:" });
+    const slow = served(
+      { agents: scaleModule.agents, scale: { client, pollMs: 60_000 } },
+      store,
+      log,
+      async () => {
+        await log.close();
+        store.close();
+      },
+    );
+    try {
+      await slow.handler.ready;
+      const res = await slow.fetch("/api/chat", {
+        method: "POST",
+        headers: { ...alice, ...json },
+        body: send("n1", "tools please"),
+      });
+      const events = parseSse(await res.text());
+      expect(chunksOf(events).filter((c) => c.type === "tool-output-available")).toHaveLength(2);
+      expect(textOf(events)).toBe(words(12));
+      expect(finishOf(events)?.messageMetadata?.status).toBe("ok");
+    } finally {
+      await slow.close();
+    }
+  }, 30_000);
+
   it("an approval over HTTP resumes the run waiting on the worker, bound to the exact call; a forged id is a 404, a decided one a 409", async () => {
     const res = await a.fetch("/api/chat", {
       method: "POST",
