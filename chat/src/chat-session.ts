@@ -173,12 +173,16 @@ export class ChatSession {
     let lastId: string | undefined;
     for (let attempt = 0; ; attempt++) {
       try {
+        let finished = false;
         for await (const event of readUiStream(res.body!)) {
           lastId = event.id ?? lastId;
           assembler ??= this.begin(event.chunk.type === "start" ? event.chunk.messageId : undefined, join);
           assembler.apply(event.chunk);
+          if (event.chunk.type === "finish") finished = true;
           this.publish(assembler);
         }
+        // Ended before the run's end (a server handing its runs over as it stops): a cut like any other.
+        if (!finished) throw new Error("the stream ended before the run did");
         break;
       } catch (error) {
         if (signal.aborted) return;
