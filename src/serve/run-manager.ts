@@ -4,6 +4,7 @@ import type { Redactor } from "../core/redact.js";
 import { emptyUsage } from "../loop/usage.js";
 import type { Store } from "../store/store.js";
 import type { AgentTable } from "./agents.js";
+import { checkDecisions } from "./approval-check.js";
 import { attachmentNotes } from "./attachments.js";
 import { refuse } from "./errors.js";
 import { RunDriver } from "./run-driver.js";
@@ -133,24 +134,8 @@ export class RunManager {
     chatId?: string,
   ): Promise<{ run: RunRecord; after: number }> {
     const { log } = this.#o;
-    if (decisions.length === 0) throw refuse.invalid("no approval decisions were sent");
-    const records = await Promise.all(decisions.map((d) => log.getApproval(d.approvalId)));
-    const runIds = new Set(records.map((r) => r?.runId));
-    const runId = records[0]?.runId;
-    const run = runId === undefined ? undefined : await log.getRun(runId);
     // A foreign or unknown id looks the same as a missing one: nothing tells an attacker it exists.
-    if (!run || run.principal !== principal || runIds.size !== 1 || records.some((r) => r === undefined))
-      throw refuse.notFound("approval");
-    if (chatId !== undefined && run.chatId !== chatId) throw refuse.notFound("approval");
-    if (run.status !== "awaiting_approval" || records.some((r) => r?.decided))
-      throw refuse.conflict("these approvals were already decided, or the run is no longer waiting");
-    const open = await log.openApprovals(run.runId);
-    const decided = new Set(decisions.map((d) => d.approvalId));
-    const missing = open.filter((a) => !decided.has(a.approvalId));
-    if (missing.length > 0 || decided.size !== decisions.length)
-      throw refuse.invalid(
-        `every waiting call must be decided once: missing ${missing.map((a) => `${a.toolName} (${a.approvalId})`).join(", ") || "none"}`,
-      );
+    const { run, records } = await checkDecisions(log, principal, decisions, chatId);
     this.#slots.reserve(principal);
     let agent: Agent<unknown, unknown> | undefined;
     try {
@@ -160,7 +145,7 @@ export class RunManager {
       this.#slots.release(principal);
       throw error;
     }
-    const byId = new Map(records.map((r) => [r?.approvalId, r]));
+    const byId = new Map(records.map((r) => [r.approvalId, r]));
     const approve = decisions
       .filter((d) => d.approved)
       .map((d) => byId.get(d.approvalId)?.toolCallId as string);
