@@ -11,7 +11,8 @@ import { SqliteA2AStore } from "../../src/a2a/server/sqlite-a2a-store.js";
 import { PostgresServeLog } from "../../src/serve/postgres-serve-log.js";
 import { freshSchema, POSTGRES_SKIP, postgresUrl } from "../helpers/postgres.js";
 
-type Durable = A2APushStore & Required<Pick<A2APushStore, "pending" | "setProgress">> & { close(): void };
+type Durable = A2APushStore &
+  Required<Pick<A2APushStore, "pending" | "setProgress" | "claim" | "release">> & { close(): void };
 
 const stores: [string, string | undefined, () => Promise<Durable>][] = [
   ["SqliteA2AStore", undefined, async () => new SqliteA2AStore(":memory:")],
@@ -80,7 +81,7 @@ describe.each(stores)("%s", (_name, skip, make) => {
         state: "TASK_STATE_COMPLETED",
         done: true,
       });
-      const pending = (await store.pending()).sort((x, y) => x.taskId.localeCompare(y.taskId));
+      const pending = (await store.pending(Date.now())).sort((x, y) => x.taskId.localeCompare(y.taskId));
       expect(pending).toEqual([
         { principal: "alice", taskId: "t1", seq: 7, state: "TASK_STATE_WORKING", done: false },
         // Nothing sent yet: from the start.
@@ -88,7 +89,42 @@ describe.each(stores)("%s", (_name, skip, make) => {
       ]);
       // A task whose configs were all deleted is not followed.
       await store.delete("alice", "t1", "a");
-      expect((await store.pending()).map((p) => p.taskId)).toEqual(["t3"]);
+      expect((await store.pending(Date.now())).map((p) => p.taskId)).toEqual(["t3"]);
+      store.close();
+    },
+  );
+
+  it.skipIf(skip !== undefined)(
+    "lets one follower at a time hold a task, until its lease runs out or it lets go",
+    async () => {
+      const store = await make();
+      await store.put("alice", config("t1", "a"));
+      await store.setProgress({
+        principal: "alice",
+        taskId: "t1",
+        seq: 4,
+        state: "TASK_STATE_WORKING",
+        done: false,
+      });
+      const held = await store.claim("t1", "alice", "server-a", 1_000, 0);
+      expect(held).toEqual({
+        principal: "alice",
+        taskId: "t1",
+        seq: 4,
+        state: "TASK_STATE_WORKING",
+        done: false,
+      });
+      expect(await store.claim("t1", "alice", "server-b", 2_000, 500)).toBeUndefined();
+      // The holder renews; a held task is not pending.
+      expect(await store.claim("t1", "alice", "server-a", 3_000, 900)).toBeDefined();
+      expect(await store.pending(1_000)).toEqual([]);
+      // Past the lease, another takes it from where it stood.
+      expect((await store.claim("t1", "alice", "server-b", 9_000, 3_001))?.seq).toBe(4);
+      await store.release("t1", "server-a");
+      expect(await store.claim("t1", "alice", "server-a", 9_500, 3_002)).toBeUndefined();
+      await store.release("t1", "server-b");
+      expect((await store.pending(3_003)).map((p) => p.taskId)).toEqual(["t1"]);
+      expect(await store.claim("t1", "alice", "server-a", 9_500, 3_004)).toBeDefined();
       store.close();
     },
   );

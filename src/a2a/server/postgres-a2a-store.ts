@@ -43,6 +43,11 @@ const A2A_PG_MIGRATIONS: readonly PgMigration[] = [
         done boolean NOT NULL DEFAULT false
       );`,
   },
+  {
+    version: 2,
+    description: "the server following a task's notifications, and until when",
+    sql: `ALTER TABLE a2a_push_progress ADD COLUMN follower text, ADD COLUMN lease_until bigint;`,
+  },
 ];
 
 /** Task histories and push configs on Postgres, over a serve log's pool (`PostgresServeLog.pg`). */
@@ -163,15 +168,15 @@ export class PostgresA2AStore implements A2ATaskHistory, A2APushStore {
     return Number(rows[0]?.n ?? 0);
   }
 
-  async pending(): Promise<PushProgress[]> {
+  async pending(now: number): Promise<PushProgress[]> {
     const { rows } = await this.#tx(
       (c) =>
         c.query<{ principal: string; task_id: string; seq: number | null; state: string | null }>(
           `SELECT c.principal, c.task_id, p.seq, p.state FROM
              (SELECT DISTINCT principal, task_id FROM a2a_push_configs) c
              LEFT JOIN a2a_push_progress p ON p.task_id = c.task_id
-           WHERE NOT COALESCE(p.done, false)`,
-          [],
+           WHERE NOT COALESCE(p.done, false) AND (p.lease_until IS NULL OR p.lease_until < $1)`,
+          [now],
         ),
       "single",
     );
@@ -192,6 +197,48 @@ export class PostgresA2AStore implements A2ATaskHistory, A2APushStore {
              ON CONFLICT (task_id) DO UPDATE SET seq = excluded.seq, state = excluded.state, done = excluded.done`,
           [progress.taskId, progress.principal, progress.seq, progress.state ?? null, progress.done],
         ),
+      "single",
+    );
+  }
+
+  async claim(
+    taskId: string,
+    principal: string,
+    follower: string,
+    until: number,
+    now: number,
+  ): Promise<PushProgress | undefined> {
+    const { rows } = await this.#tx(
+      (c) =>
+        c.query<{ principal: string; seq: number; state: string | null; done: boolean }>(
+          `INSERT INTO a2a_push_progress (task_id, principal, seq, done, follower, lease_until)
+             VALUES ($1, $2, -1, false, $3, $4)
+           ON CONFLICT (task_id) DO UPDATE SET follower = excluded.follower, lease_until = excluded.lease_until
+             WHERE a2a_push_progress.follower IS NULL OR a2a_push_progress.follower = excluded.follower
+                OR a2a_push_progress.lease_until IS NULL OR a2a_push_progress.lease_until < $5
+           RETURNING principal, seq, state, done`,
+          [taskId, principal, follower, until, now],
+        ),
+      "single",
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    return {
+      principal: row.principal,
+      taskId,
+      seq: row.seq,
+      ...(row.state !== null && { state: row.state }),
+      done: row.done,
+    };
+  }
+
+  async release(taskId: string, follower: string): Promise<void> {
+    await this.#tx(
+      (c) =>
+        c.query("UPDATE a2a_push_progress SET lease_until = 0 WHERE task_id = $1 AND follower = $2", [
+          taskId,
+          follower,
+        ]),
       "single",
     );
   }

@@ -7,6 +7,7 @@
  * where each task's notifications stand, a server that starts follows the tasks its predecessor
  * left unfinished from there (an item in flight at a crash may be notified twice, never skipped).
  */
+import { randomUUID } from "node:crypto";
 import { isFinal, type LogEntry } from "../../serve/log-items.js";
 import type { ServeContext } from "../../serve/serve-context.js";
 import type { RunRecord } from "../../serve/serve-log.js";
@@ -24,6 +25,11 @@ import { streamEventsOf } from "./stream-encoder.js";
  */
 const IDLE_POLL_MS = 250;
 const IDLE_POLL_MAX_MS = 2_000;
+
+/** How long a server's right to send a task's notifications holds unless it renews it. */
+const LEASE_MS = 30_000;
+/** How often a server looks for unfinished tasks nobody follows (a server that stopped held them). */
+const FOLLOW_AGAIN_MS = 15_000;
 const LIVE_WAIT_MS = 1_000;
 
 /** Run statuses in which a task may still change. */
@@ -76,6 +82,9 @@ export class PushDispatcher {
   readonly store: A2APushStore;
   readonly #watchers = new Map<string, Promise<void>>();
   readonly #closing = new AbortController();
+  /** This server, as the follower that holds the leases it takes. */
+  readonly #follower = randomUUID();
+  #again: NodeJS.Timeout | undefined;
 
   constructor(ctx: ServeContext, options: A2APushOptions, store: A2APushStore) {
     this.#ctx = ctx;
@@ -90,7 +99,11 @@ export class PushDispatcher {
       .catch((error: unknown) => {
         if (!this.#closing.signal.aborted) console.error("glassloop a2a: push notifications stopped:", error);
       })
-      .finally(() => this.#watchers.delete(run.runId));
+      .finally(async () => {
+        this.#watchers.delete(run.runId);
+        // Another server may take the task at once (a finished one is marked done already).
+        await this.store.release?.(run.runId, this.#follower).catch(() => {});
+      });
     this.#watchers.set(run.runId, loop);
   }
 
@@ -104,14 +117,17 @@ export class PushDispatcher {
   }
 
   /**
-   * Follows again, each from where its notifications stood, the tasks the store says were left
-   * unfinished (what a server does when it starts). Failures are logged: serving goes on.
+   * Follows again, each from where its notifications stood, the unfinished tasks no server holds
+   * (the last process stopped, or another sharing the store did): now, when the server starts,
+   * and every little while after. Failures are logged: serving goes on.
    */
   followPending(): void {
-    const pending = this.store.pending?.();
-    pending
-      ?.then(async (tasks) => {
+    if (!this.store.pending || this.#closing.signal.aborted) return;
+    this.store
+      .pending(Date.now())
+      .then(async (tasks) => {
         for (const task of tasks) {
+          if (this.#watchers.has(task.taskId)) continue;
           const run = await this.#ctx.log.getRun(task.taskId);
           if (run?.principal === task.principal) this.watch(run, task.seq, task.state);
         }
@@ -119,19 +135,37 @@ export class PushDispatcher {
       .catch((error: unknown) =>
         console.error("glassloop a2a: push notifications not followed again:", error),
       );
+    if (!this.#again) {
+      this.#again = setInterval(() => this.followPending(), FOLLOW_AGAIN_MS);
+      this.#again.unref();
+    }
   }
 
-  /** Stops every watcher (a notification in flight ends with its try). */
+  /** Stops every watcher (a notification in flight ends with its try) and gives up its leases. */
   async close(): Promise<void> {
     this.#closing.abort();
+    if (this.#again) clearInterval(this.#again);
     await Promise.allSettled([...this.#watchers.values()]);
+  }
+
+  /** Takes or renews this server's lease on the task; undefined when another server holds it. */
+  async #claim(run: RunRecord): Promise<PushProgress | undefined> {
+    const now = Date.now();
+    if (!this.store.claim) return { principal: run.principal, taskId: run.runId, seq: -1, done: false };
+    return this.store.claim(run.runId, run.principal, this.#follower, now + LEASE_MS, now);
   }
 
   async #follow(run: RunRecord, after: number, state: string | undefined): Promise<void> {
     const signal = this.#closing.signal;
+    const held = await this.#claim(run);
+    // Another server sends this task's notifications.
+    if (!held) return;
+    let renewAt = Date.now() + LEASE_MS / 3;
     const events = streamEventsOf(run);
-    let cursor = after;
-    let lastState = state;
+    // Where a server that held the task before stopped, if that is earlier: nothing is skipped.
+    const resumed = !held.done && held.seq >= 0 && held.seq < after;
+    let cursor = resumed ? held.seq : after;
+    let lastState = resumed ? held.state : state;
     const progress = (done: boolean) =>
       this.#progress({
         principal: run.principal,
@@ -143,7 +177,12 @@ export class PushDispatcher {
     await progress(false);
     let idleMs = IDLE_POLL_MS;
     while (!signal.aborted) {
-      if ((await this.store.list(run.principal, run.runId)).length === 0) return;
+      if (Date.now() >= renewAt) {
+        if (!(await this.#claim(run))) return;
+        renewAt = Date.now() + LEASE_MS / 3;
+      }
+      // Every config deleted: nothing to follow (a config set later starts from its own moment).
+      if ((await this.store.list(run.principal, run.runId)).length === 0) return progress(true);
       const { entries, live } = await this.#ctx.hub.read(run.runId, cursor, 256);
       for (const entry of entries as LogEntry[]) {
         let sent = false;

@@ -27,12 +27,28 @@ export interface A2APushStore {
   /** How many configs the caller has, over all tasks (for the per-caller cap). */
   count(principal: string): Promise<number>;
   /**
-   * The tasks with configs whose notifications have not reached the task's end, and where they
-   * stand: what a server follows again when it starts. A store that forgets on restart omits it.
+   * The tasks with configs whose notifications have not reached the task's end and that no live
+   * follower holds (its lease ran out before `now`, ms), with where they stand: what a server
+   * follows again when it starts. A store that forgets on restart omits it.
    */
-  pending?(): Promise<PushProgress[]>;
+  pending?(now: number): Promise<PushProgress[]>;
   /** Records where a task's notifications stand (with `pending`). */
   setProgress?(progress: PushProgress): Promise<void>;
+  /**
+   * Takes or renews the right to send a task's notifications, for `follower` (one server) until
+   * `until` (ms), and says where they stand (`seq` -1: nothing recorded); undefined while another
+   * follower's lease holds at `now`. Atomic, so of several servers sharing the store one sends
+   * each task's notifications.
+   */
+  claim?(
+    taskId: string,
+    principal: string,
+    follower: string,
+    until: number,
+    now: number,
+  ): Promise<PushProgress | undefined>;
+  /** Gives the right up (a server closing), so another server may take the task at once. */
+  release?(taskId: string, follower: string): Promise<void>;
 }
 
 /** Where one task's notifications stand. */

@@ -22,7 +22,7 @@ create table if not exists a2a_push_configs (
 create index if not exists a2a_push_configs_principal on a2a_push_configs (principal);
 create table if not exists a2a_push_progress (
   task_id text primary key, principal text not null, seq integer not null, state text,
-  done integer not null default 0
+  done integer not null default 0, follower text, lease_until integer
 ) without rowid;
 `;
 
@@ -36,6 +36,15 @@ export class SqliteA2AStore implements A2ATaskHistory, A2APushStore {
     this.#db.pragma("journal_mode = WAL");
     this.#db.pragma("synchronous = NORMAL");
     this.#db.exec(SCHEMA);
+    // Files written before followers held leases get the columns, empty.
+    const columns = new Set(
+      (this.#db.pragma("table_info(a2a_push_progress)") as { name: string }[]).map((c) => c.name),
+    );
+    for (const [name, type] of [
+      ["follower", "text"],
+      ["lease_until", "integer"],
+    ] as const)
+      if (!columns.has(name)) this.#db.exec(`alter table a2a_push_progress add column ${name} ${type}`);
   }
 
   async add(taskId: string, message: Message): Promise<void> {
@@ -105,15 +114,15 @@ export class SqliteA2AStore implements A2ATaskHistory, A2APushStore {
     return row.n;
   }
 
-  async pending(): Promise<PushProgress[]> {
+  async pending(now: number): Promise<PushProgress[]> {
     const rows = this.#db
       .prepare(
         `select c.principal, c.task_id, p.seq, p.state from
            (select distinct principal, task_id from a2a_push_configs) c
            left join a2a_push_progress p on p.task_id = c.task_id
-         where coalesce(p.done, 0) = 0`,
+         where coalesce(p.done, 0) = 0 and (p.lease_until is null or p.lease_until < ?)`,
       )
-      .all() as { principal: string; task_id: string; seq: number | null; state: string | null }[];
+      .all(now) as { principal: string; task_id: string; seq: number | null; state: string | null }[];
     return rows.map((r) => ({
       principal: r.principal,
       taskId: r.task_id,
@@ -130,6 +139,41 @@ export class SqliteA2AStore implements A2ATaskHistory, A2APushStore {
            on conflict (task_id) do update set seq = excluded.seq, state = excluded.state, done = excluded.done`,
       )
       .run(progress.taskId, progress.principal, progress.seq, progress.state ?? null, progress.done ? 1 : 0);
+  }
+
+  async claim(
+    taskId: string,
+    principal: string,
+    follower: string,
+    until: number,
+    now: number,
+  ): Promise<PushProgress | undefined> {
+    const claimed = this.#db
+      .prepare(
+        `insert into a2a_push_progress (task_id, principal, seq, done, follower, lease_until)
+           values (?, ?, -1, 0, ?, ?)
+         on conflict (task_id) do update set follower = excluded.follower, lease_until = excluded.lease_until
+           where a2a_push_progress.follower is null or a2a_push_progress.follower = excluded.follower
+              or a2a_push_progress.lease_until is null or a2a_push_progress.lease_until < ?`,
+      )
+      .run(taskId, principal, follower, until, now);
+    if (claimed.changes === 0) return undefined;
+    const row = this.#db
+      .prepare("select principal, seq, state, done from a2a_push_progress where task_id = ?")
+      .get(taskId) as { principal: string; seq: number; state: string | null; done: number };
+    return {
+      principal: row.principal,
+      taskId,
+      seq: row.seq,
+      ...(row.state !== null && { state: row.state }),
+      done: row.done === 1,
+    };
+  }
+
+  async release(taskId: string, follower: string): Promise<void> {
+    this.#db
+      .prepare("update a2a_push_progress set lease_until = 0 where task_id = ? and follower = ?")
+      .run(taskId, follower);
   }
 
   /** Closes the connection. */
