@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { Limits } from "../core/vocabulary/limits.js";
 import type { FilePart, ImagePart, Message } from "../core/vocabulary/messages.js";
+import type { PersonAnswer } from "../core/vocabulary/questions.js";
 import type { RunUsage } from "../core/vocabulary/usage.js";
 import type { ApprovalHandler } from "../features/approval/approval.js";
 import type { RecallOptions } from "../features/context-view.js";
@@ -140,6 +141,12 @@ export interface ResumeOptions<TContext>
   approve?: readonly string[];
   /** For a run paused for approval: ids of the waiting calls to refuse; the model is told "Not approved by the user." */
   reject?: readonly string[];
+  /**
+   * For a run paused on a tool's question (`InputRequiredError`): the person's answer for each
+   * waiting call, checked against the form asked for. The call runs again, and when it asks the
+   * same question (same asker, text and form) it gets this answer; a changed question pauses again.
+   */
+  answers?: readonly { toolCallId: string; answer: PersonAnswer }[];
   /**
    * Resume even though this agent offers tools the run was not started with (by default that is
    * a ConfigError naming them: a resume must not widen what the model may do).

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { ConfigError } from "../core/errors.js";
+import { answersFor, RecordedAnswers } from "../core/questions.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { Limits } from "../core/vocabulary/limits.js";
 import { lastUserText } from "../core/vocabulary/messages.js";
@@ -18,7 +19,7 @@ import { textNotAllowed } from "../loop/output.js";
 import { UsageMeter } from "../loop/usage.js";
 import type { Model } from "../models/model.js";
 import { resolveModel } from "../providers/resolve.js";
-import type { Store, StoredRun } from "../store/store.js";
+import type { PendingCall, Store, StoredRun } from "../store/store.js";
 import type { Tool } from "../tools/tool.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import type {
@@ -107,6 +108,7 @@ export class Agent<TContext = undefined, TOutput = string> {
    */
   async resume(runId: string, options: ResumeOptions<TContext> = {}): Promise<RunResult<TOutput>> {
     let decisions: ApprovalDecision[] = [];
+    let answers: RecordedAnswers | undefined;
     // Everything that can refuse the resume is checked on the run as read, before it is claimed,
     // so a refused resume leaves the run exactly as it was.
     const { stored, release } = await this.#persistence.claim(runId, (read) => {
@@ -124,6 +126,7 @@ export class Agent<TContext = undefined, TOutput = string> {
         options.reject,
         options.onApproval !== undefined,
       );
+      answers = recordedAnswers(read.progress.pending, options.answers);
     });
     try {
       // The claim succeeded only if the run was still as read, so the decisions fit the claimed run.
@@ -134,6 +137,7 @@ export class Agent<TContext = undefined, TOutput = string> {
         options.onEvent,
         stored,
         decisions,
+        answers,
       );
     } finally {
       release();
@@ -193,6 +197,7 @@ export class Agent<TContext = undefined, TOutput = string> {
     listener: ((event: AgentEvent) => void) | undefined,
     resumed?: StoredRun,
     decisions?: readonly ApprovalDecision[],
+    answers?: RecordedAnswers,
   ): Promise<RunResult<TOutput>> {
     if (input === null) checkContinue(options);
     else if (typeof input !== "string")
@@ -220,6 +225,7 @@ export class Agent<TContext = undefined, TOutput = string> {
       signal: options.signal,
       listener,
     });
+    if (answers) state.answers = answers;
     let release: (() => void) | undefined;
     try {
       release = await attachFeatures(state as RunState<unknown>, this.#persistence, config, {
@@ -282,4 +288,20 @@ export class Agent<TContext = undefined, TOutput = string> {
       ...(continued && { continued }),
     };
   }
+}
+
+/**
+ * The record of a resume's answers: each call of the paused run that waits for the person's
+ * answer gets one, checked against the question's form (answersFor); answers for a run that waits
+ * for none are refused.
+ */
+function recordedAnswers(
+  pending: readonly PendingCall[],
+  given: ResumeOptions<unknown>["answers"],
+): RecordedAnswers | undefined {
+  const waiting = pending
+    .filter((p) => p.state === "awaiting_input")
+    .map((p) => ({ toolCallId: p.call.id, toolName: p.call.name, questions: p.questions ?? [] }));
+  if (waiting.length === 0 && (given?.length ?? 0) === 0) return undefined;
+  return new RecordedAnswers(answersFor(waiting, given ?? []));
 }

@@ -99,6 +99,11 @@ export function composeHooks(features: readonly RunHooks[]): RunHooks {
     hooks.afterTurn = (state, step, turn) => {
       for (const f of afterTurn) f.afterTurn?.(state, step, turn);
     };
+  const pauseForInput = having("pauseForInput");
+  if (pauseForInput)
+    hooks.pauseForInput = sequence(pauseForInput, (f, state, step, turn) =>
+      f.pauseForInput?.(state, step, turn),
+    );
   const decide = having("decide");
   if (decide)
     hooks.decide = async (state, step, result) => {

@@ -184,7 +184,10 @@ export async function attachFeatures(
   const guard = config.loopGuard === false || !callsTools ? undefined : new LoopGuard(config.loopGuard);
   const gated = tools.some((t) => t.needsApproval);
   // A run that may pause for approval must be stored to be resumed, like a session run.
-  const mayPause = gated && run.onApproval === undefined;
+  // So must one whose tool sources may pause it with a question, unless a durable engine runs it
+  // (its hooks keep their own record, and such a question fails the call there).
+  const asks = run.hooks === undefined && (config.toolSources ?? []).some((source) => source.mayAsk === true);
+  const mayPause = (gated && run.onApproval === undefined) || asks;
   // Stored only when it has to be: a store was given, it continues a session or a stored run, or
   // it may pause. Otherwise nothing is stored, so the store is not even loaded.
   const stored =

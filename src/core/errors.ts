@@ -156,7 +156,8 @@ function formatNumber(n: number): string {
 
 /**
  * How a run that threw `error` ended: the one mapping the loop, the store, replay and the CLI
- * share. A pause for approval is `awaiting_approval`; anything that is not a budget stop or an
+ * share. A pause for a person (an approval, or an answer to a tool's question) is
+ * `awaiting_approval`; anything that is not a budget stop or an
  * abort (including a non-glassloop exception) is `failed`.
  */
 export function runStatusOf(error: unknown): RunStatus {
@@ -166,6 +167,8 @@ export function runStatusOf(error: unknown): RunStatus {
     case "aborted":
     case "awaiting_approval":
       return error.code;
+    case "awaiting_input":
+      return "awaiting_approval";
     default:
       return "failed";
   }

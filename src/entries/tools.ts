@@ -1,8 +1,21 @@
 /**
  * `glassloop/tools`: the built-in tools (calculator, clock, files, HTTP GET, shell), the type
  * helpers of `tool()`, the tool-call environment's defaults, and the names and texts glassloop
- * itself puts into a transcript. `tool` and `ToolRegistry` are at the root.
+ * itself puts into a transcript; a tool's question for the person (`QuestionAsked`, the run's
+ * `InputRequiredError` and the question and answer types). `tool` and `ToolRegistry` are at the root.
  */
+
+export {
+  InputRequiredError,
+  type PendingQuestion,
+  QuestionAsked,
+} from "../core/questions.js";
+export type {
+  AskedQuestion,
+  PersonAnswer,
+  PersonAnswerValue,
+  PersonQuestion,
+} from "../core/vocabulary/questions.js";
 
 export { NOT_APPROVED } from "../features/approval/approval.js";
 export { ENVIRONMENT_DEFAULTS } from "../loop/environment/environment.js";

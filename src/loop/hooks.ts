@@ -7,9 +7,11 @@
  */
 
 import type { RunError } from "../core/errors.js";
+import type { RecordedAnswers } from "../core/questions.js";
 import type { EventInit } from "../core/vocabulary/events.js";
 import type { AssistantMessage, FinishReason, Message, ToolCall } from "../core/vocabulary/messages.js";
 import type { ToolOutcome } from "../core/vocabulary/outcome.js";
+import type { AskedQuestion } from "../core/vocabulary/questions.js";
 import type { Model, ModelResponse, ToolChoice, ToolSpec } from "../models/model.js";
 import type { Budget } from "./budget.js";
 import type { Environment, InvalidCall, ReadyCall } from "./environment/environment.js";
@@ -28,6 +30,8 @@ export interface RunState<TContext> {
   emit: (event: EventInit) => void;
   /** The run's features, composed once (agent/compose-hooks.ts): the loop calls only the methods present. */
   hooks: RunHooks;
+  /** The person's answers a resumed run carries for the questions its calls asked (resume's `answers`). */
+  answers?: RecordedAnswers;
 }
 
 /** How a successful run ended. */
@@ -104,6 +108,17 @@ export interface TurnRecord {
   resumed: boolean;
 }
 
+/**
+ * A turn whose calls settled while some of them asked the person a question: `outcomes` by index
+ * (a hole for a call that asked, or never ran), `asked` the questions of each call that asked,
+ * its earlier answered ones first and the waiting one last.
+ */
+export interface AskingTurn {
+  calls: readonly ToolCall[];
+  outcomes: AnsweredCalls;
+  asked: ReadonlyMap<number, readonly AskedQuestion[]>;
+}
+
 /** How a run ended, for `end`. A pause for approval is no end: `end` is not called for it. */
 export type RunEnding = { ok: true; outcome: FinalAnswer } | { ok: false; error: RunError };
 
@@ -175,6 +190,12 @@ export interface RunHooks {
    * deciding again. Features call it through `state.hooks.sideStep`, never directly.
    */
   sideStep?<T>(state: RunState<unknown>, name: string, next: SideNext<T>): Promise<T>;
+  /**
+   * The turn's calls settled and some asked the person a question: stores the run paused with them
+   * waiting (durability's). Without it such a call fails with a message the model reads, since
+   * nothing could keep the question until the person answers.
+   */
+  pauseForInput?(state: RunState<unknown>, step: number, turn: AskingTurn): Promise<void>;
   /** The turn's results are in the transcript and no stop came of them. */
   afterTurn?(state: RunState<unknown>, step: number, turn: TurnRecord): void;
   /** What the step comes to, seen last: may turn a final answer into feedback. */

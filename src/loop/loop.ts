@@ -139,10 +139,11 @@ function actOn(
 
 /**
  * Invariant 1 when a step throws: every call still open gets a result, then the error goes on;
- * except when the run pauses for approval: its calls stay open, to run (or be rejected) on resume.
+ * except when the run pauses for a person (an approval, or a tool's question): its calls stay open,
+ * to run (or be rejected) on resume.
  */
 function stopped(state: RunState<unknown>, step: number, error: unknown): never {
-  if (!(error instanceof GlassloopError && error.code === "awaiting_approval"))
+  if (runStatusOf(error) !== "awaiting_approval")
     closeOpenCalls(
       state,
       step,

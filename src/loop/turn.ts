@@ -1,12 +1,14 @@
+import { InputRequiredError, QuestionAsked } from "../core/questions.js";
 import type { ToolCall, ToolMessage } from "../core/vocabulary/messages.js";
 import type { ToolOutcome } from "../core/vocabulary/outcome.js";
+import type { AskedQuestion } from "../core/vocabulary/questions.js";
 import type { Breach } from "./budget.js";
 import { mapConcurrent } from "./environment/concurrency.js";
 import type { ReadyCall } from "./environment/environment.js";
 import { abortedOutcome } from "./environment/feedback.js";
 import type { CallAnswers, PreparedCall, RunState, StepResult, TurnStop } from "./hooks.js";
 import { FINAL_RESULT_TOOL } from "./output.js";
-import { abortError, budgetError, silent } from "./run-state.js";
+import { abortError, budgetError, errorState, silent } from "./run-state.js";
 
 /**
  * Takes the turn of one assistant message: its tool calls, each dispatched (dispatchCall), executed
@@ -37,10 +39,23 @@ export async function takeTurn(
 
   // Terminal calls run first, one at a time in listed order: the first that succeeds ends the run
   // and the turn's other calls are skipped; one that fails keeps its result and the next is tried.
+  // Calls that asked the person a question (QuestionAsked): the run pauses once the turn settles.
+  const asked = new Map<number, QuestionAsked>();
+  const settle = async (i: number): Promise<ToolOutcome | undefined> => {
+    try {
+      return await dispatchCall(state, step, prepared[i] as ReadyCall<unknown>, stop);
+    } catch (error) {
+      if (!(error instanceof QuestionAsked)) throw error;
+      asked.set(i, error);
+      return undefined;
+    }
+  };
+
   let ended: { toolName: string; output: unknown } | undefined;
   for (const [endIndex, p] of prepared.entries()) {
     if (p.kind !== "ready" || !p.tool.terminal || results[endIndex]) continue;
-    const outcome = await dispatchCall(state, step, p, stop);
+    const outcome = await settle(endIndex);
+    if (!outcome) continue;
     results[endIndex] = outcome;
     if (outcome.status !== "ok") continue;
     ended = { toolName: p.tool.name, output: outcome.value };
@@ -73,9 +88,11 @@ export async function takeTurn(
         results[i] = { status: "not_executed", content: `Not executed: the run stopped (${halt.reason}).` };
     } else {
       await mapConcurrent(runnable, environment.options.concurrency, async (i) => {
-        results[i] = await dispatchCall(state, step, prepared[i] as ReadyCall<unknown>, stop);
+        const outcome = await settle(i);
+        if (outcome) results[i] = outcome;
       });
     }
+    if (asked.size > 0) await askPerson(state, step, calls, results, asked, stop);
   }
 
   const messages: ToolMessage[] = calls.map((call, i) =>
@@ -97,6 +114,45 @@ export async function takeTurn(
     if (r.status === "error" || r.status === "timeout" || r.status === "invalid") failed = true;
   }
   return invalid === calls.length ? { kind: "next", failed, unusable: detail } : { kind: "next", failed };
+}
+
+/**
+ * Some calls asked the person a question: with durability the run is stored paused with them
+ * waiting and ends with InputRequiredError (the turn's results stay out of the transcript, as for
+ * an approval; the calls that finished keep their outcomes in the store). A run that cannot pause
+ * (nothing stores it), or that is stopping anyway, gives each such call a result the model reads.
+ */
+async function askPerson(
+  state: RunState<unknown>,
+  step: number,
+  calls: readonly ToolCall[],
+  results: ToolOutcome[],
+  asked: ReadonlyMap<number, QuestionAsked>,
+  stop: BudgetStop,
+): Promise<void> {
+  const { pauseForInput } = state.hooks;
+  if (pauseForInput && !state.signal.aborted && !stop.breach) {
+    const questions = new Map<number, AskedQuestion[]>();
+    for (const [i, { question }] of asked) {
+      const id = (calls[i] as ToolCall).id;
+      questions.set(i, state.answers?.withNew(id, question) ?? [{ question }]);
+    }
+    await pauseForInput(state, step, { calls, outcomes: results, asked: questions });
+    throw new InputRequiredError(
+      [...asked].map(([i, { question }]) => ({
+        toolCallId: (calls[i] as ToolCall).id,
+        toolName: (calls[i] as ToolCall).name,
+        question,
+      })),
+      errorState(state),
+    );
+  }
+  for (const [i, { question }] of asked) {
+    results[i] = {
+      status: "error",
+      content: `${question.source} asked the person a question, but this run cannot wait for an answer (it is not stored), so the call did not finish.`,
+    };
+  }
 }
 
 /** Takes the hooks' answers into the turn's outcomes; a call already answered keeps its answer. */
@@ -160,6 +216,9 @@ function executeTool(
     },
     forward(event) {
       state.emit({ type: "nested", step, toolCallId: ready.call.id, toolName: ready.tool.name, event });
+    },
+    answered(question) {
+      return state.answers?.take(ready.call.id, question);
     },
   });
 }

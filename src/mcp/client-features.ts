@@ -1,6 +1,8 @@
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
-import type { McpElicitationHandler } from "./elicitation.js";
-import type { McpSamplingOptions } from "./sampling.js";
+import { QuestionAsked } from "../core/questions.js";
+import type { PersonQuestion } from "../core/vocabulary/questions.js";
+import type { McpElicitationAnswer, McpElicitationHandler } from "./elicitation.js";
+import type { McpSamplingOptions, SamplingCall } from "./sampling.js";
 import { type Client, schemas } from "./sdk.js";
 
 /** A log message a server sent (`notifications/message`). */
@@ -14,10 +16,13 @@ export interface McpLogEntry {
 /** What the client offers a server beyond tools. Each is off unless given. */
 export interface McpClientFeatures {
   /**
-   * Answers a server's questions (elicitation). Without it the client does not offer elicitation
-   * and a server cannot ask. Bounded by `maxElicitations`.
+   * Answers a server's questions (elicitation): a function that asks in this process, or
+   * `"pause"`: the question pauses the run (stored, like an approval) until
+   * `agent.resume(runId, { answers })` brings the person's answer, given later and in any process;
+   * the call then runs again and the server's same question is answered from it. Without it the
+   * client does not offer elicitation and a server cannot ask. Bounded by `maxElicitations`.
    */
-  onElicitation?: McpElicitationHandler;
+  onElicitation?: McpElicitationHandler | "pause";
   /**
    * Most questions a server may ask per tool call (default 5); past that the client answers
    * `cancel` itself and warns, so a server that asks forever cannot hold a run.
@@ -62,6 +67,14 @@ export class ElicitationBudget {
   }
 }
 
+/** A tool call in flight on one server: what sampling charges, and where a pausing question lands. */
+export interface CallInFlight extends SamplingCall {
+  /** The question that pauses the run (the first one the record did not answer). */
+  asked?: PersonQuestion;
+  /** Stops the server's tool call once it asked that question. */
+  readonly pause: AbortController;
+}
+
 /** Installs the handlers for elicitation, roots and logging on an SDK client. */
 export function installFeatures(
   client: Client,
@@ -69,6 +82,7 @@ export function installFeatures(
   features: McpClientFeatures,
   budget: ElicitationBudget,
   warn: (message: string) => void,
+  callInFlight: () => CallInFlight | undefined,
 ): void {
   const { onElicitation, roots, onLog } = features;
   if (onElicitation) {
@@ -80,12 +94,10 @@ export function installFeatures(
         warn(`asked more than ${budget.most} questions in one tool call; answered "cancel"`);
         return { action: "cancel" };
       }
-      return onElicitation({
-        server,
-        message: params.message,
-        schema: params.requestedSchema as Record<string, unknown>,
-        signal: extra.signal,
-      });
+      const schema = params.requestedSchema as Record<string, unknown>;
+      if (onElicitation === "pause")
+        return pauseFor(callInFlight(), { source: server, message: params.message, schema }, warn);
+      return onElicitation({ server, message: params.message, schema, signal: extra.signal });
     });
   }
   if (roots) {
@@ -101,4 +113,25 @@ export function installFeatures(
       onLog({ server, level, data, ...(logger && { logger }) });
     });
   }
+}
+
+/**
+ * A question in pause mode: the recorded answer when the run was resumed with one for exactly this
+ * question (sameQuestion: server, text, form), else the call stops and the run pauses with the
+ * question (the server hears "cancel"; the call runs again on resume).
+ */
+function pauseFor(
+  call: CallInFlight | undefined,
+  question: PersonQuestion,
+  warn: (message: string) => void,
+): McpElicitationAnswer {
+  if (!call) {
+    warn('asked a question outside any tool call, so no run could wait for it; answered "cancel"');
+    return { action: "cancel" };
+  }
+  const recorded = call.run.answered?.(question);
+  if (recorded) return recorded;
+  call.asked ??= question;
+  call.pause.abort(new QuestionAsked(call.asked));
+  return { action: "cancel" };
 }

@@ -1,16 +1,17 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { GlassloopError, ToolError } from "../core/errors.js";
+import { QuestionAsked } from "../core/questions.js";
 import { InputTooLargeError } from "../core/read-caps.js";
 import type { JsonSchema } from "../models/model.js";
 import type { AgentTool } from "../tools/tool.js";
 import type { ToolSource } from "../tools/tool-source.js";
 import { CUT_OFF_CODE } from "./capped-fetch.js";
-import { capabilitiesFor, ElicitationBudget, installFeatures } from "./client-features.js";
+import { type CallInFlight, capabilitiesFor, ElicitationBudget, installFeatures } from "./client-features.js";
 import { jsonSchemaTool } from "./json-schema-tool.js";
 import { renderContent } from "./render-content.js";
 import { McpPrompts, McpResources } from "./resources-prompts.js";
 import { imageBlocks, pdfResources } from "./result-blocks.js";
-import { Sampler, type SamplingCall } from "./sampling.js";
+import { Sampler } from "./sampling.js";
 import { Client, StdioClientTransport, schemas, ToolListChangedNotificationSchema } from "./sdk.js";
 import { type McpServerConfig, transportFor } from "./server-config.js";
 
@@ -52,7 +53,7 @@ export class McpClient implements ToolSource {
    * Tool calls in flight, oldest first: a sampling request is charged to the oldest (the protocol
    * does not say which call a server's request belongs to; all of them are bounded by a run).
    */
-  readonly #calls: SamplingCall[] = [];
+  readonly #calls: CallInFlight[] = [];
   /** The server's resources: list, read, templates, subscribe (see also `resourceTools`). */
   readonly resources: McpResources;
   /** The server's prompts: list, and get with arguments. */
@@ -78,7 +79,14 @@ export class McpClient implements ToolSource {
     );
     const transport = "transport" in config ? config.transport : transportFor(config);
     const mcp = new McpClient(config, client, transport);
-    installFeatures(client, config.name, config, mcp.#questions, (message) => mcp.#warn(message));
+    installFeatures(
+      client,
+      config.name,
+      config,
+      mcp.#questions,
+      (message) => mcp.#warn(message),
+      () => mcp.#calls[0],
+    );
     if (config.sampling) {
       const sampler = new Sampler(
         config.name,
@@ -110,6 +118,11 @@ export class McpClient implements ToolSource {
       throw new McpConnectError(config.name, error);
     }
     return mcp;
+  }
+
+  /** Whether a server's question pauses the run (`onElicitation: "pause"`): such a run is stored. */
+  get mayAsk(): boolean {
+    return this.config.onElicitation === "pause";
   }
 
   /** The server's process id for a stdio server (null for HTTP or once it exited). */
@@ -209,15 +222,20 @@ export class McpClient implements ToolSource {
         if (this.#exited) throw new ToolError(`MCP server "${server}" is not available (${this.#exited}).`);
         let result: Awaited<ReturnType<Client["callTool"]>>;
         this.#questions.reset();
-        const inFlight: SamplingCall = { run: options, samples: 0 };
+        const inFlight: CallInFlight = { run: options, samples: 0, pause: new AbortController() };
         this.#calls.push(inFlight);
         try {
           result = await this.client.callTool({ name: remote.name, arguments: args }, undefined, {
-            signal,
+            signal:
+              this.config.onElicitation === "pause"
+                ? AbortSignal.any([signal, inFlight.pause.signal])
+                : signal,
             timeout: timeoutMs,
           });
         } catch (error) {
           if (signal.aborted) throw error;
+          // The server asked the person something the record does not answer: the run pauses.
+          if (inFlight.asked) throw new QuestionAsked(inFlight.asked);
           const why = this.#exited ? `it stopped: ${this.#exited}` : messageOf(error);
           throw new ToolError(`MCP server "${server}" failed on ${remote.name}: ${why}`, {
             cause: cutOff(error, server) ?? error,
@@ -225,6 +243,8 @@ export class McpClient implements ToolSource {
         } finally {
           this.#calls.splice(this.#calls.indexOf(inFlight), 1);
         }
+        // An answer the server made after hearing "cancel" is not the one the person would give.
+        if (inFlight.asked) throw new QuestionAsked(inFlight.asked);
         const text = renderContent(result);
         if (result.isError) throw new ToolError(text || `${remote.name} reported an error`);
         // Image blocks pass through as images and embedded PDF resources as files (the provider

@@ -2,6 +2,7 @@
  * The types of MCP elicitation (a server's question for the person). No MCP SDK here: the CLI's
  * terminal form is typed with them without loading the SDK.
  */
+import type { PersonAnswer } from "../core/vocabulary/questions.js";
 
 /** A server's question for the person (MCP elicitation, form mode). */
 export interface McpElicitation {
@@ -15,10 +16,7 @@ export interface McpElicitation {
 }
 
 /** The person's answer: fields (defaults fill what is left out), no, or not now. */
-export type McpElicitationAnswer =
-  | { action: "accept"; content: Record<string, string | number | boolean | string[]> }
-  | { action: "decline" }
-  | { action: "cancel" };
+export type McpElicitationAnswer = PersonAnswer;
 
 /** Something that answers a server's questions. */
 export type McpElicitationHandler = (request: McpElicitation) => Promise<McpElicitationAnswer>;

@@ -6,6 +6,7 @@
 
 import type { FinishReason, Message, ToolCall } from "../core/vocabulary/messages.js";
 import type { ToolOutcome } from "../core/vocabulary/outcome.js";
+import type { AskedQuestion } from "../core/vocabulary/questions.js";
 import type { StoredRunStatus } from "../core/vocabulary/status.js";
 import type { RunUsage } from "../core/vocabulary/usage.js";
 
@@ -25,11 +26,12 @@ export interface RunOwner {
 /**
  * One call of the turn in progress. `queued`: not started; `started`: it was running when the
  * last checkpoint was written (a crash leaves it unknown whether it finished); `done`: its
- * result is known; `awaiting_approval`: paused for a human decision.
+ * result is known; `awaiting_approval`: paused for a human decision; `awaiting_input`: it asked the
+ * person a question and the run paused for the answer (the call runs again on resume).
  */
 export interface PendingCall {
   call: ToolCall;
-  state: "queued" | "started" | "done" | "awaiting_approval";
+  state: "queued" | "started" | "done" | "awaiting_approval" | "awaiting_input";
   /** Its result once known; the store keeps `status`, `content`, `images`, `files` and `value`, never `errorDetail`. */
   outcome?: ToolOutcome;
   /**
@@ -37,6 +39,11 @@ export interface PendingCall {
    * on; a decision applies only if the call still validates to exactly these.
    */
   validated?: string;
+  /**
+   * For `awaiting_input`: the questions the call asked, in order; the last waits for its answer,
+   * the earlier ones were answered (a resumed call asked again gets those answers from here).
+   */
+  questions?: AskedQuestion[];
 }
 
 /** Loop state beyond the transcript that a resumed run needs to continue where it stopped. */

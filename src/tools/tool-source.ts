@@ -12,4 +12,9 @@ export interface ToolSource {
   /** Calls `listener` after the source's tool list changed; returns an unsubscribe function. */
   onChange(listener: () => void): () => void;
   close(): Promise<void>;
+  /**
+   * Whether its tools may ask the person a question that pauses the run (`QuestionAsked`): a run
+   * with such a source is stored, like one with a tool that needs approval, so it can wait.
+   */
+  readonly mayAsk?: boolean;
 }

@@ -3,6 +3,7 @@ import { ConfigError } from "../core/errors.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { RemainingBudget } from "../core/vocabulary/limits.js";
 import type { Message } from "../core/vocabulary/messages.js";
+import type { PersonAnswer, PersonQuestion } from "../core/vocabulary/questions.js";
 import type { RunUsage } from "../core/vocabulary/usage.js";
 import type { JsonSchema, Model, ToolSpec } from "../models/model.js";
 import { toolParameters } from "./json-schema.js";
@@ -30,6 +31,12 @@ export interface ToolRunOptions<TContext> {
   addUsage(usage: RunUsage): void;
   /** Forwards a sub-run's event into this run's stream, nested under this call. */
   forward(event: AgentEvent): void;
+  /**
+   * The person's answer to `question` when this call asked exactly that before and the run was
+   * resumed with the answer (each recorded answer is given once); undefined otherwise, and then a
+   * tool that needs it throws `QuestionAsked` to pause the run and ask.
+   */
+  answered?(question: PersonQuestion): PersonAnswer | undefined;
 }
 
 /** What `tool()` takes: one zod schema is the source of the JSON Schema and of `run`'s types. */

@@ -10,6 +10,8 @@ export type RunErrorCode =
   | "model_behavior"
   | "aborted"
   | "awaiting_approval"
+  /** A tool asked the person a question and the run paused for the answer (InputRequiredError). */
+  | "awaiting_input"
   /** The reflection evaluator rejected the answer more often than `maxRounds` allows. */
   | "rejected"
   /** A guardrail stopped the run (GuardrailTripwireError). */

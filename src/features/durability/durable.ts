@@ -1,7 +1,7 @@
 import { RunAbortedError, RunSuspendedError, runStatusOf } from "../../core/errors.js";
 import type { AssistantMessage, FinishReason, Message, ToolCall } from "../../core/vocabulary/messages.js";
 import type { ToolOutcome } from "../../core/vocabulary/outcome.js";
-import type { RunEnding, RunHooks, RunState } from "../../loop/hooks.js";
+import type { AskingTurn, RunEnding, RunHooks, RunState } from "../../loop/hooks.js";
 import { RunFencedError } from "../../store/errors.js";
 import type {
   PendingCall,
@@ -30,6 +30,7 @@ export function durabilityHooks(durable: DurableRun, resumed?: StoredRun): RunHo
       await durable.finished(state, ready.call, outcome);
       return outcome;
     },
+    pauseForInput: (state, _step, turn) => durable.askPerson(state, turn),
     end: (state, ending) => durable.end(state, ending),
   };
   if (resumed)
@@ -129,6 +130,22 @@ export class DurableRun {
     });
   }
 
+  /**
+   * Pauses the run for the person's answers: the turn's calls that asked wait with their
+   * questions, those that finished keep their outcomes (not run again on resume), the rest are
+   * queued. Written once every call of the turn settled, so nothing runs while the run waits.
+   */
+  askPerson(state: RunState<unknown>, turn: AskingTurn): Promise<void> {
+    const pending: PendingCall[] = turn.calls.map((call, i) => {
+      const questions = turn.asked.get(i);
+      if (questions) return { call, state: "awaiting_input", questions: [...questions] };
+      const outcome = turn.outcomes[i];
+      if (outcome) return { call, state: "done", outcome: storedOutcome(state, call, outcome) };
+      return { call, state: "queued" };
+    });
+    return this.pause(state, pending);
+  }
+
   /** A tool call is about to run: a crash from now on leaves its effect unknown. */
   started(state: RunState<unknown>, call: ToolCall): Promise<void> {
     this.#track(state, call, { call, state: "started" });
@@ -137,15 +154,7 @@ export class DurableRun {
 
   /** A tool call finished: its result is durable before the turn moves on. */
   finished(state: RunState<unknown>, call: ToolCall, outcome: ToolOutcome): Promise<void> {
-    const terminal = state.environment.registry.get(call.name)?.terminal === true;
-    // Only what the model and a terminal tool's output need: errorDetail is for traces, never stored.
-    const stored: ToolOutcome = { status: outcome.status, content: outcome.content };
-    // The images and files go back to the model with the content, so a resumed turn needs them.
-    if (outcome.images) stored.images = outcome.images;
-    if (outcome.files) stored.files = outcome.files;
-    // Only a terminal tool's value is ever used again (as the run's output); it must be JSON.
-    if (terminal && outcome.status === "ok" && outcome.value !== undefined) stored.value = outcome.value;
-    this.#track(state, call, { call, state: "done", outcome: stored });
+    this.#track(state, call, { call, state: "done", outcome: storedOutcome(state, call, outcome) });
     return this.checkpoint(state);
   }
 
@@ -253,6 +262,19 @@ export class DurableRun {
     this.#writes = next.catch(() => {});
     return next;
   }
+}
+
+/** What the store keeps of a call's outcome: what the model and a terminal tool's output need. */
+function storedOutcome(state: RunState<unknown>, call: ToolCall, outcome: ToolOutcome): ToolOutcome {
+  const terminal = state.environment.registry.get(call.name)?.terminal === true;
+  // errorDetail is for traces, never stored.
+  const stored: ToolOutcome = { status: outcome.status, content: outcome.content };
+  // The images and files go back to the model with the content, so a resumed turn needs them.
+  if (outcome.images) stored.images = outcome.images;
+  if (outcome.files) stored.files = outcome.files;
+  // Only a terminal tool's value is ever used again (as the run's output); it must be JSON.
+  if (terminal && outcome.status === "ok" && outcome.value !== undefined) stored.value = outcome.value;
+  return stored;
 }
 
 /** The output as stored: JSON values only (a class instance or a cycle is recorded as absent). */

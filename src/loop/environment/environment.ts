@@ -1,8 +1,10 @@
 import { ToolError } from "../../core/errors.js";
+import { QuestionAsked } from "../../core/questions.js";
 import type { AgentEvent } from "../../core/vocabulary/events.js";
 import type { RemainingBudget } from "../../core/vocabulary/limits.js";
 import type { Message, ToolCall } from "../../core/vocabulary/messages.js";
 import type { ToolOutcome } from "../../core/vocabulary/outcome.js";
+import type { PersonAnswer, PersonQuestion } from "../../core/vocabulary/questions.js";
 import type { RunUsage } from "../../core/vocabulary/usage.js";
 import type { AgentTool } from "../../tools/tool.js";
 import type { ToolRegistry } from "../../tools/tool-registry.js";
@@ -61,6 +63,8 @@ export interface ExecuteOptions {
   remaining: () => RemainingBudget;
   addUsage: (usage: RunUsage) => void;
   forward: (event: AgentEvent) => void;
+  /** The recorded answer to a question this call asked again (a resumed run), taken once. */
+  answered: (question: PersonQuestion) => PersonAnswer | undefined;
 }
 
 class ToolTimeout extends Error {}
@@ -144,7 +148,10 @@ export class Environment<TContext> {
     return { kind: "ready", call, tool, args: parsed.data };
   }
 
-  /** Runs a validated call under its timeout and the run's signal; never throws. */
+  /**
+   * Runs a validated call under its timeout and the run's signal; never throws, except the
+   * QuestionAsked a tool throws to ask the person (the turn pauses the run with it).
+   */
   async execute(ready: ReadyCall<TContext>, options: ExecuteOptions): Promise<ToolOutcome> {
     const { tool, call } = ready;
     const started = performance.now();
@@ -174,6 +181,7 @@ export class Environment<TContext> {
         },
         addUsage: options.addUsage,
         forward: options.forward,
+        answered: options.answered,
       };
       // The tool runs a microtask later (a synchronous throw becomes a rejection), raced with the
       // call's stop; one promise for both instead of a stop promise, a race and a then.
@@ -185,6 +193,8 @@ export class Environment<TContext> {
       });
       return timed(okOutcome(value, maxResultChars, tool.content !== false), started);
     } catch (error) {
+      // A question for the person is no failure of the call: the turn pauses the run with it.
+      if (error instanceof QuestionAsked && !stop.stopped) throw error;
       if (error instanceof ToolTimeout) {
         return timed(
           { status: "timeout", content: `Tool ${tool.name} timed out after ${timeoutMs} ms.` },
