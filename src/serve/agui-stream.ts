@@ -56,6 +56,26 @@ export function aguiEvents(item: LogItem, ctx: AguiContext): AguiEvent[] {
           },
         },
       ];
+    case "question":
+      // Answered over HTTP (POST /api/runs/:runId/answers), not with an AG-UI resume entry.
+      return [
+        {
+          type: "RUN_FINISHED",
+          threadId: ctx.threadId,
+          runId: ctx.runId,
+          outcome: {
+            type: "interrupt",
+            interrupts: item.questions.map((q) => ({
+              id: q.questionId,
+              reason: "input_required",
+              toolCallId: q.toolCallId,
+              message: q.message,
+              responseSchema: q.schema,
+              metadata: { toolName: q.toolName, source: q.source },
+            })),
+          },
+        },
+      ];
     case "tool_input_start":
       return [{ type: "TOOL_CALL_START", toolCallId: item.toolCallId, toolCallName: item.toolName }];
     case "tool_input_delta":

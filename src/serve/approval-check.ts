@@ -1,4 +1,5 @@
 import { refuse } from "./errors.js";
+import { isQuestion } from "./questions.js";
 import type { Decision } from "./run-manager.js";
 import type { ApprovalRecord, RunRecord, ServeLog } from "./serve-log.js";
 
@@ -20,7 +21,13 @@ export async function checkDecisions(
   const runId = found[0]?.runId;
   const run = runId === undefined ? undefined : await log.getRun(runId);
   const records = found.filter((r): r is ApprovalRecord => r !== undefined);
-  if (!run || run.principal !== principal || runIds.size !== 1 || records.length !== found.length)
+  if (
+    !run ||
+    run.principal !== principal ||
+    runIds.size !== 1 ||
+    records.length !== found.length ||
+    records.some(isQuestion)
+  )
     throw refuse.notFound("approval");
   if (chatId !== undefined && run.chatId !== chatId) throw refuse.notFound("approval");
   if (run.status !== "awaiting_approval" || records.some((r) => r.decided))

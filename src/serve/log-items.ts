@@ -19,6 +19,20 @@ export interface ApprovalItem {
   input: unknown;
 }
 
+/** One question a tool call asks the person (an MCP server's elicitation), as the stream shows it. */
+export interface QuestionItem {
+  /** Opaque, unguessable: what a client sends back with its answer. */
+  questionId: string;
+  toolCallId: string;
+  toolName: string;
+  /** Who asks (the MCP server's name). */
+  source: string;
+  /** The asker's text: shown as text, never as markup. */
+  message: string;
+  /** The flat form asked for (strings, numbers, booleans, choices). */
+  schema: Record<string, unknown>;
+}
+
 /** One stored item of a run's stream. */
 export type LogItem =
   /**
@@ -40,8 +54,10 @@ export type LogItem =
    * the stream goes on once the calls are decided.
    */
   | { kind: "approval"; approvals: ApprovalItem[]; after?: { op: number; seq: number } }
-  /** The run continues after a pause or after this server restarted. */
-  | { kind: "resumed"; reason: "approval" | "restart" }
+  /** The run paused: these calls asked the person a question (`run_end` with `awaiting_approval` follows). */
+  | { kind: "question"; questions: QuestionItem[] }
+  /** The run continues after a pause (an approval, an answer) or after this server restarted. */
+  | { kind: "resumed"; reason: "approval" | "answer" | "restart" }
   /** The run could not go on (its server stopped and it could not be resumed); it ends here. */
   | { kind: "interrupted"; message: string };
 

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Agent } from "../agent/agent.js";
 import { RunSuspendedError } from "../core/errors.js";
+import { InputRequiredError } from "../core/questions.js";
 import type { Redactor } from "../core/redact.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { RunStatus } from "../core/vocabulary/status.js";
@@ -9,6 +10,7 @@ import { currentOwner, ownerHost } from "../store/owner.js";
 import type { Store } from "../store/store.js";
 import type { ApprovalItem, LogItem } from "./log-items.js";
 import { EventNormalizer, type LeftOpen } from "./normalize.js";
+import { questionItems } from "./questions.js";
 import { describe, failBeforeStart, openParts } from "./run-closing.js";
 import type { RunChannel, RunHub } from "./run-hub.js";
 import type { RunSlots } from "./run-slots.js";
@@ -203,6 +205,7 @@ export class RunDriver {
       }
       if (failed) {
         if (failure instanceof ApprovalRequiredError) await this.#pause(run, channel, normalizer, failure);
+        else if (failure instanceof InputRequiredError) await this.#ask(run, channel, normalizer, failure);
         else if (status === undefined)
           failBeforeStart(run, channel, normalizer, redactor.text(describe(failure)));
       }
@@ -298,6 +301,27 @@ export class RunDriver {
       await log.releaseChat(run.principal, run.chatId, run.runId);
       await log.setRunStatus(run.runId, "interrupted");
     });
+  }
+
+  /** The run paused on a tool's question: its questions get ids in the log and go to the stream. */
+  async #ask(run: RunRecord, channel: RunChannel, normalizer: EventNormalizer, error: InputRequiredError) {
+    const { stored, shown } = questionItems(error, this.#o.redactor);
+    await this.#o.log.addApprovals(
+      run.runId,
+      stored.map((q) => ({
+        approvalId: q.questionId,
+        toolCallId: q.toolCallId,
+        toolName: q.toolName,
+        input: q.input,
+        validated: q.validated,
+      })),
+      this.id,
+    );
+    const held = normalizer.takeHeldEnd();
+    channel.append([
+      { kind: "question", questions: shown },
+      ...(held ? [{ kind: "event" as const, event: held }] : []),
+    ]);
   }
 
   async #pause(

@@ -7,6 +7,7 @@ import type { AgentTable } from "./agents.js";
 import { checkDecisions } from "./approval-check.js";
 import { attachmentNotes } from "./attachments.js";
 import { refuse } from "./errors.js";
+import { checkAnswers, type GivenAnswer } from "./questions.js";
 import { RunDriver } from "./run-driver.js";
 import type { RunHub } from "./run-hub.js";
 import { RunRecovery } from "./run-recovery.js";
@@ -161,6 +162,42 @@ export class RunManager {
       fresh.lastSeq,
       { kind: "resumed", reason: "approval" },
       (onEvent, signal) => made.resume(run.runId, { stream: true, onEvent, signal, approve, reject }),
+      made,
+    );
+    return { run: fresh, after: fresh.lastSeq };
+  }
+
+  /**
+   * Resumes a run paused on tools' questions with the person's answers (checkAnswers: the
+   * caller's run, every waiting question once, each answer fitting its form); returns the
+   * sequence number the continuation starts after.
+   */
+  async answer(
+    principal: string,
+    runId: string,
+    answers: readonly GivenAnswer[],
+  ): Promise<{ run: RunRecord; after: number }> {
+    const { log } = this.#o;
+    const { run, byCall } = await checkAnswers(log, principal, runId, answers);
+    this.#slots.reserve(principal);
+    let agent: Agent<unknown, unknown> | undefined;
+    try {
+      // Once only, as for approvals: two replicas racing get one 202 and one 409.
+      const taken = await log.decide(answers.map((a) => ({ approvalId: a.questionId, approved: true })));
+      if (!taken) throw refuse.conflict("these questions were already answered");
+      agent = await this.#o.agents.make(run.agent);
+    } catch (error) {
+      this.#slots.release(principal);
+      throw error;
+    }
+    await log.driveRun(run.runId, this.#driver.id, this.#driver.leaseUntil());
+    const fresh = (await log.getRun(run.runId)) as RunRecord;
+    const made = agent;
+    this.#driver.drive(
+      fresh,
+      fresh.lastSeq,
+      { kind: "resumed", reason: "answer" },
+      (onEvent, signal) => made.resume(run.runId, { stream: true, onEvent, signal, answers: byCall }),
       made,
     );
     return { run: fresh, after: fresh.lastSeq };

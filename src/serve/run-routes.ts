@@ -9,6 +9,7 @@ import { fieldErrors } from "./chat-request.js";
 import { uiEncoder } from "./chat-routes.js";
 import { refuse } from "./errors.js";
 import { readJsonBody } from "./limits.js";
+import { answersBody, type GivenAnswer } from "./questions.js";
 import { allEntries, principalOf, type ServeContext, type ServeEnv, sseResponse } from "./serve-context.js";
 import type { RunRecord } from "./serve-log.js";
 import { parseEventId } from "./sse.js";
@@ -85,6 +86,16 @@ export function runRoutes(app: Hono<ServeEnv>, ctx: ServeContext): void {
     const { run: resumed } = await runs.decide(principal, decisions, run.chatId);
     if (resumed.runId !== run.runId) throw refuse.notFound("approval");
     return c.json({ runId: run.runId, status: "running" }, 202);
+  });
+
+  app.post("/api/runs/:runId/answers", async (c) => {
+    const principal = principalOf(c);
+    const run = await ownRun(principal, c.req.param("runId"));
+    const parsed = answersBody.safeParse(await readJsonBody(c.req.raw, limits.maxBodyBytes));
+    if (!parsed.success) throw refuse.invalid("the answers are not valid", fieldErrors(parsed.error));
+    if (!runs.answer) throw refuse.notFound("question");
+    const { after } = await runs.answer(principal, run.runId, parsed.data.answers as GivenAnswer[]);
+    return c.json({ runId: run.runId, status: "running", after }, 202);
   });
 
   app.get("/api/runs/:runId/steps/:step", async (c) => {

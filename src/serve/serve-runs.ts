@@ -1,3 +1,4 @@
+import type { GivenAnswer } from "./questions.js";
 import type { Decision } from "./run-manager.js";
 import type { ChatRecord, RunRecord, ServeRunStatus } from "./serve-log.js";
 import type { Turn } from "./turn-session.js";
@@ -20,6 +21,16 @@ export interface ServeRuns {
     principal: string,
     decisions: readonly Decision[],
     chatId?: string,
+  ): Promise<{ run: RunRecord; after: number }>;
+  /**
+   * Continues a run paused on tools' questions with the person's answers (each bound to a question
+   * of this principal's run that waits now, every one answered, each fitting its form). Absent
+   * where runs cannot pause on a question (scale-out workers).
+   */
+  answer?(
+    principal: string,
+    runId: string,
+    answers: readonly GivenAnswer[],
   ): Promise<{ run: RunRecord; after: number }>;
   /** Stops the principal's run `runId` (it ends `aborted`); another principal's run is a 404. */
   cancel(principal: string, runId: string): Promise<ServeRunStatus>;

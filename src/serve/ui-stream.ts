@@ -61,6 +61,9 @@ export function uiChunks(item: LogItem, ctx: StreamContext): UIChunk[] {
         { type: "tool-input-available", toolCallId: a.toolCallId, toolName: a.toolName, input: a.input },
         { type: "tool-approval-request", approvalId: a.approvalId, toolCallId: a.toolCallId },
       ]);
+    case "question":
+      // A data part per question: the page renders its form; useChat keeps it as a data part.
+      return item.questions.map((q) => ({ type: "data-glassloop-question", id: q.questionId, data: q }));
     case "tool_input_start":
       return [{ type: "tool-input-start", toolCallId: item.toolCallId, toolName: item.toolName }];
     case "tool_input_delta":
