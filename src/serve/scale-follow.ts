@@ -213,7 +213,8 @@ export class ScaleFollower {
       }
       if (batch.length > 0) continue;
       // Nothing new: the run waits (for a model, a tool, a person), or it ended without `run_end`.
-      if (skipping() === 0) {
+      // Only a step whose answer asked for calls can wait for a person: otherwise no need to ask.
+      if (skipping() === 0 && state.calls.size > 0) {
         const waiting = (await client.pending(runId)).filter(
           (w) => !segment.decided.some((d) => bindsTo(d, w)),
         );
