@@ -306,17 +306,17 @@ export class PostgresServeLog implements ServeLog {
   async renewLeases(
     driver: string,
     leaseUntil: number,
-    driven: readonly string[] = [],
+    driven?: readonly string[],
   ): Promise<{ cancelled: string[]; lost: string[] }> {
     return this.#tx(async (c) => {
       const renewed = await c.query<{ run_id: string; cancel_requested: boolean }>({
         name: "serve_renew_leases",
         text: `UPDATE serve_runs SET lease_until = $2 WHERE driver = $1 AND status = 'running'
-           RETURNING run_id, cancel_requested`,
-        values: [driver, leaseUntil],
+           AND ($3::text[] IS NULL OR run_id = ANY($3::text[])) RETURNING run_id, cancel_requested`,
+        values: [driver, leaseUntil, driven === undefined ? null : [...driven]],
       });
       const lost =
-        driven.length === 0
+        driven === undefined || driven.length === 0
           ? { rows: [] }
           : await c.query<{ run_id: string }>({
               name: "serve_lost_runs",

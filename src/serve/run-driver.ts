@@ -201,6 +201,9 @@ export class RunDriver {
       if (drive.state === "handing-over" && (await drive.handedOver)) drive.state = "lost";
       if (drive.state === "lost") {
         await hub.abandon(channel);
+        // Stopped here without a hand-over (another process took it, or this one could not renew):
+        // if the log still names this process, free the run now rather than when its lease ends.
+        if (!drive.handedOver) await log.releaseRun(run.runId, this.id).catch(() => false);
         return;
       }
       if (failed) {

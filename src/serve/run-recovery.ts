@@ -150,12 +150,15 @@ export class RunRecovery {
 
 /**
  * Whether the process named as a running run's driver is gone: none is named (a run written
- * before drivers were), its lease ran out, or it was a process on this host that has exited.
+ * before drivers were, or one handed over), its lease ran out, or it was a process on this host
+ * that has exited.
  */
 export function driverGone(run: RunRecord, me: string, now: number): boolean {
   if (run.driver === undefined) return true;
-  if (run.driver === me) return false;
+  // A lease that ran out frees the run whoever held it, this process included (a drive of it that
+  // stopped here without handing it over: the caller checks first that none runs here now).
   if (run.leaseUntil === undefined || run.leaseUntil < now) return true;
+  if (run.driver === me) return false;
   const [host, text] = run.driver.split("/");
   const pid = Number(text);
   if (host !== ownerHost() || !Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false;

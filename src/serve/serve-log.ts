@@ -144,9 +144,11 @@ export interface ServeLog {
     expectDriver: string | undefined,
   ): Promise<boolean>;
   /**
-   * Extends the lease of every running run of `driver`. Returns the ids of those a client asked
-   * to stop, and of `driven` (the runs the caller drives) those `driver` no longer drives: another
-   * process took them over, so the caller must stop driving them.
+   * Extends the lease of the running runs of `driver`: those of `driven` (the runs the caller
+   * drives now), or every one when `driven` is absent. Returns the ids of those a client asked to
+   * stop, and of `driven` those `driver` no longer drives: another process took them over, so the
+   * caller must stop driving them. A run that names `driver` but is not in `driven` (its drive
+   * stopped) is not renewed: its lease runs out and any process may take it over.
    */
   renewLeases(
     driver: string,

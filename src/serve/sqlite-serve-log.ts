@@ -258,16 +258,23 @@ export class SqliteServeLog implements ServeLog {
   async renewLeases(
     driver: string,
     leaseUntil: number,
-    driven: readonly string[] = [],
+    driven?: readonly string[],
   ): Promise<{ cancelled: string[]; lost: string[] }> {
-    const rows = this.#sql(
-      `update serve_runs set lease_until = ? where driver = ? and status = 'running'
-         returning run_id, cancel_requested`,
-    ).all(leaseUntil, driver) as { run_id: string; cancel_requested: number }[];
+    const rows = (
+      driven === undefined
+        ? this.#sql(
+            `update serve_runs set lease_until = ? where driver = ? and status = 'running'
+               returning run_id, cancel_requested`,
+          ).all(leaseUntil, driver)
+        : this.#sql(
+            `update serve_runs set lease_until = ? where driver = ? and status = 'running'
+               and run_id in (select value from json_each(?)) returning run_id, cancel_requested`,
+          ).all(leaseUntil, driver, JSON.stringify(driven))
+    ) as { run_id: string; cancel_requested: number }[];
     const driverOf = this.#sql("select driver from serve_runs where run_id = ?").pluck();
     return {
       cancelled: rows.filter((r) => r.cancel_requested === 1).map((r) => r.run_id),
-      lost: driven.filter((runId) => {
+      lost: (driven ?? []).filter((runId) => {
         const now = driverOf.get(runId) as string | null | undefined;
         return now !== undefined && now !== driver;
       }),

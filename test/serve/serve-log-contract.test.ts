@@ -229,8 +229,11 @@ for (const backend of SERVE_BACKENDS)
       expect((await a.getRun("r1"))?.driver).toBe(winner);
       expect(await a.takeOverRun("r1", "c", 5_000, "dead")).toBe(false);
 
+      await a.createRun(newRun("r3", { driver: "me", leaseUntil: 1 }));
       expect(await b.renewLeases("me", 9_000, ["r2"])).toEqual({ cancelled: [], lost: [] });
       expect((await a.getRun("r2"))?.leaseUntil).toBe(9_000);
+      // A run whose drive stopped here is not renewed: its lease runs out and anyone may take it.
+      expect((await a.getRun("r3"))?.leaseUntil).toBe(1);
       await a.requestCancel("r2");
       expect(await b.renewLeases("me", 9_500)).toEqual({ cancelled: ["r2"], lost: [] });
       // A run waiting for approval is not driven: nothing to renew, nothing to cancel there.
