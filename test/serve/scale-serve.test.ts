@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScaleClient } from "../../src/scale/index.js";
 import { PostgresServeLog } from "../../src/serve/postgres-serve-log.js";
+import { SqliteServeLog } from "../../src/serve/sqlite-serve-log.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import { POSTGRES_SKIP } from "../helpers/postgres.js";
 import { freshDatabase, type TestWorker } from "../scale/scale-harness.js";
@@ -179,6 +180,32 @@ describe.skipIf(POSTGRES_SKIP)("serving with scale-out workers (createHandler({ 
       await slow.close();
     }
   }, 30_000);
+
+  it("works on the default SQLite serve log too (one server)", async () => {
+    const log = new SqliteServeLog(":memory:");
+    const store = new SqliteStore({ path: ":memory:" });
+    const one = served({ agents: scaleModule.agents, scale: { client, pollMs: 30 } }, store, log, () => {
+      log.close();
+      store.close();
+    });
+    try {
+      const res = await one.fetch("/api/chat", {
+        method: "POST",
+        headers: { ...alice, ...json },
+        body: send("q1", "tools please"),
+      });
+      const events = parseSse(await res.text());
+      expect(chunksOf(events).filter((c) => c.type === "tool-output-available")).toHaveLength(2);
+      expect(textOf(events)).toBe(words(12));
+      expect(finishOf(events)?.messageMetadata?.status).toBe("ok");
+      const chat = (await (await one.fetch("/api/chats/q1", { headers: alice })).json()) as {
+        messages: unknown[];
+      };
+      expect(chat.messages).toHaveLength(2);
+    } finally {
+      await one.close();
+    }
+  });
 
   it("an approval over HTTP resumes the run waiting on the worker, bound to the exact call; a forged id is a 404, a decided one a 409", async () => {
     const res = await a.fetch("/api/chat", {
