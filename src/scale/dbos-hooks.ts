@@ -29,7 +29,7 @@ export function dbosToolHooks(steps: RunSteps, markStart: MarkStart): RunHooks {
         `tool:${name}`,
         async (op): Promise<RecordedCall> =>
           // Marked before: the call was running when the worker died, and its effect is unknown.
-          (await markStart(op, ready.call.id)) ? run() : { kind: "interrupted" },
+          (await markStart(op)) ? run() : { kind: "interrupted" },
       );
       return call.then((r) => outcomeOf(r, name));
     },

@@ -35,7 +35,6 @@ create table if not exists run_events (
 create table if not exists tool_starts (
   run_id text not null,
   op integer not null,
-  call_id text not null,
   worker text not null,
   at bigint not null,
   primary key (run_id, op)
