@@ -29,11 +29,11 @@ afterEach(async () => {
   for (const place of places.splice(0)) await place.cleanup();
 });
 
-async function start(place: ServePlace): Promise<{ url: string; child: ChildProcess }> {
+async function start(place: ServePlace, drainMs = 300): Promise<{ url: string; child: ChildProcess }> {
   const started = await startServeProcess("test/serve/fixtures/handoff-module.ts", place.db, place.log, {
     GLASSLOOP_SERVE_TOKENS: `alice=${ALICE}`,
     TEST_LEASE_MS: String(LEASE_MS),
-    TEST_DRAIN_MS: "300",
+    TEST_DRAIN_MS: String(drainMs),
   });
   children.push(started.child);
   return started;
@@ -104,5 +104,26 @@ describe.each(SERVE_PLACES)("SIGTERM hands runs over: $name", (backend) => {
     expect(textOf(rest).endsWith(words(80))).toBe(true);
     const whole = await readRun(b.url, ALICE, stream.runId);
     expect([...idsOf(seen), ...idsOf(rest)]).toEqual(idsOf(whole));
+  }, 60_000);
+
+  it("a second SIGTERM hands the run over at once and exits, though the drain bound is a minute", async () => {
+    const place = await backend.fresh();
+    places.push(place);
+    const a = await start(place, 60_000);
+    const stream = await startTurn(a.url, ALICE, "twice");
+    await readDeltas(stream, 5);
+    const stopped = Date.now();
+    a.child.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 200));
+    a.child.kill("SIGTERM");
+    const seen = await readToEnd(stream);
+    expect(await exitCode(a.child)).toBe(0);
+    expect(Date.now() - stopped).toBeLessThan(20_000);
+    expect(chunksOf(seen).some((c) => c.type === "finish")).toBe(false);
+
+    const b = await start(place);
+    const rest = await readRun(b.url, ALICE, stream.runId, idsOf(seen).at(-1));
+    expect(chunksOf(rest).at(-1)?.messageMetadata?.status).toBe("ok");
+    expect(textOf(rest).endsWith(words(80))).toBe(true);
   }, 60_000);
 });
