@@ -139,6 +139,7 @@ export const paths = {
   runStream: (runId: string) => `api/runs/${seg(runId)}/stream`,
   run: (runId: string) => `api/runs/${seg(runId)}`,
   cancel: (runId: string) => `api/runs/${seg(runId)}/cancel`,
+  answers: (runId: string) => `api/runs/${seg(runId)}/answers`,
   step: (runId: string, step: number) => `api/runs/${seg(runId)}/steps/${step}`,
   /** The run (or one step of it) in the trace viewer the server mounts at `trace/`. */
   trace: (runId: string, step?: number) =>

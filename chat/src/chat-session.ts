@@ -1,6 +1,7 @@
 import { ApiError, call, openStream, paths, type StoredChat } from "./api.js";
+import type { Question, QuestionAnswer } from "./question-form.js";
 import { readUiStream } from "./sse.js";
-import { type ChatMessage, isToolPart } from "./ui-message.js";
+import { type ChatMessage, type DataPart, isToolPart } from "./ui-message.js";
 import { MessageAssembler } from "./ui-stream.js";
 
 /** Where a chat is: what the composer and the stop button show. */
@@ -39,6 +40,12 @@ export class ChatSession {
   private readonly listeners = new Set<(state: ChatState) => void>();
   private controller: AbortController | undefined;
   private scheduled = false;
+  /** Answers given to the questions now waiting, until all are given and sent. */
+  private readonly answers = new Map<string, QuestionAnswer>();
+  /** Questions answered from this page (their parts stay in the message). */
+  private readonly answered = new Set<string>();
+  /** Answers on their way to the server: a second click sends nothing. */
+  private sending = false;
 
   constructor(chatId: string, agent: string | undefined) {
     this.state = { chatId, agent, messages: [], status: "loading", runId: undefined, error: undefined };
@@ -109,6 +116,62 @@ export class ChatSession {
     this.set({ status: "submitted", error: undefined });
     await this.post(
       { id: this.state.chatId, messages: [answered], trigger: "submit-message", agent: this.state.agent },
+      "continue",
+    );
+  }
+
+  /**
+   * The questions the paused run waits on: the question parts of the last answer since its last
+   * step began, less those answered here.
+   */
+  waitingQuestions(): Question[] {
+    if (this.state.status !== "awaiting-approval") return [];
+    const last = this.state.messages.at(-1);
+    if (last?.role !== "assistant") return [];
+    const since = last.parts.map((p) => p.type).lastIndexOf("step-start");
+    return last.parts
+      .slice(since + 1)
+      .filter((p): p is DataPart => p.type === "data-glassloop-question")
+      .map((p) => p.data as Question)
+      .filter((q) => !this.answered.has(q.questionId));
+  }
+
+  /**
+   * Records the person's answer to one waiting question; once every waiting question has one, sends
+   * them (bound to their question ids) and follows the run on from where the pause left it.
+   */
+  async answer(questionId: string, answer: QuestionAnswer): Promise<void> {
+    const runId = this.state.runId;
+    const waiting = this.waitingQuestions();
+    if (!runId || this.sending || !waiting.some((q) => q.questionId === questionId)) return;
+    this.answers.set(questionId, answer);
+    if (waiting.some((q) => !this.answers.has(q.questionId))) return this.emit();
+    const answers = waiting.map((q) => ({
+      questionId: q.questionId,
+      answer: this.answers.get(q.questionId),
+    }));
+    // The status stays until the run goes on, so the form (and what was typed) stays if refused.
+    this.set({ error: undefined });
+    let after: number;
+    this.sending = true;
+    try {
+      ({ after } = await call<{ after: number }>(paths.answers(runId), {
+        method: "POST",
+        body: JSON.stringify({ answers }),
+      }));
+    } catch (error) {
+      // Refused (it does not fit the form, or it was answered elsewhere): the question stays.
+      // The form stays as the person filled it (it is not unmounted by a status in between).
+      for (const q of waiting) this.answers.delete(q.questionId);
+      this.set({ status: "awaiting-approval", error: failureText(error) });
+      return;
+    } finally {
+      this.sending = false;
+    }
+    for (const q of waiting) this.answered.add(q.questionId);
+    await this.stream(
+      (signal) =>
+        openStream(paths.runStream(runId), { headers: { "last-event-id": `${runId}/${after}` }, signal }),
       "continue",
     );
   }
@@ -239,11 +302,7 @@ export class ChatSession {
   }
 
   private fail(error: unknown): void {
-    const message =
-      error instanceof ApiError
-        ? `${error.message}${error.code !== String(error.status) ? ` (${error.code})` : ""}`
-        : String((error as Error)?.message ?? error);
-    this.set({ status: "ready", error: message });
+    this.set({ status: "ready", error: failureText(error) });
   }
 
   private set(patch: Partial<ChatState>): void {
@@ -263,4 +322,11 @@ export class ChatSession {
   private emit(): void {
     for (const listener of this.listeners) listener(this.state);
   }
+}
+
+/** What the chat shows of a failure: a problem's message and code, or the error's message. */
+function failureText(error: unknown): string {
+  return error instanceof ApiError
+    ? `${error.message}${error.code !== String(error.status) ? ` (${error.code})` : ""}`
+    : String((error as Error)?.message ?? error);
 }

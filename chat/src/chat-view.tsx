@@ -2,6 +2,7 @@ import { useEffect, useRef } from "preact/hooks";
 import type { ChatSession, ChatState } from "./chat-session.js";
 import { Composer } from "./composer.js";
 import { AssistantMessage, UserMessage } from "./message-view.js";
+import { QuestionForm } from "./question-form.js";
 import { lastStepOf, type StepRef, splitTurn } from "./turn-steps.js";
 import { useChatSession } from "./use-chat-session.js";
 
@@ -10,7 +11,7 @@ const STATUS_TEXT: Record<ChatState["status"], string> = {
   ready: "",
   submitted: "Sending…",
   streaming: "The agent is answering…",
-  "awaiting-approval": "Waiting for your approval.",
+  "awaiting-approval": "Waiting for you: an approval or an answer.",
 };
 
 /** One chat: its messages, the status line, the message box. */
@@ -61,6 +62,17 @@ export function ChatView({ session }: { session: ChatSession }) {
           );
         })}
       </div>
+      {state.status === "awaiting-approval" &&
+        session
+          .waitingQuestions()
+          .map((question) => (
+            <QuestionForm
+              key={question.questionId}
+              question={question}
+              disabled={false}
+              onAnswer={(answer) => void session.answer(question.questionId, answer)}
+            />
+          ))}
       <div class="dock">
         {state.error && (
           <p class="error-box" role="alert" data-testid="chat-error">
