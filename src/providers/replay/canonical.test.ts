@@ -4,6 +4,7 @@ import { ReplayDivergenceError, ReplayModel } from "glassloop/trace";
 import { describe, expect, it } from "vitest";
 import { CAPTURES_DIR } from "../../../test/helpers/anthropic-captures.js";
 import { loadCassette } from "../../../test/helpers/cassettes.js";
+import { toConverseBody } from "../bedrock/request.js";
 import { toGeminiBody } from "../google/request.js";
 import { readGeminiBody } from "../google/request-reader.js";
 import { toResponsesBody } from "../openai-responses/request.js";
@@ -75,6 +76,27 @@ describe("each provider reads its own request bodies", () => {
     expect(canonicalFromRequest(request, "responses")).toEqual(meaning);
   });
 
+  it("a Converse body means the same as the request it was made from (cache points and all)", () => {
+    const body = toConverseBody(request, { cache: true }, "bedrock");
+    const model = "bedrock:anthropic.claude-3-5-sonnet-20240620-v1:0";
+    expect(wireFormatOf(body, model)).toBe("bedrock");
+    // Its shape alone tells it apart from Anthropic's Messages (both have `system`).
+    expect(wireFormatOf(body, "recorded:unknown")).toBe("bedrock");
+    expect(canonicalFromBody(body, model)).toEqual(meaning);
+    expect(canonicalFromRequest(request, "bedrock")).toEqual(meaning);
+  });
+
+  it("reads a Converse body's tool choice in its own terms: none asked for is none read", () => {
+    const auto = toConverseBody({ ...request, toolChoice: "auto" }, {}, "bedrock");
+    expect(canonicalFromBody(auto, "bedrock:m").toolChoice).toBeUndefined();
+    const required = toConverseBody({ ...request, toolChoice: "required" }, {}, "bedrock");
+    expect(canonicalFromBody(required, "bedrock:m").toolChoice).toBe("required");
+    // The request is written as Converse would send it before it is compared, so "auto" matches.
+    expect(canonicalFromRequest({ ...request, toolChoice: "auto" }, "bedrock")).toEqual(
+      canonicalFromBody(auto, "bedrock:m"),
+    );
+  });
+
   it("reads pydantic-ai's recorded Gemini tool run: the call and its `return_value` response pair up", () => {
     const [, second] = loadCassette("test_google-test_google_tool_output");
     const read = readGeminiBody(second?.request.parsed_body ?? {});
@@ -132,7 +154,7 @@ function isModelCall(exchange: { request: { uri: string } }): boolean {
   return !exchange.request.uri.includes(":countTokens");
 }
 
-describe("replays of Gemini and Responses recordings", () => {
+describe("replays of Gemini, Responses and Converse recordings", () => {
   const answer = {
     text: "Four hundred and twenty.",
     toolCalls: [],
@@ -146,6 +168,7 @@ describe("replays of Gemini and Responses recordings", () => {
   const formats = [
     ["google:gemini-2.5-flash", toGeminiBody(request)],
     ["openai-responses:gpt-5", toResponsesBody(request, { model: "gpt-5", store: false })],
+    ["bedrock:anthropic.claude-3-5-haiku-20241022-v1:0", toConverseBody(request, {}, "bedrock")],
   ] as const;
 
   it.each(formats)("%s: the same request replays the recorded answer", async (model, body) => {

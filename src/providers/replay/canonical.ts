@@ -1,12 +1,14 @@
 /**
  * Reads a recorded request body in whichever wire format it holds (OpenAI Chat Completions,
- * Anthropic Messages, the Gemini API, OpenAI Responses, or glassloop's own normalized body from
- * test doubles and replays) into the provider-neutral view a replay compares; each provider reads
- * its own bodies (`read…Body` in its `request.ts`).
+ * Anthropic Messages, the Gemini API, OpenAI Responses, Bedrock Converse, or glassloop's own
+ * normalized body from test doubles and replays) into the provider-neutral view a replay compares;
+ * each provider reads its own bodies (`read…Body` in its `request-reader.ts`).
  */
 import type { Message } from "../../core/vocabulary/messages.js";
 import type { ModelRequest, ToolChoice } from "../../models/model.js";
 import { readAnthropicBody } from "../anthropic/request-reader.js";
+import { toConverseBody } from "../bedrock/request.js";
+import { readConverseBody } from "../bedrock/request-reader.js";
 import { toGeminiBody } from "../google/request.js";
 import { readGeminiBody } from "../google/request-reader.js";
 import { readChatBody } from "../openai/request-reader.js";
@@ -25,12 +27,12 @@ import {
 } from "./canonical-request.js";
 
 /** The wire formats a recorded body can be in. */
-export type WireFormat = "openai" | "anthropic" | "gemini" | "responses" | "glassloop";
+export type WireFormat = "openai" | "anthropic" | "gemini" | "responses" | "bedrock" | "glassloop";
 
 /**
  * The canonical view of a request the agent makes now, to compare with a body recorded in
  * `format`. A format whose body keeps less than the request (Gemini's own schema dialect, the
- * captions of tool images) is compared in its own terms: the request is written as that provider
+ * captions of tool images, Converse's missing "auto" and "none") is compared in its own terms: the request is written as that provider
  * would send it and read back by the same reader as the recording.
  */
 export function canonicalFromRequest(
@@ -41,6 +43,7 @@ export function canonicalFromRequest(
   if (format === "gemini") return readGeminiBody(asRecord(toGeminiBody(full)));
   if (format === "responses")
     return readResponsesBody(asRecord(toResponsesBody(full, { model: "", store: false })));
+  if (format === "bedrock") return readConverseBody(toConverseBody(full, {}, "bedrock"));
   return fromGlassloop(request as unknown as Record<string, unknown>);
 }
 
@@ -54,6 +57,8 @@ export function canonicalFromBody(body: unknown, modelId: string): CanonicalRequ
       return readGeminiBody(record);
     case "responses":
       return readResponsesBody(record);
+    case "bedrock":
+      return readConverseBody(record);
     case "glassloop":
       return fromGlassloop(record);
     case "openai":
@@ -65,6 +70,7 @@ export function canonicalFromBody(body: unknown, modelId: string): CanonicalRequ
 export function wireFormatOf(body: Record<string, unknown>, modelId: string): WireFormat {
   if (modelId.startsWith("anthropic:")) return "anthropic";
   if ("contents" in body) return "gemini";
+  if (modelId.startsWith("bedrock:") || "inferenceConfig" in body || "toolConfig" in body) return "bedrock";
   if ("input" in body && !("messages" in body)) return "responses";
   const messages = arrayOf(body.messages).map(asRecord);
   const tools = arrayOf(body.tools).map(asRecord);
