@@ -90,6 +90,10 @@ const serve: Command = {
       io.stderr.write(
         `glassloop serve: MCP server for "${v.mcp}" at ${server.url}mcp${mcp.tokens ? " (bearer tokens required)" : ""}\n`,
       );
+    if (v.scale !== undefined)
+      io.stderr.write(
+        `glassloop serve: each turn goes to the scale-out workers (queue ${v.queue ?? "glassloop"})\n`,
+      );
     io.stderr.write(`glassloop serve: ${names} on ${server.url}\n`);
     io.stdout.write(
       token
