@@ -15,10 +15,11 @@ export {
   type RecallMode,
 } from "../memory/long-term.js";
 export { MEMORY_TOOLS, memoryTools } from "../memory/memory-tools.js";
-export { messageSchema, parseHistory } from "../memory/message-schema.js";
+export { parseHistory } from "../memory/message-schema.js";
 export type { MemoryContext, MemoryStrategy, SummaryRequest } from "../memory/strategy.js";
 export { SUMMARY_PREFIX, SummaryMemory, type SummaryMemoryOptions } from "../memory/summary-memory.js";
 export { encodingFor, estimateTokens, TokenCounter } from "../memory/tokens.js";
 export { openToolCalls, toolCallsOf } from "../memory/transcript.js";
+export { messageSchema } from "../memory/transcript-schema.js";
 export { fitWindow, WindowMemory, type WindowMemoryOptions } from "../memory/window-memory.js";
 export type { TokenEncoding } from "../models/tokenizer.js";
