@@ -1,8 +1,14 @@
 /**
- * `npm run bench -- scale`: what running agents as DBOS workflows costs. On a throwaway local
- * cluster with the server's default durability: the per-step overhead of no durability, SQLite
- * checkpoints and DBOS steps; the throughput of a zero-latency agent with 1, 2 and 4 worker
- * processes; the failover time after a SIGKILL.
+ * `npm run bench -- scale`: what running agents as DBOS workflows costs, against a bare DBOS
+ * workflow with the same steps, on one throwaway local cluster (fsync off unless
+ * BENCH_SCALE_DURABLE=1): the cost per step of each, interleaved, in ms, worker CPU, round trips
+ * and transactions; the throughput of a zero-latency agent with 1, 2 and 4 worker processes next
+ * to the bare workflow's with 1; the failover time after a SIGKILL.
+ *
+ * BENCH_SCALE_ONLY=steps|throughput: one table. BENCH_SCALE_ROUNDS (7): interleaved rounds per
+ * step table. BENCH_SCALE_RUNS (60): runs per throughput row. BENCH_SCALE_PROFILE=<dir>: a CPU
+ * profile of each child process; BENCH_SCALE_WINDOW_PROFILE=<dir>: of each throughput worker's
+ * measured window only.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -318,7 +324,7 @@ async function throughput(
   index: number,
 ): Promise<{ row: (string | number)[]; kinds: string }> {
   const url = await database(base, `bench_tp_${index}`);
-  const runs = 60;
+  const runs = Number(process.env.BENCH_SCALE_RUNS ?? 60);
   const ids = Array.from({ length: runs }, (_, i) => `tp${index}_${i}`);
   const poll = String(TIMING.pollMs);
   const children =
@@ -472,8 +478,7 @@ export async function scaleBench(): Promise<BenchTable[]> {
       Math.max(...rows.filter((r) => String(r[0]).startsWith(prefix)).map((r) => Number(r[3])));
     const ratio = best("glassloop, 1 worker") / best("bare");
     const tp: BenchTable = {
-      title:
-        "Scale-out: throughput of a 5-step zero-latency agent (60 runs, worker processes with concurrency 8)",
+      title: `Scale-out: throughput of a 5-step zero-latency agent (${process.env.BENCH_SCALE_RUNS ?? 60} runs, worker processes with concurrency 8)`,
       columns: [
         "workers",
         "runs",
