@@ -4,6 +4,7 @@
  * data parts reach the agent as JSON text.
  */
 
+import { answersBody, type GivenAnswer } from "../../serve/questions.js";
 import type { Decision } from "../../serve/run-manager.js";
 import type { ApprovalRecord } from "../../serve/serve-log.js";
 import { type Message, RPC } from "../wire.js";
@@ -71,5 +72,39 @@ export function decisionsOf(message: Message, open: readonly ApprovalRecord[]): 
   }
   throw rpcError.invalidParams(
     'the task waits for a decision: send a data part {"approved": true} or {"approved": false}, or the text "approve" or "reject"',
+  );
+}
+
+/**
+ * The answers to a task whose tools asked questions, as serve's answers route takes them: a data
+ * part `{ answers: [{ questionId, answer: { action, content? } }] }`, or, when one question waits,
+ * its answer alone (`{ action: "accept", content }`, `{ action: "decline" }`, `{ action: "cancel" }`).
+ * serve then checks each against its question's form. Anything else is refused with how to answer.
+ */
+export function answersOf(message: Message, asked: readonly ApprovalRecord[]): GivenAnswer[] {
+  for (const part of message.parts) {
+    const data = part.data;
+    if (typeof data !== "object" || data === null || Array.isArray(data)) continue;
+    const d = data as Record<string, unknown>;
+    const one = asked[0];
+    const body =
+      "answers" in d
+        ? d
+        : asked.length === 1 && one && "action" in d
+          ? { answers: [{ questionId: one.approvalId, answer: d }] }
+          : undefined;
+    if (!body) continue;
+    const parsed = answersBody.safeParse(body);
+    if (!parsed.success)
+      throw rpcError.invalidParams(
+        "the answers are not valid",
+        parsed.error.issues
+          .slice(0, 20)
+          .map((i) => ({ path: i.path.map(String).join("."), message: i.message })),
+      );
+    return parsed.data.answers as GivenAnswer[];
+  }
+  throw rpcError.invalidParams(
+    'the task waits for answers to its questions: send a data part {"answers": [{"questionId", "answer": {"action": "accept", "content": {...}}}]} (or "decline", "cancel")',
   );
 }

@@ -7,21 +7,22 @@
 import { randomUUID } from "node:crypto";
 import { CHAT_ID } from "../../serve/chat-request.js";
 import { endsSegment, type LogEntry } from "../../serve/log-items.js";
+import { type GivenAnswer, isQuestion } from "../../serve/questions.js";
 import type { ServeContext } from "../../serve/serve-context.js";
 import type { RunRecord } from "../../serve/serve-log.js";
-import { parseEventId, runEventStream } from "../../serve/sse.js";
+import { parseEventId } from "../../serve/sse.js";
 import { getParams, idParams, sendParams } from "../schemas.js";
 import { taskV03 } from "../v03.js";
 import { protoTask } from "../v03-proto.js";
-import { RPC, type StreamResponse, type Task, TERMINAL_STATES } from "../wire.js";
-import { decisionsOf, turnText } from "./input.js";
+import { RPC, type Task, TERMINAL_STATES } from "../wire.js";
+import { answersOf, decisionsOf, turnText } from "./input.js";
 import type { A2AServeOptions } from "./options.js";
 import { configOf } from "./push-config.js";
 import { addConfig, checkRoom, type PushRuntime } from "./push-dispatcher.js";
 import type { PushConfig } from "./push-store.js";
 import { A2ARequestError, type Binding, type RpcId, resultResponse, rpcError } from "./rpc.js";
-import { a2aEncoder, rpcResult, type StreamTarget } from "./stream-encoder.js";
 import { type A2ATaskHistory, keepMessage } from "./task-history.js";
+import { taskStream } from "./task-stream.js";
 import { taskOf } from "./task-view.js";
 
 /** Entries read from the end of a run's log to tell where it stands. */
@@ -132,51 +133,15 @@ function taskResult(call: Call, task: Task, wrapped = false): unknown {
   return wrapped ? { task } : task;
 }
 
-/** An SSE response: the task as it stands first, then the run's events after `after`. */
+/** An SSE response in the caller's spelling: the task as it stands first, then the run's events after `after`. */
 function streamResponse(call: Call, run: RunRecord, after: number, first: Task): Response {
-  const target: StreamTarget = { version: call.version, rpcId: call.id, binding: call.binding };
-  const inner = runEventStream({
-    hub: call.ctx.hub,
-    runId: run.runId,
+  return taskStream(
+    call.ctx,
+    { version: call.version, rpcId: call.id, binding: call.binding },
+    run,
     after,
-    encoder: a2aEncoder(run, target),
-    keepAliveMs: call.ctx.limits.keepAliveMs,
-    idleMs: call.ctx.limits.streamIdleMs,
-    ...(call.ctx.onBytes && { onBytes: call.ctx.onBytes }),
-    ...(call.ctx.onStream && { onStream: call.ctx.onStream }),
-  });
-  const head = new TextEncoder().encode(
-    `data: ${JSON.stringify(rpcResult(target, { task: first } satisfies StreamResponse))}\n\n`,
+    first,
   );
-  const reader = inner.getReader();
-  let headSent = false;
-  const body = new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        if (!headSent) {
-          headSent = true;
-          controller.enqueue(head);
-          return;
-        }
-        const { done, value } = await reader.read();
-        if (done) controller.close();
-        else controller.enqueue(value);
-      },
-      cancel(reason) {
-        return reader.cancel(reason);
-      },
-    },
-    { highWaterMark: 0 },
-  );
-  return new Response(body, {
-    status: 200,
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache, no-transform",
-      connection: "keep-alive",
-      "x-accel-buffering": "no",
-    },
-  });
 }
 
 /** `SendMessage` / `message/send` and `SendStreamingMessage` / `message/stream`. */
@@ -210,12 +175,17 @@ export async function sendMessage(call: Call, params: unknown, streaming: boolea
       );
     }
     const open = await ctx.log.openApprovals(existing.runId);
-    const decisions = decisionsOf(message, open);
+    // Tools' questions (an MCP server's elicitation) share the approvals' table: each has its own answer.
+    const asked = open.filter(isQuestion);
+    const answers = asked.length > 0 ? answersOf(message, asked) : undefined;
+    const decisions = answers ? [] : decisionsOf(message, open);
     // The question answered now is no longer the task's status: the history keeps it.
     if (task.status.message) await keepMessage(call.history, task.id, task.status.message);
-    const decided = await ctx.runs.decide(call.principal, decisions, existing.chatId);
-    run = decided.run;
-    after = decided.after;
+    const resumed = answers
+      ? await answer(call, existing.runId, answers)
+      : await ctx.runs.decide(call.principal, decisions, existing.chatId);
+    run = resumed.run;
+    after = resumed.after;
     await keepMessage(call.history, run.runId, { ...message, taskId: run.runId, contextId: run.chatId });
   } else {
     const text = turnText(message, ctx.limits.maxMessageChars);
@@ -253,6 +223,17 @@ export async function sendMessage(call: Call, params: unknown, streaming: boolea
     call,
     taskResult(call, await currentTask(call, run, configuration?.historyLength), true),
   );
+}
+
+/** Resumes a run paused on tools' questions with the caller's answers (serve checks each against its form). */
+function answer(
+  call: Call,
+  runId: string,
+  answers: GivenAnswer[],
+): Promise<{ run: RunRecord; after: number }> {
+  if (!call.ctx.runs.answer)
+    throw rpcError.unsupported("this server's runs cannot take answers to questions");
+  return call.ctx.runs.answer(call.principal, runId, answers);
 }
 
 /** `GetTask` / `tasks/get`. */

@@ -9,7 +9,7 @@ import type { SseEncoder } from "../../serve/sse.js";
 import { streamV03 } from "../v03.js";
 import { protoEvent } from "../v03-proto.js";
 import type { StreamResponse } from "../wire.js";
-import { agentMessage, approvalMessage, endStatus } from "./task-view.js";
+import { agentMessage, approvalMessage, endStatus, questionMessage } from "./task-view.js";
 
 /** Which spelling a caller speaks, and the JSON-RPC id its stream answers. */
 export interface StreamTarget {
@@ -78,6 +78,19 @@ export function streamEventsOf(
             status: {
               state: "TASK_STATE_INPUT_REQUIRED",
               message: approvalMessage(run, item.approvals),
+              timestamp: new Date().toISOString(),
+            },
+          },
+        },
+      ];
+    if (item.kind === "question")
+      return [
+        {
+          statusUpdate: {
+            ...base,
+            status: {
+              state: "TASK_STATE_INPUT_REQUIRED",
+              message: questionMessage(run, item.questions),
               timestamp: new Date().toISOString(),
             },
           },

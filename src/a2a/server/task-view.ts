@@ -3,7 +3,7 @@
  * history, built from the run's record and the last items of its serve log (a run's stream is
  * self-contained item by item, so the end of it says where the run stands).
  */
-import type { ApprovalItem, LogEntry, LogItem } from "../../serve/log-items.js";
+import type { ApprovalItem, LogEntry, LogItem, QuestionItem } from "../../serve/log-items.js";
 import type { RunRecord, ServeRunStatus } from "../../serve/serve-log.js";
 import type { Artifact, Message, Part, Task, TaskState, TaskStatus } from "../wire.js";
 
@@ -63,6 +63,49 @@ export function approvalMessage(
       mediaType: "application/json",
     },
   ]);
+}
+
+/**
+ * What an input-required status says when tools asked the caller questions (an MCP server's
+ * elicitation): each question's asker, text and form, and how to answer.
+ */
+export function questionMessage(
+  run: Pick<RunRecord, "runId" | "chatId">,
+  questions: QuestionItem[],
+): Message {
+  const list = questions.map((q) => `${q.source}: ${q.message}`).join(" / ");
+  return agentMessage(run, `question-${questions[0]?.questionId ?? "none"}`, [
+    {
+      text:
+        `The agent's tools ask: ${list}. Answer on this task with a data part ` +
+        `{"answers": [{"questionId", "answer": {"action": "accept", "content": {...}}}]} ` +
+        `(or "decline", "cancel"), one answer per question.`,
+    },
+    {
+      data: {
+        type: "glassloop.question",
+        questions: questions.map((q) => ({
+          questionId: q.questionId,
+          toolName: q.toolName,
+          source: q.source,
+          message: q.message,
+          schema: q.schema,
+        })),
+      },
+      mediaType: "application/json",
+    },
+  ]);
+}
+
+/** The status message of a paused run: its questions if tools asked any, else the approvals it waits for. */
+export function pauseMessage(
+  run: Pick<RunRecord, "runId" | "chatId">,
+  approvals: ApprovalItem[] | undefined,
+  questions: QuestionItem[] | undefined,
+): Message {
+  return questions && questions.length > 0
+    ? questionMessage(run, questions)
+    : approvalMessage(run, approvals ?? []);
 }
 
 /** The artifact of a completed run: text output as a text part, typed output as a data part. */
@@ -139,17 +182,20 @@ export function taskOf(
   let artifacts: Artifact[] = [];
   let lastError: string | undefined;
   let approvals: ApprovalItem[] | undefined;
+  let questions: QuestionItem[] | undefined;
   for (const { item } of tail) {
     if (item.kind === "event" && item.event.type === "error") lastError = item.event.message;
     if (item.kind === "approval") approvals = item.approvals;
+    if (item.kind === "question") questions = item.questions;
     if (item.kind === "resumed") {
       approvals = undefined;
+      questions = undefined;
       status = { state: "TASK_STATE_WORKING", timestamp: status.timestamp };
     }
     if (item.kind === "event" && item.event.type === "run_end" && item.event.status === "awaiting_approval")
       status = {
         state: "TASK_STATE_INPUT_REQUIRED",
-        message: approvalMessage(run, approvals ?? []),
+        message: pauseMessage(run, approvals, questions),
         timestamp: new Date(item.event.time).toISOString(),
       };
     const ended = endStatus(run, item, lastError);
