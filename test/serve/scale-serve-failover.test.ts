@@ -5,7 +5,7 @@
  * reconnects to it): in both, the answer arrives whole, nothing twice.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -35,7 +35,9 @@ const send = (chatId: string, text: string) =>
     messages: [{ id: "u", role: "user", parts: [{ type: "text", text }] }],
   });
 const WORDS = 60;
-const env = { SCALE_SERVE_DELAY_MS: "60", SCALE_SERVE_WORDS: String(WORDS) };
+const dir = mkdtempSync(join(tmpdir(), "glassloop-serve-scale-"));
+const effects = join(dir, "effects.log");
+const env = { SCALE_SERVE_DELAY_MS: "60", SCALE_SERVE_WORDS: String(WORDS), SCALE_SERVE_EFFECTS: effects };
 
 async function readUntil(res: Response, enough: (events: SseEvent[]) => boolean) {
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
@@ -62,7 +64,6 @@ describe.skipIf(POSTGRES_SKIP)("serving with scale-out workers: processes that d
   let client: ScaleClient;
   const workers: TestWorker[] = [];
   const children: ChildProcess[] = [];
-  const dir = mkdtempSync(join(tmpdir(), "glassloop-serve-scale-"));
 
   beforeAll(async () => {
     await prepareScaleWorkers();
@@ -119,6 +120,56 @@ describe.skipIf(POSTGRES_SKIP)("serving with scale-out workers: processes that d
       expect(textOf(all)).toBe(words(WORDS));
       const seqs = seqsOf(all);
       expect(new Set(seqs).size).toBe(seqs.length);
+      const [after] = await client.listRuns({ runIds: [runId] });
+      expect(after?.worker).not.toBe(victim.name);
+    } finally {
+      await s.close();
+    }
+  }, 60_000);
+
+  it("a worker SIGKILLed while its run waits for approval: the decision sent over HTTP reaches the worker that adopts it, and the call runs once", async () => {
+    const spare = spawnScaleWorker("w3", url, env);
+    workers.push(spare);
+    await spare.ready;
+    const log = await PostgresServeLog.connect({ url });
+    const store = new SqliteStore({ path: ":memory:" });
+    const s = served({ agents: scaleModule.agents, scale: { client, pollMs: 30 } }, store, log, async () => {
+      await log.close();
+      store.close();
+    });
+    try {
+      const res = await s.fetch("/api/chat", {
+        method: "POST",
+        headers: post,
+        body: send("a1", "refund order A"),
+      });
+      const runId = res.headers.get("x-glassloop-run-id") as string;
+      const first = parseSse(await res.text());
+      const { approvalId } = chunksOf(first).find((c) => c.type === "tool-approval-request") as unknown as {
+        approvalId: string;
+      };
+      const [waiting] = await client.listRuns({ runIds: [runId] });
+      const victim = workers.find((w) => w.name === waiting?.worker) as TestWorker;
+      victim.child.kill("SIGKILL");
+      await victim.exited;
+      const decided = await s.fetch(`/api/runs/${runId}/approvals`, {
+        method: "POST",
+        headers: post,
+        body: JSON.stringify({ decisions: [{ approvalId, approved: true }] }),
+      });
+      expect(decided.status).toBe(202);
+      const lastId = first.filter((e) => e.id !== undefined).at(-1)?.id as string;
+      const rest = parseSse(
+        await (
+          await s.fetch(`/api/runs/${runId}/stream`, { headers: { ...alice, "last-event-id": lastId } })
+        ).text(),
+      );
+      expect(chunksOf(rest).find((c) => c.type === "tool-output-available")).toMatchObject({
+        toolCallId: "call_r",
+        output: "refunded 5 on A",
+      });
+      expect(finishStatus(rest)).toBe("ok");
+      expect(readFileSync(effects, "utf8").trim().split("\n")).toHaveLength(1);
       const [after] = await client.listRuns({ runIds: [runId] });
       expect(after?.worker).not.toBe(victim.name);
     } finally {
