@@ -32,7 +32,12 @@ export async function takeTurn(
   for (const call of calls) announceCall(state, step, call);
   // Before anything runs: human approval answers or pauses (approval.ts).
   // (Not awaited at all without a hook: this runs every step.)
-  if (hooks.beforeTools) answer(results, await hooks.beforeTools(state, step, prepared, results));
+  // A resumed turn's known outcomes count as answered: a call that already ran is not reviewed again.
+  if (hooks.beforeTools)
+    answer(
+      results,
+      await hooks.beforeTools(state, step, prepared, known ? calls.map((c) => known.get(c.id)) : results),
+    );
 
   // The first budget breach of the turn, shared by its calls.
   const stop: BudgetStop = { breach: undefined, known };

@@ -158,6 +158,56 @@ describe("a tool's question pauses a stored run until the person answers", () =>
     ]);
   });
 
+  it("a call approved before the question is neither asked for again nor run twice", async () => {
+    const store = new SqliteStore({ path: ":memory:" });
+    const refunds: string[] = [];
+    const make = () =>
+      new Agent({
+        model: new FunctionModel((request) =>
+          request.messages.at(-1)?.role === "tool"
+            ? { text: "done" }
+            : {
+                toolCalls: [
+                  { name: "refund", args: { order: "A-1" } },
+                  { name: "book", args: { flight: "LH1" } },
+                ],
+              },
+        ),
+        tools: [
+          tool({
+            name: "refund",
+            description: "Refunds.",
+            input: z.object({ order: z.string() }),
+            needsApproval: true,
+            run: ({ order }) => {
+              refunds.push(order);
+              return `refunded ${order}`;
+            },
+          }),
+          booking(() => QUESTION, []),
+        ],
+        store,
+      });
+    const approval = (await make()
+      .run("refund and book")
+      .catch((e: unknown) => e)) as { runId: string; pending: { toolCallId: string }[] };
+    const refundId = approval.pending[0]?.toolCallId as string;
+    const asked = await make()
+      .resume(approval.runId, { approve: [refundId] })
+      .catch((e: unknown) => e);
+    expect(asked).toBeInstanceOf(InputRequiredError);
+    expect(refunds).toEqual(["A-1"]);
+    const bookId = (asked as InputRequiredError).pending[0]?.toolCallId as string;
+    const result = await make().resume(approval.runId, {
+      answers: [{ toolCallId: bookId, answer: { action: "accept", content: { seat: "aisle" } } }],
+    });
+    expect(result.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual([
+      "refunded A-1",
+      "booked LH1 aisle",
+    ]);
+    expect(refunds).toEqual(["A-1"]);
+  });
+
   it("fails the call with a message the model reads when nothing stores the run", async () => {
     const runs: string[] = [];
     const result = await new Agent({

@@ -2,7 +2,7 @@ import { ConfigError, RunError, type RunErrorState } from "../../core/errors.js"
 import type { ToolCall } from "../../core/vocabulary/messages.js";
 import type { ToolOutcome } from "../../core/vocabulary/outcome.js";
 import type { InvalidCall, ReadyCall } from "../../loop/environment/environment.js";
-import type { RunHooks, RunState } from "../../loop/hooks.js";
+import type { AnsweredCalls, RunHooks, RunState } from "../../loop/hooks.js";
 import { errorState } from "../../loop/run-state.js";
 import type { PendingCall } from "../../store/store.js";
 import { argumentsText, droppedKeys } from "./approval-args.js";
@@ -82,7 +82,7 @@ export class ApprovalGate {
   /** The gate as a run feature: it reviews each turn before any of its calls runs. */
   hooks(): RunHooks {
     return {
-      beforeTools: (state, _step, prepared) => this.review(state, prepared),
+      beforeTools: (state, _step, prepared, answered) => this.review(state, prepared, answered),
     };
   }
 
@@ -90,6 +90,7 @@ export class ApprovalGate {
   async review(
     state: RunState<unknown>,
     prepared: readonly (ReadyCall<unknown> | InvalidCall)[],
+    answered: AnsweredCalls = [],
   ): Promise<Map<number, ToolOutcome>> {
     // Resume's decisions are for the paused turn, which is the first one reviewed; later turns ask again.
     const decisions = this.#decisions;
@@ -98,7 +99,8 @@ export class ApprovalGate {
     const undecided: number[] = [];
     const shown = new Map<number, string>();
     for (const [i, p] of prepared.entries()) {
-      if (p.kind !== "ready" || !(await needsApproval(p))) continue;
+      // A call of a resumed turn that already ran (approved before a later pause) is not asked again.
+      if (p.kind !== "ready" || answered[i] !== undefined || !(await needsApproval(p))) continue;
       const unknown = unknownKeys(p);
       if (unknown.length > 0) {
         rejected.set(i, {
@@ -119,11 +121,13 @@ export class ApprovalGate {
     }
     if (undecided.length === 0) return rejected;
     const waiting = new Set(undecided);
-    const pending: PendingCall[] = prepared.map((p, i) =>
-      waiting.has(i)
-        ? { call: p.call, state: "awaiting_approval", validated: shown.get(i) as string }
-        : { call: p.call, state: "queued" },
-    );
+    const pending: PendingCall[] = prepared.map((p, i) => {
+      if (waiting.has(i))
+        return { call: p.call, state: "awaiting_approval", validated: shown.get(i) as string };
+      // An outcome the resumed turn already has stays with it: that call must not run again.
+      const outcome = answered[i];
+      return outcome ? { call: p.call, state: "done", outcome } : { call: p.call, state: "queued" };
+    });
     if (!this.#pause) {
       throw new ConfigError(
         "A tool needs approval but the run has no store to pause in: give the agent a store, or decide in-process with the run option onApproval",
