@@ -337,7 +337,7 @@ const OWN_OR_COUNTED: Record<string, string> = {
   "models/http/reply.ts":
     "a provider reply's chunks, counted against READ_CAPS by transport.ts and readCapped",
   "serve/page-routes.ts": "glassloop's own built chat page",
-  "a2a/server/methods.ts":
+  "a2a/server/task-stream.ts":
     "glassloop's own outgoing event stream (a peer's request body is read by serve's readJsonBody, under maxBodyBytes)",
   "cli/config.ts": "the user's own config file",
   "providers/bedrock/credentials.ts": "the user's own AWS credentials and config files",
