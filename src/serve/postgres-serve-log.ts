@@ -308,26 +308,23 @@ export class PostgresServeLog implements ServeLog {
     leaseUntil: number,
     driven?: readonly string[],
   ): Promise<{ cancelled: string[]; lost: string[] }> {
-    return this.#tx(async (c) => {
-      const renewed = await c.query<{ run_id: string; cancel_requested: boolean }>({
-        name: "serve_renew_leases",
-        text: `UPDATE serve_runs SET lease_until = $2 WHERE driver = $1 AND status = 'running'
-           AND ($3::text[] IS NULL OR run_id = ANY($3::text[])) RETURNING run_id, cancel_requested`,
-        values: [driver, leaseUntil, driven === undefined ? null : [...driven]],
-      });
-      const lost =
-        driven === undefined || driven.length === 0
-          ? { rows: [] }
-          : await c.query<{ run_id: string }>({
-              name: "serve_lost_runs",
-              text: `SELECT run_id FROM serve_runs WHERE run_id = ANY($1::text[]) AND driver IS DISTINCT FROM $2`,
-              values: [[...driven], driver],
-            });
-      return {
-        cancelled: renewed.rows.filter((r) => r.cancel_requested).map((r) => r.run_id),
-        lost: lost.rows.map((r) => r.run_id),
-      };
-    }, "write");
+    // One statement (no transaction held open across round trips): a process frozen between two
+    // statements must not keep row locks that would stall the replica taking its runs over.
+    const { rows } = await this.#query<{ run_id: string; cancel_requested: boolean; lost: boolean }>(
+      "renew_leases",
+      `WITH renewed AS (
+         UPDATE serve_runs SET lease_until = $2 WHERE driver = $1 AND status = 'running'
+           AND ($3::text[] IS NULL OR run_id = ANY($3::text[])) RETURNING run_id, cancel_requested)
+       SELECT run_id, cancel_requested, false AS lost FROM renewed
+       UNION ALL
+       SELECT run_id, false, true FROM serve_runs
+         WHERE run_id = ANY(coalesce($3::text[], '{}')) AND driver IS DISTINCT FROM $1`,
+      [driver, leaseUntil, driven === undefined ? null : [...driven]],
+    );
+    return {
+      cancelled: rows.filter((r) => !r.lost && r.cancel_requested).map((r) => r.run_id),
+      lost: rows.filter((r) => r.lost).map((r) => r.run_id),
+    };
   }
 
   async releaseRun(runId: string, driver: string): Promise<boolean> {
