@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { ConfigError } from "../core/errors.js";
-import { answersFor, RecordedAnswers } from "../core/questions.js";
+import type { RecordedAnswers } from "../core/questions.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { Limits } from "../core/vocabulary/limits.js";
 import { lastUserText } from "../core/vocabulary/messages.js";
 import { type ApprovalDecision, decisionsFor } from "../features/approval/approval.js";
 import { Persistence } from "../features/durability/persistence.js";
-import { checkResumedTools } from "../features/durability/resume.js";
+import { checkResumedTools, recordedAnswers } from "../features/durability/resume.js";
 import type { Guardrails } from "../features/guardrails/guardrail.js";
 import { checkGuardrails } from "../features/guardrails/hooks.js";
 import { checkLoopGuard } from "../features/loop-guard.js";
@@ -19,7 +19,7 @@ import { textNotAllowed } from "../loop/output.js";
 import { UsageMeter } from "../loop/usage.js";
 import type { Model } from "../models/model.js";
 import { resolveModel } from "../providers/resolve.js";
-import type { PendingCall, Store, StoredRun } from "../store/store.js";
+import type { Store, StoredRun } from "../store/store.js";
 import type { Tool } from "../tools/tool.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import type {
@@ -288,20 +288,4 @@ export class Agent<TContext = undefined, TOutput = string> {
       ...(continued && { continued }),
     };
   }
-}
-
-/**
- * The record of a resume's answers: each call of the paused run that waits for the person's
- * answer gets one, checked against the question's form (answersFor); answers for a run that waits
- * for none are refused.
- */
-function recordedAnswers(
-  pending: readonly PendingCall[],
-  given: ResumeOptions<unknown>["answers"],
-): RecordedAnswers | undefined {
-  const waiting = pending
-    .filter((p) => p.state === "awaiting_input")
-    .map((p) => ({ toolCallId: p.call.id, toolName: p.call.name, questions: p.questions ?? [] }));
-  if (waiting.length === 0 && (given?.length ?? 0) === 0) return undefined;
-  return new RecordedAnswers(answersFor(waiting, given ?? []));
 }

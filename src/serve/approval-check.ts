@@ -1,7 +1,13 @@
 import { refuse } from "./errors.js";
 import { isQuestion } from "./questions.js";
-import type { Decision } from "./run-manager.js";
 import type { ApprovalRecord, RunRecord, ServeLog } from "./serve-log.js";
+
+/** One decision on an approval the server handed out. */
+export interface Decision {
+  approvalId: string;
+  approved: boolean;
+  reason?: string;
+}
 
 /**
  * The checks every set of decisions passes before anything acts on it, whoever runs the run: each

@@ -6,9 +6,9 @@
  * ignored: the stored session is the history.
  */
 import { z } from "zod";
+import type { Decision } from "./approval-check.js";
 import type { Attached, AttachmentRules } from "./attachments.js";
 import { type FieldError, refuse, ServeRequestError } from "./errors.js";
-import type { Decision } from "./run-manager.js";
 
 /** A chat id: what `useChat` generates and what fits a URL path segment. */
 export const CHAT_ID = /^[A-Za-z0-9_-]{1,128}$/;

@@ -4,7 +4,7 @@ import type { Redactor } from "../core/redact.js";
 import { emptyUsage } from "../loop/usage.js";
 import type { Store } from "../store/store.js";
 import type { AgentTable } from "./agents.js";
-import { checkDecisions } from "./approval-check.js";
+import { checkDecisions, type Decision } from "./approval-check.js";
 import { attachmentNotes } from "./attachments.js";
 import { refuse } from "./errors.js";
 import { checkAnswers, type GivenAnswer } from "./questions.js";
@@ -14,13 +14,6 @@ import { RunRecovery } from "./run-recovery.js";
 import { RunSlots } from "./run-slots.js";
 import type { ChatRecord, RunRecord, ServeLog, ServeRunStatus } from "./serve-log.js";
 import { type Turn, turnSession } from "./turn-session.js";
-
-/** One decision on an approval the server handed out. */
-export interface Decision {
-  approvalId: string;
-  approved: boolean;
-  reason?: string;
-}
 
 /** What the run manager needs from the handler. */
 export interface RunManagerOptions {

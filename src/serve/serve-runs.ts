@@ -1,5 +1,5 @@
+import type { Decision } from "./approval-check.js";
 import type { GivenAnswer } from "./questions.js";
-import type { Decision } from "./run-manager.js";
 import type { ChatRecord, RunRecord, ServeRunStatus } from "./serve-log.js";
 import type { Turn } from "./turn-session.js";
 

@@ -4,8 +4,8 @@
  * data parts reach the agent as JSON text.
  */
 
+import type { Decision } from "../../serve/approval-check.js";
 import { answersBody, type GivenAnswer } from "../../serve/questions.js";
-import type { Decision } from "../../serve/run-manager.js";
 import type { ApprovalRecord } from "../../serve/serve-log.js";
 import { type Message, RPC } from "../wire.js";
 import { A2ARequestError, rpcError } from "./rpc.js";

@@ -1,6 +1,8 @@
 import { ConfigError } from "../../core/errors.js";
+import { answersFor, RecordedAnswers } from "../../core/questions.js";
 import type { AssistantMessage, Message } from "../../core/vocabulary/messages.js";
 import type { ToolOutcome } from "../../core/vocabulary/outcome.js";
+import type { PersonAnswer } from "../../core/vocabulary/questions.js";
 import type { RunState, StartPosition } from "../../loop/hooks.js";
 import type { PendingCall, StoredRun } from "../../store/store.js";
 
@@ -93,4 +95,20 @@ export function lastAssistant(messages: readonly Message[]): AssistantMessage | 
     if (m.role === "assistant") return m;
   }
   return undefined;
+}
+
+/**
+ * The record of a resume's answers: each call of the paused run that waits for the person's
+ * answer gets one, checked against the question's form (answersFor); answers for a run that waits
+ * for none are refused.
+ */
+export function recordedAnswers(
+  pending: readonly PendingCall[],
+  given: readonly { toolCallId: string; answer: PersonAnswer }[] | undefined,
+): RecordedAnswers | undefined {
+  const waiting = pending
+    .filter((p) => p.state === "awaiting_input")
+    .map((p) => ({ toolCallId: p.call.id, toolName: p.call.name, questions: p.questions ?? [] }));
+  if (waiting.length === 0 && (given?.length ?? 0) === 0) return undefined;
+  return new RecordedAnswers(answersFor(waiting, given ?? []));
 }
