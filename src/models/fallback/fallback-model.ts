@@ -118,7 +118,8 @@ export class FallbackModel implements Model {
           reason,
           error,
           ...(status !== undefined && { status }),
-          elapsedMs: Math.round(performance.now() - started),
+          // A model skipped by its open breaker was never asked: no time was spent on it, whatever the clock says.
+          elapsedMs: reason === "circuit_open" ? 0 : Math.round(performance.now() - started),
         });
       };
       const admitted = this.#breakers?.admit(model.id, this.#cooldownMs) ?? { allowed: true, probe: false };
