@@ -2,7 +2,7 @@ import { emptyUsage } from "../loop/usage.js";
 import { ServeRequestError } from "./errors.js";
 import type { PartKind } from "./log-items.js";
 import type { EventNormalizer, LeftOpen } from "./normalize.js";
-import type { RunChannel } from "./run-hub.js";
+import type { RunChannel } from "./run-channel.js";
 import type { RunRecord, ServeLog } from "./serve-log.js";
 
 /** A run that failed before its first event (bad config, a busy session) still ends its stream. */
