@@ -36,7 +36,13 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY = new Set([204, 205, 304]);
 
 interface Target {
+  /** Everything but the headers. */
   options: RequestOptions;
+  /**
+   * The request's headers as name/value pairs, `host` included: a list skips node's per-header
+   * bookkeeping (`setHeader` for each, an object of them), and is checked as it is written.
+   */
+  pairs: string[];
   request: typeof import("node:http").request;
 }
 
@@ -51,25 +57,36 @@ const MAX_PARSED = 64;
 function optionsOf(url: string, headers: Record<string, string>): Target {
   let entry = parsed.get(url);
   if (entry === undefined) {
-    const { protocol, hostname, port, path } = urlToHttpOptions(new URL(url));
+    const parsedUrl = new URL(url);
+    const { protocol, hostname, port, path } = urlToHttpOptions(parsedUrl);
     const { request, agent } = clientOf(protocol === "https:");
     entry = {
-      base: { options: { protocol, hostname, port, path, agent, method: "POST" }, request },
+      // `host` as node writes it: brackets around an IPv6 address, no port when it is the default.
+      base: {
+        options: { protocol, hostname, port, path, agent, method: "POST" },
+        pairs: ["host", parsedUrl.host],
+        request,
+      },
       byHeaders: new WeakMap(),
     };
     if (parsed.size >= MAX_PARSED) parsed.clear();
     parsed.set(url, entry);
   }
-  let options = entry.byHeaders.get(headers);
-  if (options === undefined) {
+  let target = entry.byHeaders.get(headers);
+  if (target === undefined) {
     const { base } = entry;
-    options = {
-      options: { ...base.options, headers: { ...DEFAULT_HEADERS, ...headers } },
-      request: base.request,
-    };
-    entry.byHeaders.set(headers, options);
+    // By name in any letter case, the caller's last: what `setHeader` for each would have sent.
+    const merged = new Map<string, string>();
+    for (const layer of [DEFAULT_HEADERS, headers])
+      for (const [name, value] of Object.entries(layer)) merged.set(name.toLowerCase(), value);
+    merged.delete("content-length");
+    const pairs = ["host", merged.get("host") ?? (base.pairs[1] as string)];
+    merged.delete("host");
+    for (const [name, value] of merged) pairs.push(name, value);
+    target = { options: base.options, pairs, request: base.request };
+    entry.byHeaders.set(headers, target);
   }
-  return options;
+  return target;
 }
 
 /**
@@ -88,8 +105,9 @@ export function exchangeWithNode(url: string, headers: Record<string, string>, b
   }
   let request: ClientRequest;
   try {
-    request = options.request(options.options);
-    request.setHeader("content-length", Buffer.byteLength(body));
+    const headerPairs = options.pairs.slice();
+    headerPairs.push("content-length", String(Buffer.byteLength(body)));
+    request = options.request({ ...options.options, headers: headerPairs });
   } catch (cause) {
     // An invalid header name or value: fetch's Headers refuse it with a TypeError too.
     return refused(new TypeError(cause instanceof Error ? cause.message : String(cause), { cause }));

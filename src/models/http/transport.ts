@@ -235,47 +235,66 @@ async function send<T>(call: HttpCall, options: HttpOptions, accept: string, rea
   const { shownUrl, split: target } = targetOf(call.url, secrets);
   const headers = headersOf(call, accept, target, shownUrl);
   const { signal } = call;
-  // One listener for the whole call, whatever the number of attempts: the caller's abort ends the
-  // request in flight.
-  let current: Exchange | undefined;
-  const onAbort = () => current?.abort(signal.reason);
-  signal.addEventListener("abort", onAbort, { once: true });
-  try {
-    for (let n = 1; ; n++) {
+  const requests = inFlightOf(signal);
+  for (let n = 1; ; n++) {
+    if (signal.aborted) throw signal.reason;
+    const remainingMs = deadlineAt - performance.now();
+    if (remainingMs <= 0) throw new CallDeadlineError(call.provider, bounds.deadlineMs);
+    const attempt = new Attempt(call, options, { deadlineMs: bounds.deadlineMs, remainingMs });
+    let failure: Failure;
+    let current: Exchange | undefined;
+    try {
+      call.observer.onRequest({ body: call.body, url: shownUrl, attempt: n });
+      current = exchange(target.url, headers, text);
+      requests.add(current);
+      attempt.started(current);
+      const reply = await current.reply;
+      if (reply.status < 200 || reply.status > 299) throw await failureOf(reply, call, attempt, bounds);
+      return await read(reply, attempt, bounds);
+    } catch (error) {
       if (signal.aborted) throw signal.reason;
-      const remainingMs = deadlineAt - performance.now();
-      if (remainingMs <= 0) throw new CallDeadlineError(call.provider, bounds.deadlineMs);
-      const attempt = new Attempt(call, options, { deadlineMs: bounds.deadlineMs, remainingMs });
-      let failure: Failure;
-      try {
-        call.observer.onRequest({ body: call.body, url: shownUrl, attempt: n });
-        current = exchange(target.url, headers, text);
-        attempt.started(current);
-        const reply = await current.reply;
-        if (reply.status < 200 || reply.status > 299) throw await failureOf(reply, call, attempt, bounds);
-        return await read(reply, attempt, bounds);
-      } catch (error) {
-        if (signal.aborted) throw signal.reason;
-        failure = error instanceof Failure ? error : attempt.classify(error);
-      } finally {
-        current = undefined;
-        attempt.dispose();
-      }
-      const delayMs = failure.waitBefore(n, policy, attempt.hasDelivered);
-      // A retry that could not begin before the deadline is no retry: the failure stands.
-      if (delayMs === undefined || performance.now() + delayMs >= deadlineAt)
-        throw scrub(failure.error, secrets);
-      call.observer.onRetry?.({
-        attempt: n + 1,
-        maxAttempts: policy.maxRetries + 1,
-        delayMs,
-        error: redact(failure.error.message, secrets),
-        ...(failure.serverWaitMs !== undefined && { retryAfterMs: failure.serverWaitMs }),
-        cause: scrub(failure.error, secrets),
-      });
-      await sleep(delayMs, signal);
+      failure = error instanceof Failure ? error : attempt.classify(error);
+    } finally {
+      if (current !== undefined) requests.delete(current);
+      attempt.dispose();
     }
-  } finally {
-    signal.removeEventListener("abort", onAbort);
+    const delayMs = failure.waitBefore(n, policy, attempt.hasDelivered);
+    // A retry that could not begin before the deadline is no retry: the failure stands.
+    if (delayMs === undefined || performance.now() + delayMs >= deadlineAt)
+      throw scrub(failure.error, secrets);
+    call.observer.onRetry?.({
+      attempt: n + 1,
+      maxAttempts: policy.maxRetries + 1,
+      delayMs,
+      error: redact(failure.error.message, secrets),
+      ...(failure.serverWaitMs !== undefined && { retryAfterMs: failure.serverWaitMs }),
+      cause: scrub(failure.error, secrets),
+    });
+    await sleep(delayMs, signal);
   }
+}
+
+/**
+ * The requests in flight under each caller's signal, and one listener per signal that ends them
+ * when it fires: a run's calls share its signal, and a listener added and removed for every call
+ * cost more than the rest of the call's own bookkeeping. The set empties as calls end; the
+ * listener goes with the signal.
+ */
+const inFlight = new WeakMap<AbortSignal, Set<Exchange>>();
+
+function inFlightOf(signal: AbortSignal): Set<Exchange> {
+  let requests = inFlight.get(signal);
+  if (requests === undefined) {
+    const live = new Set<Exchange>();
+    signal.addEventListener(
+      "abort",
+      () => {
+        for (const request of live) request.abort(signal.reason);
+      },
+      { once: true },
+    );
+    inFlight.set(signal, live);
+    requests = live;
+  }
+  return requests;
 }
