@@ -33,11 +33,22 @@ interface PartialCall {
  * by their `index` across chunks, usage from whichever chunk carries it (the last one, with
  * `stream_options.include_usage`). Deltas go to the observer as they arrive.
  */
+/** How many characters of text deltas are joined into one flat part (see `#textParts`). */
+const TEXT_PART_CHARS = 16 * 1024;
+
 export class ChatStreamAssembler {
   readonly #provider: string;
   readonly #quirks: OpenAIQuirks;
   readonly #observer: ModelObserver;
-  #text = "";
+  /**
+   * The answer's text: flat parts of at least `TEXT_PART_CHARS` characters, then the pieces since.
+   * Appending every delta to one string would keep each delta alive in V8's tree of pieces until
+   * the end (and a 20 MB answer's 200,000 survivors grow the young generation to its maximum);
+   * joined every 16 Ki characters, a delta dies young and the text is held flat.
+   */
+  readonly #textParts: string[] = [];
+  #textPieces: string[] = [];
+  #textPiecesChars = 0;
   #refusal = "";
   #reasoning = "";
   readonly #calls = new Map<number, PartialCall>();
@@ -86,7 +97,13 @@ export class ChatStreamAssembler {
     if (delta) {
       const piece = contentText(delta.content);
       if (piece !== "") {
-        this.#text += piece;
+        this.#textPieces.push(piece);
+        this.#textPiecesChars += piece.length;
+        if (this.#textPiecesChars >= TEXT_PART_CHARS) {
+          this.#textParts.push(this.#textPieces.join(""));
+          this.#textPieces = [];
+          this.#textPiecesChars = 0;
+        }
         this.#observer.onDelta?.({ type: "text", text: piece });
       }
       if (typeof delta.refusal === "string") this.#refusal += delta.refusal;
@@ -99,6 +116,18 @@ export class ChatStreamAssembler {
     }
     if (choice.finish_reason) this.#finish = choice.finish_reason;
     return false;
+  }
+
+  /** The answer's text so far, one flat string. */
+  get #text(): string {
+    if (this.#textPieces.length > 0) {
+      this.#textParts.push(this.#textPieces.join(""));
+      this.#textPieces = [];
+      this.#textPiecesChars = 0;
+    }
+    if (this.#textParts.length > 1)
+      this.#textParts.splice(0, this.#textParts.length, this.#textParts.join(""));
+    return this.#textParts[0] ?? "";
   }
 
   /** The assembled response; throws when the stream ended before it was complete. */
