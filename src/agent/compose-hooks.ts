@@ -101,9 +101,14 @@ export function composeHooks(features: readonly RunHooks[]): RunHooks {
     };
   const pauseForInput = having("pauseForInput");
   if (pauseForInput)
-    hooks.pauseForInput = sequence(pauseForInput, (f, state, step, turn) =>
-      f.pauseForInput?.(state, step, turn),
-    );
+    // Each feature in turn; the first that answers in place ends the pause.
+    hooks.pauseForInput = async (state, step, turn) => {
+      for (const f of pauseForInput) {
+        const answered = await f.pauseForInput?.(state, step, turn);
+        if (answered) return answered;
+      }
+      return undefined;
+    };
   const decide = having("decide");
   if (decide)
     hooks.decide = async (state, step, result) => {

@@ -192,10 +192,17 @@ export interface RunHooks {
   sideStep?<T>(state: RunState<unknown>, name: string, next: SideNext<T>): Promise<T>;
   /**
    * The turn's calls settled and some asked the person a question: stores the run paused with them
-   * waiting (durability's). Without it such a call fails with a message the model reads, since
-   * nothing could keep the question until the person answers.
+   * waiting (durability's; the run then ends with InputRequiredError), or waits for the answers in
+   * place and returns them, each asking call's questions with their answers (a distributed
+   * engine's, whose run can wait): the turn then runs those calls again with the answers. Without
+   * it such a call fails with a message the model reads, since nothing could keep the question
+   * until the person answers.
    */
-  pauseForInput?(state: RunState<unknown>, step: number, turn: AskingTurn): Promise<void>;
+  pauseForInput?(
+    state: RunState<unknown>,
+    step: number,
+    turn: AskingTurn,
+  ): Promise<ReadonlyMap<string, readonly AskedQuestion[]> | undefined>;
   /** The turn's results are in the transcript and no stop came of them. */
   afterTurn?(state: RunState<unknown>, step: number, turn: TurnRecord): void;
   /** What the step comes to, seen last: may turn a final answer into feedback. */

@@ -1,4 +1,4 @@
-import { InputRequiredError, QuestionAsked } from "../core/questions.js";
+import { InputRequiredError, QuestionAsked, RecordedAnswers } from "../core/questions.js";
 import type { ToolCall, ToolMessage } from "../core/vocabulary/messages.js";
 import type { ToolOutcome } from "../core/vocabulary/outcome.js";
 import type { AskedQuestion } from "../core/vocabulary/questions.js";
@@ -97,7 +97,15 @@ export async function takeTurn(
         if (outcome) results[i] = outcome;
       });
     }
-    if (asked.size > 0) await askPerson(state, step, calls, results, asked, stop);
+    // Answered in place (a run that waits where it is): the asking calls run again with the answers.
+    while (asked.size > 0 && (await askPerson(state, step, calls, results, asked, stop))) {
+      const again = [...asked.keys()];
+      asked.clear();
+      await mapConcurrent(again, environment.options.concurrency, async (i) => {
+        const outcome = await settle(i);
+        if (outcome) results[i] = outcome;
+      });
+    }
   }
 
   const messages: ToolMessage[] = calls.map((call, i) =>
@@ -124,8 +132,10 @@ export async function takeTurn(
 /**
  * Some calls asked the person a question: with durability the run is stored paused with them
  * waiting and ends with InputRequiredError (the turn's results stay out of the transcript, as for
- * an approval; the calls that finished keep their outcomes in the store). A run that cannot pause
- * (nothing stores it), or that is stopping anyway, gives each such call a result the model reads.
+ * an approval; the calls that finished keep their outcomes in the store). A run that waits in
+ * place (a distributed engine's) gets the answers back instead: they become the run's record and
+ * true is returned, so the asking calls run again. A run that cannot pause (nothing stores it), or
+ * that is stopping anyway, gives each such call a result the model reads.
  */
 async function askPerson(
   state: RunState<unknown>,
@@ -134,7 +144,7 @@ async function askPerson(
   results: ToolOutcome[],
   asked: ReadonlyMap<number, QuestionAsked>,
   stop: BudgetStop,
-): Promise<void> {
+): Promise<boolean> {
   const { pauseForInput } = state.hooks;
   if (pauseForInput && !state.signal.aborted && !stop.breach) {
     const questions = new Map<number, AskedQuestion[]>();
@@ -142,7 +152,11 @@ async function askPerson(
       const id = (calls[i] as ToolCall).id;
       questions.set(i, state.answers?.withNew(id, question) ?? [{ question }]);
     }
-    await pauseForInput(state, step, { calls, outcomes: results, asked: questions });
+    const answered = await pauseForInput(state, step, { calls, outcomes: results, asked: questions });
+    if (answered) {
+      state.answers = new RecordedAnswers(answered);
+      return true;
+    }
     throw new InputRequiredError(
       [...asked].map(([i, { question }]) => ({
         toolCallId: (calls[i] as ToolCall).id,
@@ -158,6 +172,7 @@ async function askPerson(
       content: `${question.source} asked the person a question, but this run cannot wait for an answer (it is not stored), so the call did not finish.`,
     };
   }
+  return false;
 }
 
 /** Takes the hooks' answers into the turn's outcomes; a call already answered keeps its answer. */

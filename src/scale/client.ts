@@ -4,6 +4,13 @@ import type { Limits } from "../core/vocabulary/limits.js";
 import { type ApprovalTarget, type WaitingApproval, waitingFor } from "../features/approval/approval-rule.js";
 import { listenForEvents } from "./event-notices.js";
 import { type EventPosition, readEvents, type ScaleEvent } from "./events.js";
+import {
+  answersMessage,
+  answerTopic,
+  type CallAnswer,
+  QUESTIONS_WAITING_EVENT,
+  type WaitingQuestion,
+} from "./questions.js";
 import { openScaleDb, SCALE_SCHEMA, type ScaleDb, whileLocked } from "./scale-db.js";
 import { type DbosModule, dbosSystemUrl, loadDbos } from "./sdk.js";
 import { DEFAULT_QUEUE, type ScaleConnection } from "./worker.js";
@@ -77,7 +84,7 @@ export class RunHandle {
 
 /**
  * The client side of scale-out: enqueue runs for the workers, follow them, answer approvals and
- * cancel them, from any process that reaches the database.
+ * tools' questions, and cancel them, from any process that reaches the database.
  */
 export class ScaleClient {
   readonly queue: string;
@@ -241,6 +248,26 @@ export class ScaleClient {
     const message: ApprovalMessage = { approved, ticket: waiting.ticket };
     // The idempotency key makes a repeated answer to this one wait (a retried request) count once.
     await this.#dbos.send(runId, message, approvalTopic(waiting.ticket), `approval:${waiting.ticket}`);
+  }
+
+  /** The questions of run `runId` waiting for the person's answer now: what `answer` can answer. */
+  async questions(runId: string): Promise<WaitingQuestion[]> {
+    const waiting = await this.#dbos.getEvent<WaitingQuestion[]>(runId, QUESTIONS_WAITING_EVENT, {
+      timeoutSeconds: 0,
+    });
+    return Array.isArray(waiting) ? waiting : [];
+  }
+
+  /**
+   * Answers the questions waiting in run `runId`, from any process: every waiting call once, each
+   * answer checked against its form. Refused before anything is sent: answers where none waits
+   * (`QuestionNotWaitingError`), or for a call that does not wait in this run, or that do not fit
+   * (`ConfigError`). The run then runs the asking calls again with the answers.
+   */
+  async answer(runId: string, answers: readonly CallAnswer[]): Promise<void> {
+    const message = answersMessage(runId, await this.questions(runId), answers);
+    // One wait is answered once: a repeated request (a retry) counts once.
+    await this.#dbos.send(runId, message, answerTopic(message.ticket), `answers:${message.ticket}`);
   }
 
   /** Cancels `runId`: it stops at its next step, on whichever worker. */

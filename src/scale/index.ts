@@ -19,6 +19,7 @@ export {
 } from "./client.js";
 export { ScaleUnknownError, WorkerIdTakenError } from "./errors.js";
 export type { EventPosition, ScaleEvent } from "./events.js";
+export { type CallAnswer, QuestionNotWaitingError, type WaitingQuestion } from "./questions.js";
 export { DBOS_SDK, DBOS_SDK_VERSION } from "./sdk.js";
 export {
   DEFAULT_QUEUE,

@@ -11,6 +11,7 @@ import type { RunUsage } from "../core/vocabulary/usage.js";
 import type { PendingApproval } from "../features/approval/approval.js";
 import { approvalTicket, type WaitingApproval } from "../features/approval/approval-rule.js";
 import { ENVIRONMENT_DEFAULTS } from "../loop/environment/environment.js";
+import type { RunHooks } from "../loop/hooks.js";
 import { resolveModel } from "../providers/resolve.js";
 import { currentOwner } from "../store/owner.js";
 import type { PostgresStore } from "../store/postgres/postgres-store.js";
@@ -18,6 +19,7 @@ import type { AgentFactory, AnyAgentConfig, WorkerModule } from "./agents.js";
 import { dbosToolHooks } from "./dbos-hooks.js";
 import { durableModel } from "./durable-model.js";
 import { EventLog } from "./events.js";
+import { QuestionWaits } from "./questions.js";
 import { type Fence, RunSteps } from "./run-steps.js";
 import type { ScaleDb } from "./scale-db.js";
 import type { DbosModule } from "./sdk.js";
@@ -123,6 +125,7 @@ export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<
       durableConfig(config, steps, env.scrubber) as AgentConfigWithoutOutput<unknown, unknown>,
     );
     const waits = new ApprovalWaits(steps, env.approvalTimeoutSeconds);
+    const questions = new QuestionWaits(steps, env.approvalTimeoutSeconds);
     let outcome: QueuedRunResult;
     try {
       const options = {
@@ -130,7 +133,11 @@ export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<
         ...(history && { history: history.messages }),
         ...(request.limits && { limits: request.limits }),
         onEvent: (event: AgentEvent) => events.record(steps.ops, event),
-        hooks: dbosToolHooks(steps, toolStarts(env.db.pool, runId, env.executorId)),
+        hooks: {
+          ...dbosToolHooks(steps, toolStarts(env.db.pool, runId, env.executorId)),
+          // A tool's question waits here, like an approval, and the asking calls run again answered.
+          pauseForInput: (state, step, turn) => questions.wait(state, step, turn),
+        } satisfies RunHooks,
         onApproval: (call: PendingApproval) => waits.decide(call),
       };
       const result =

@@ -116,7 +116,7 @@ export function spawnWorker(
 
 /** One line of the effects log the worker module writes. */
 export interface EffectLine {
-  kind: "effect" | "returned" | "refund" | "hold" | "guard" | "deploy";
+  kind: "effect" | "returned" | "refund" | "hold" | "guard" | "deploy" | "asked" | "answered";
   run: string;
   call?: string;
   /** On a `deploy` line: where to. */

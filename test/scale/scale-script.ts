@@ -59,6 +59,20 @@ export function scriptedReply(request: RecordedRequest, delayMs: number): WireRe
       delayMs: turn === 2 ? Math.max(delayMs, 2_000) : delayMs,
     };
   }
+  // A run that asks the person: one call of `ask`, then an answer quoting what the tool said.
+  if (user.includes("ask")) {
+    if (turn > 1) {
+      const said = body.messages.filter((m) => m.role === "tool").at(-1)?.content ?? "";
+      return { ...chatJson({ text: `asked ${run}: ${said}`, usage }), delayMs };
+    }
+    return {
+      ...chatJson({
+        toolCalls: [{ id: `q_${run}`, name: "ask", arguments: JSON.stringify({ run }) }],
+        usage,
+      }),
+      delayMs,
+    };
+  }
   // A held run: one call of `hold`, which waits for the test, then the answer.
   if (user.includes("hold")) {
     if (turn > 1) return { ...chatJson({ text: `held ${run}`, usage }), delayMs };

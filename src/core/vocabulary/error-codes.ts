@@ -112,6 +112,8 @@ export type ErrorCode =
   | "config"
   /** A decision named a call that does not wait for one (features/approval/approval-rule.ts). */
   | "approval_not_waiting"
+  /** Answers for a scale-out run where no question waits now (scale/questions.ts). */
+  | "question_not_waiting"
   /** Bytes from elsewhere (a server, a recording, a dataset) went over their cap (core/read-caps.ts). */
   | "input_too_large"
   /** A path written in someone else's file pointed outside the folder it must stay in. */

@@ -2,6 +2,7 @@
 import type { Limits } from "./limits.js";
 import type { FinishReason, Message, ReasoningPart, ToolCall } from "./messages.js";
 import type { ToolOutcomeStatus } from "./outcome.js";
+import type { PersonQuestion } from "./questions.js";
 import type { RunStatus } from "./status.js";
 import type { RunUsage, TokenUsage } from "./usage.js";
 
@@ -248,6 +249,18 @@ export interface GuardrailEvent extends EventBase {
   durationMs: number;
 }
 
+/**
+ * A tool asked the person a question and the run waits for the answer where it is (a scale-out
+ * run; a stored local run ends with InputRequiredError instead). The call runs again once answered.
+ */
+export interface QuestionEvent extends EventBase {
+  type: "question";
+  step: number;
+  toolCallId: string;
+  toolName: string;
+  question: PersonQuestion;
+}
+
 /** A step ended. */
 export interface StepEndEvent extends EventBase {
   type: "step_end";
@@ -293,6 +306,7 @@ export type AgentEvent =
   | PlanEvent
   | ReflectionEvent
   | GuardrailEvent
+  | QuestionEvent
   | RecallEvent
   | ContextEvent
   | StepEndEvent

@@ -30,7 +30,7 @@ export function durabilityHooks(durable: DurableRun, resumed?: StoredRun): RunHo
       await durable.finished(state, ready.call, outcome);
       return outcome;
     },
-    pauseForInput: (state, _step, turn) => durable.askPerson(state, turn),
+    pauseForInput: (state, _step, turn) => durable.askPerson(state, turn).then(() => undefined),
     end: (state, ending) => durable.end(state, ending),
   };
   if (resumed)
