@@ -187,6 +187,35 @@ describe.skipIf(POSTGRES_SKIP)("scale-out: a tool's question pauses the run unti
     expect(effectsOf("qtwice", "answered")).toHaveLength(1);
   });
 
+  it("an MCP server's question (server-everything's elicitation) pauses the worker's run, and the server's re-asked question gets the answer", async () => {
+    const handle = await client.enqueue("elicit", "run qm: elicit a name");
+    const [waiting] = await waitingQuestions(handle.runId);
+    expect(waiting).toMatchObject({
+      toolCallId: "e_qm",
+      toolName: "trigger-elicitation-request",
+      question: { source: "everything", message: "Please provide inputs for the following fields:" },
+    });
+    await expect(
+      client.answer(handle.runId, [
+        { toolCallId: "e_qm", answer: { action: "accept", content: { name: 7 } } },
+      ]),
+    ).rejects.toMatchObject({ code: "config" });
+    await client.answer(handle.runId, [
+      {
+        toolCallId: "e_qm",
+        answer: {
+          action: "accept",
+          content: { name: "Ada Lovelace", check: true, email: "ada@example.com", integer: 7 },
+        },
+      },
+    ]);
+    const outcome = await handle.result();
+    expect(outcome.status).toBe("ok");
+    if (outcome.status !== "ok") return;
+    expect(outcome.output).toContain("Ada Lovelace");
+    expect(outcome.output).toContain("ada@example.com");
+  });
+
   it("survives a SIGKILL of its worker while the question waits: the recovered run still waits, the answer resumes it, the person was asked once", async () => {
     const victim = workers[0] as TestWorker;
     const handle = await client.enqueue("billing", "run qk: ask me");

@@ -60,14 +60,18 @@ export function scriptedReply(request: RecordedRequest, delayMs: number): WireRe
     };
   }
   // A run that asks the person: one call of `ask`, then an answer quoting what the tool said.
-  if (user.includes("ask")) {
+  // "elicit": the same with server-everything's tool that asks (an MCP elicitation).
+  if (user.includes("ask") || user.includes("elicit")) {
     if (turn > 1) {
       const said = body.messages.filter((m) => m.role === "tool").at(-1)?.content ?? "";
       return { ...chatJson({ text: `asked ${run}: ${said}`, usage }), delayMs };
     }
+    const call = user.includes("ask")
+      ? { id: `q_${run}`, name: "ask", arguments: JSON.stringify({ run }) }
+      : { id: `e_${run}`, name: "trigger-elicitation-request", arguments: "{}" };
     return {
       ...chatJson({
-        toolCalls: [{ id: `q_${run}`, name: "ask", arguments: JSON.stringify({ run }) }],
+        toolCalls: [call],
         usage,
       }),
       delayMs,
