@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ConfigError } from "../core/errors.js";
 import type { Limits } from "../core/vocabulary/limits.js";
+import type { FilePart, ImagePart } from "../core/vocabulary/messages.js";
 import { type ApprovalTarget, type WaitingApproval, waitingFor } from "../features/approval/approval-rule.js";
 import { listenForEvents } from "./event-notices.js";
 import { type EventPosition, readEvents, type ScaleEvent } from "./events.js";
@@ -38,6 +39,13 @@ export interface EnqueueOptions {
   version?: string;
   /** Ask the model to stream: the run's events then carry its text as it comes (`text_delta`). */
   stream?: boolean;
+  /**
+   * Images sent with the input. They travel in the workflow's input (a row in Postgres, read again
+   * on a replay): keep them small, or send them by URL.
+   */
+  images?: readonly ImagePart[];
+  /** Documents (PDFs) sent with the input, after the images; in the workflow's input as `images`. */
+  files?: readonly FilePart[];
 }
 
 /** Where a queued run stands, as DBOS records it, and which worker has it. */
@@ -141,6 +149,8 @@ export class ScaleClient {
       ...(options.session !== undefined && { session: options.session }),
       ...(options.limits && { limits: options.limits }),
       ...(options.stream === true && { stream: true }),
+      ...(options.images?.length && { images: [...options.images] }),
+      ...(options.files?.length && { files: [...options.files] }),
     };
     await this.#dbos.enqueue(
       {

@@ -5,7 +5,7 @@ import type { Redactor } from "../core/redact.js";
 import { redactingSink } from "../core/sink.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { Limits } from "../core/vocabulary/limits.js";
-import type { Message } from "../core/vocabulary/messages.js";
+import type { FilePart, ImagePart, Message } from "../core/vocabulary/messages.js";
 import type { RunStatus } from "../core/vocabulary/status.js";
 import type { RunUsage } from "../core/vocabulary/usage.js";
 import type { PendingApproval } from "../features/approval/approval.js";
@@ -42,6 +42,10 @@ export interface RunRequest {
    * client that shows the answer live wants (the HTTP server does); default off.
    */
   stream?: boolean;
+  /** Images sent with the input (the agent checks them again: type, size, url). */
+  images?: ImagePart[];
+  /** Documents sent with the input, after the images (checked again as any run's). */
+  files?: FilePart[];
 }
 
 /** How a queued run ended, as its workflow returns it (JSON: any process can read it). */
@@ -132,6 +136,8 @@ export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<
         runId,
         ...(history && { history: history.messages }),
         ...(request.limits && { limits: request.limits }),
+        ...(request.images?.length && { images: request.images }),
+        ...(request.files?.length && { files: request.files }),
         onEvent: (event: AgentEvent) => events.record(steps.ops, event),
         hooks: {
           ...dbosToolHooks(steps, toolStarts(env.db.pool, runId, env.executorId)),

@@ -7,6 +7,7 @@ import type { ScaleConnection } from "../scale/worker.js";
 import type { AgentTable } from "./agents.js";
 import type { Decision } from "./approval-check.js";
 import { checkDecisions } from "./approval-check.js";
+import { attachmentNotes } from "./attachments.js";
 import { refuse, ServeRequestError } from "./errors.js";
 import type { RunHub } from "./run-hub.js";
 import { driverGone } from "./run-recovery.js";
@@ -125,8 +126,6 @@ export class ScaleRunManager implements ServeRuns {
       throw refuse.conflict(
         "an answer of a run on scale-out workers cannot be made again yet; send the message again",
       );
-    if ((turn.images?.length ?? 0) > 0 || (turn.files?.length ?? 0) > 0)
-      throw refuse.invalid("runs on scale-out workers take text only: files cannot be sent with them yet");
     const { log, agents } = this.#o;
     const follower = await this.#followerReady();
     const client = await this.#client;
@@ -151,13 +150,21 @@ export class ScaleRunManager implements ServeRuns {
         input: turn.input,
         session,
         ...(turn.messageId !== undefined && { messageId: turn.messageId }),
-        attachments: [],
+        attachments: attachmentNotes({ images: [...(turn.images ?? [])], files: [...(turn.files ?? [])] }),
         driver: follower.id,
         leaseUntil: follower.leaseUntil(),
       });
       created = true;
       // The session's history lives in the workers' store: the worker loads it, never the client's copy.
-      await client.enqueue(chat.agent, turn.input, { runId, session, stream: true });
+      // The files were checked where every message is read (`AttachmentRules`, under the body cap):
+      // they travel in the workflow's input, and the worker's agent checks them once more.
+      await client.enqueue(chat.agent, turn.input, {
+        runId,
+        session,
+        stream: true,
+        ...(turn.images?.length && { images: turn.images }),
+        ...(turn.files?.length && { files: turn.files }),
+      });
     } catch (error) {
       this.#slots.release(principal);
       if (created) await log.setRunStatus(runId, "failed").catch(() => {});

@@ -1,0 +1,173 @@
+/**
+ * Files on runs served by scale-out workers: a message's images and documents pass the server's
+ * one check (`AttachmentRules`), travel in the enqueued run's input to a real `glassloop worker`,
+ * reach its model as the same message parts as a run driven in the server, and stay in the
+ * session in the workers' store; what a local server refuses, a scale server refuses alike.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Message } from "../../src/index.js";
+import type { ScaleClient } from "../../src/scale/index.js";
+import { SqliteServeLog } from "../../src/serve/sqlite-serve-log.js";
+import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
+import { FunctionModel } from "../../src/testing.js";
+import { POSTGRES_SKIP } from "../helpers/postgres.js";
+import { freshDatabase, type TestWorker } from "../scale/scale-harness.js";
+import scaleModule from "./fixtures/scale-module.js";
+import { ALICE, parseSse, type Served, serve, served } from "./harness.js";
+import { prepareScaleWorkers, spawnScaleWorker, textOf } from "./scale-workers.js";
+
+const alice = { authorization: `Bearer ${ALICE}`, "content-type": "application/json" };
+const PDF = Buffer.from("%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n").toString("base64");
+const PNG = Buffer.from("\x89PNG\r\n\x1a\n0000").toString("base64");
+const MAX_BODY = 8 * 1024 * 1024;
+
+type FileSent = { type: "file"; mediaType: string; url: string; filename?: string };
+const send = (chatId: string, text: string, files: FileSent[] = []) =>
+  JSON.stringify({
+    id: chatId,
+    agent: "support",
+    messages: [{ id: `u-${text}`, role: "user", parts: [{ type: "text", text }, ...files] }],
+  });
+const inline = (mediaType: string, data: string, filename?: string): FileSent => ({
+  type: "file",
+  mediaType,
+  url: `data:${mediaType};base64,${data}`,
+  ...(filename !== undefined && { filename }),
+});
+
+describe.skipIf(POSTGRES_SKIP)("files on runs served by scale-out workers", () => {
+  let url: string;
+  let worker: TestWorker;
+  let client: ScaleClient;
+  let scaled: Served;
+  let local: Served;
+  const localSeen: Message[][] = [];
+
+  beforeAll(async () => {
+    await prepareScaleWorkers();
+    url = await freshDatabase();
+    worker = spawnScaleWorker("wf", url, { SCALE_SERVE_DELAY_MS: "5" });
+    const { ScaleClient } = await import("../../src/scale/index.js");
+    client = await ScaleClient.connect({ url, pollMs: 50 });
+    const log = new SqliteServeLog(":memory:");
+    const store = new SqliteStore({ path: ":memory:" });
+    const attachments = { allowUrls: ["https://files.example.test/pub/"], maxFiles: 3 };
+    scaled = served(
+      {
+        agents: scaleModule.agents,
+        scale: { client, pollMs: 30 },
+        limits: { maxBodyBytes: MAX_BODY },
+        attachments,
+      },
+      store,
+      log,
+      () => {
+        log.close();
+        store.close();
+      },
+    );
+    // The same rules on a server that runs its turns itself: what it refuses, the scale one must.
+    local = serve({
+      agents: {
+        support: () => ({
+          model: new FunctionModel((request) => {
+            localSeen.push([...(request.messages as Message[])]);
+            return { text: "local" };
+          }),
+        }),
+      },
+      limits: { maxBodyBytes: MAX_BODY },
+      attachments,
+    });
+    await Promise.all([scaled.handler.ready, worker.ready]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await scaled?.close();
+    await local?.close();
+    await client?.close();
+    worker?.child.kill("SIGTERM");
+    await worker?.exited;
+  });
+
+  it("an image and a PDF reach the worker's model as the message's parts, stay in the workers' session, and show on reload", async () => {
+    const res = await scaled.fetch("/api/chat", {
+      method: "POST",
+      headers: alice,
+      body: send("f1", "what files", [
+        inline("image/png", PNG),
+        inline("application/pdf", PDF, "q3.pdf"),
+        { type: "file", mediaType: "application/pdf", url: "https://files.example.test/pub/a.pdf" },
+      ]),
+    });
+    expect(res.status).toBe(200);
+    const runId = res.headers.get("x-glassloop-run-id") as string;
+    const events = parseSse(await res.text());
+    const expected = `saw 3 image/png:-:${PNG.length} application/pdf:q3.pdf:${PDF.length} application/pdf:-:https://files.example.test/pub/a.pdf `;
+    expect(textOf(events)).toBe(expected);
+    // The model got exactly the parts a local run's model gets.
+    const result = await client.result(runId);
+    const asked = result.messages.find((m) => m.role === "user");
+    expect(asked).toMatchObject({
+      content: "what files",
+      images: [{ type: "image", mediaType: "image/png", data: PNG }],
+      files: [
+        { type: "file", mediaType: "application/pdf", data: PDF, filename: "q3.pdf" },
+        { type: "file", mediaType: "application/pdf", url: "https://files.example.test/pub/a.pdf" },
+      ],
+    });
+    // The next turn loads the session from the workers' store: the files are in its history.
+    const next = await scaled.fetch("/api/chat", {
+      method: "POST",
+      headers: alice,
+      body: send("f1", "files now"),
+    });
+    expect(textOf(parseSse(await next.text()))).toBe(expected);
+    // A reload shows them as for a local run (inline bytes stay in the store; a URL shows again).
+    const chat = (await (await scaled.fetch("/api/chats/f1", { headers: alice })).json()) as {
+      messages: { role: string; parts: { type: string; [key: string]: unknown }[] }[];
+    };
+    expect(chat.messages[0]?.parts.slice(1)).toEqual([
+      { type: "data-glassloop-file", data: { mediaType: "image/png", filename: null } },
+      { type: "data-glassloop-file", data: { mediaType: "application/pdf", filename: "q3.pdf" } },
+      { type: "file", mediaType: "application/pdf", url: "https://files.example.test/pub/a.pdf" },
+    ]);
+  }, 30_000);
+
+  it("refuses what a local server refuses, with the same answer, and enqueues nothing", async () => {
+    const before = (await client.listRuns({ limit: 1_000 })).length;
+    const big = Buffer.alloc(5 * 1024 * 1024 + 1, 1);
+    big.set(Buffer.from("\x89PNG\r\n\x1a\n", "latin1"));
+    const bad: [string, FileSent[]][] = [
+      ["a text file", [inline("text/plain", Buffer.from("hello").toString("base64"), "a.txt")]],
+      ["an image over the size cap", [inline("image/png", big.toString("base64"))]],
+      ["a PDF that is not one", [inline("application/pdf", PNG, "fake.pdf")]],
+      ["too many files", [1, 2, 3, 4].map(() => inline("image/png", PNG))],
+      [
+        "a URL outside the allow-list",
+        [{ type: "file", mediaType: "application/pdf", url: "https://evil.test/a.pdf" }],
+      ],
+      [
+        "a type that differs from the data URL's",
+        [{ type: "file", mediaType: "image/png", url: `data:image/gif;base64,${PNG}` }],
+      ],
+    ];
+    for (const [what, files] of bad) {
+      const ask = (s: Served) =>
+        s.fetch("/api/chat", {
+          method: "POST",
+          headers: alice,
+          body: send(`bad-${what.length}`, "what files", files),
+        });
+      const [here, there] = await Promise.all([ask(local), ask(scaled)]);
+      expect(there.status, what).toBe(422);
+      expect([there.status, await there.json()], what).toEqual([here.status, await here.json()]);
+    }
+    expect(localSeen).toHaveLength(0);
+    expect((await client.listRuns({ limit: 1_000 })).length).toBe(before);
+    const chats = (await (await scaled.fetch("/api/chats", { headers: alice })).json()) as {
+      chats: { id: string; activeRun: unknown }[];
+    };
+    expect(chats.chats.every((c) => c.activeRun === null)).toBe(true);
+  }, 30_000);
+});
