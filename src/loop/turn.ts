@@ -169,7 +169,7 @@ async function askPerson(
   for (const [i, { question }] of asked) {
     results[i] = {
       status: "error",
-      content: `${question.source} asked the person a question, but this run cannot wait for an answer (it is not stored), so the call did not finish.`,
+      content: `${question.source} asked the person a question, but this run cannot wait for an answer (nothing stores it, or its client cannot show the question), so the call did not finish.`,
     };
   }
   return false;

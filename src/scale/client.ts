@@ -46,6 +46,12 @@ export interface EnqueueOptions {
   images?: readonly ImagePart[];
   /** Documents (PDFs) sent with the input, after the images; in the workflow's input as `images`. */
   files?: readonly FilePart[];
+  /**
+   * A tool's question to the person (an MCP server's elicitation): `"wait"` (default) pauses the
+   * run until `answer`; `"fail"` fails the call with a message the model reads, for a client that
+   * cannot show questions to anyone.
+   */
+  questions?: "wait" | "fail";
 }
 
 /** Where a queued run stands, as DBOS records it, and which worker has it. */
@@ -151,6 +157,7 @@ export class ScaleClient {
       ...(options.stream === true && { stream: true }),
       ...(options.images?.length && { images: [...options.images] }),
       ...(options.files?.length && { files: [...options.files] }),
+      ...(options.questions === "fail" && { questions: "fail" as const }),
     };
     await this.#dbos.enqueue(
       {

@@ -46,6 +46,12 @@ export interface RunRequest {
   images?: ImagePart[];
   /** Documents sent with the input, after the images (checked again as any run's). */
   files?: FilePart[];
+  /**
+   * What a tool's question to the person does: `"wait"` (the default) pauses the run until
+   * `client.answer`; `"fail"` fails the asking call with a message the model reads, for a client
+   * that cannot show questions.
+   */
+  questions?: "wait" | "fail";
 }
 
 /** How a queued run ended, as its workflow returns it (JSON: any process can read it). */
@@ -142,7 +148,9 @@ export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<
         hooks: {
           ...dbosToolHooks(steps, toolStarts(env.db.pool, runId, env.executorId)),
           // A tool's question waits here, like an approval, and the asking calls run again answered.
-          pauseForInput: (state, step, turn) => questions.wait(state, step, turn),
+          ...(request.questions !== "fail" && {
+            pauseForInput: (state, step, turn) => questions.wait(state, step, turn),
+          }),
         } satisfies RunHooks,
         onApproval: (call: PendingApproval) => waits.decide(call),
       };

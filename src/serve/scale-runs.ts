@@ -162,6 +162,8 @@ export class ScaleRunManager implements ServeRuns {
         runId,
         session,
         stream: true,
+        // The chat page does not show a worker's questions yet: a tool's question fails its call.
+        questions: "fail",
         ...(turn.images?.length && { images: turn.images }),
         ...(turn.files?.length && { files: turn.files }),
       });

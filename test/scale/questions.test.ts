@@ -216,6 +216,21 @@ describe.skipIf(POSTGRES_SKIP)("scale-out: a tool's question pauses the run unti
     expect(outcome.output).toContain("ada@example.com");
   });
 
+  it('with questions: "fail" (a client that cannot show them) the asking call fails with a message the model reads, and nothing waits', async () => {
+    const handle = await client.enqueue("billing", "run qf: ask me", { questions: "fail" });
+    const outcome = await handle.result();
+    expect(outcome.status).toBe("ok");
+    expect(outcome.messages.filter((m) => m.role === "tool")).toEqual([
+      expect.objectContaining({
+        toolCallId: "q_qf",
+        content: expect.stringContaining("desk asked the person a question, but this run cannot wait"),
+      }),
+    ]);
+    expect(effectsOf("qf", "asked")).toHaveLength(1);
+    expect(effectsOf("qf", "answered")).toHaveLength(0);
+    expect(await client.questions(handle.runId)).toEqual([]);
+  });
+
   it("survives a SIGKILL of its worker while the question waits: the recovered run still waits, the answer resumes it, the person was asked once", async () => {
     const victim = workers[0] as TestWorker;
     const handle = await client.enqueue("billing", "run qk: ask me");
