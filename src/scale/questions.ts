@@ -109,10 +109,13 @@ export function recordOf(
 export class QuestionWaits {
   readonly #steps: RunSteps;
   readonly #timeoutSeconds: number;
+  readonly #flushed: () => Promise<void>;
 
-  constructor(steps: RunSteps, timeoutSeconds: number) {
+  /** `flushed`: resolves once the run's events so far are written (the question's among them). */
+  constructor(steps: RunSteps, timeoutSeconds: number, flushed: () => Promise<void>) {
     this.#steps = steps;
     this.#timeoutSeconds = timeoutSeconds;
+    this.#flushed = flushed;
   }
 
   async wait(
@@ -141,6 +144,9 @@ export class QuestionWaits {
         toolName: w.toolName,
         question: w.question,
       });
+    // Events and the published wait go on separate connections: a client that sees the wait
+    // must find the question's event too.
+    await this.#flushed();
     await this.#steps.setEvent(QUESTIONS_WAITING_EVENT, shown);
     const message = await this.#steps.recv<AnswersMessage>(answerTopic(ticket), this.#timeoutSeconds);
     await this.#steps.setEvent(QUESTIONS_WAITING_EVENT, []);

@@ -135,7 +135,7 @@ export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<
       durableConfig(config, steps, env.scrubber) as AgentConfigWithoutOutput<unknown, unknown>,
     );
     const waits = new ApprovalWaits(steps, env.approvalTimeoutSeconds);
-    const questions = new QuestionWaits(steps, env.approvalTimeoutSeconds);
+    const questions = new QuestionWaits(steps, env.approvalTimeoutSeconds, () => events.flushed());
     let outcome: QueuedRunResult;
     try {
       const options = {
