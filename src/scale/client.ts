@@ -3,6 +3,7 @@ import { ConfigError } from "../core/errors.js";
 import type { Limits } from "../core/vocabulary/limits.js";
 import type { FilePart, ImagePart } from "../core/vocabulary/messages.js";
 import { type ApprovalTarget, type WaitingApproval, waitingFor } from "../features/approval/approval-rule.js";
+import { PostgresStore } from "../store/postgres/postgres-store.js";
 import { listenForEvents } from "./event-notices.js";
 import { type EventPosition, readEvents, type ScaleEvent } from "./events.js";
 import {
@@ -14,7 +15,7 @@ import {
 } from "./questions.js";
 import { openScaleDb, SCALE_SCHEMA, type ScaleDb, whileLocked } from "./scale-db.js";
 import { type DbosModule, dbosSystemUrl, loadDbos } from "./sdk.js";
-import { DEFAULT_QUEUE, type ScaleConnection } from "./worker.js";
+import { DEFAULT_QUEUE, DEFAULT_STORE_SCHEMA, type ScaleConnection } from "./worker.js";
 import {
   APPROVAL_WAITING_EVENT,
   type ApprovalMessage,
@@ -105,12 +106,21 @@ export class ScaleClient {
   readonly #dbos: DbosClient;
   readonly #db: ScaleDb;
   readonly #pollMs: number;
+  readonly #storeAt: { url: string; schema: string };
+  #store: Promise<PostgresStore> | undefined;
 
-  private constructor(dbos: DbosClient, db: ScaleDb, queue: string, pollMs: number) {
+  private constructor(
+    dbos: DbosClient,
+    db: ScaleDb,
+    queue: string,
+    pollMs: number,
+    storeAt: { url: string; schema: string },
+  ) {
     this.#dbos = dbos;
     this.#db = db;
     this.queue = queue;
     this.#pollMs = pollMs;
+    this.#storeAt = storeAt;
   }
 
   /** Connects to the workers' database (`url`, default `GLASSLOOP_POSTGRES_URL`). */
@@ -137,7 +147,10 @@ export class ScaleClient {
         applicationName: options.appName ?? "glassloop",
         ...(options.dbosSchema !== undefined && { systemDatabaseSchemaName: options.dbosSchema }),
       });
-      return new ScaleClient(dbos, db, options.queue ?? DEFAULT_QUEUE, options.pollMs ?? 200);
+      return new ScaleClient(dbos, db, options.queue ?? DEFAULT_QUEUE, options.pollMs ?? 200, {
+        url,
+        schema: options.storeSchema ?? DEFAULT_STORE_SCHEMA,
+      });
     } catch (error) {
       await db.close();
       throw error;
@@ -321,9 +334,28 @@ export class ScaleClient {
     });
   }
 
+  /**
+   * The workers' Postgres store (their run records and sessions), connected on first use and
+   * closed with the client: to read a session, or fork one before enqueuing a run on the copy.
+   */
+  store(): Promise<PostgresStore> {
+    if (!this.#store) {
+      const opening = PostgresStore.connect(this.#storeAt);
+      this.#store = opening;
+      // A failed connection is not kept: the next call tries again.
+      opening.catch(() => {
+        if (this.#store === opening) this.#store = undefined;
+      });
+    }
+    return this.#store;
+  }
+
   /** Closes the client's connections. */
   async close(): Promise<void> {
+    const store = this.#store;
+    this.#store = undefined;
     await this.#dbos.destroy();
     await this.#db.close();
+    await (await store?.catch(() => undefined))?.close();
   }
 }

@@ -24,6 +24,9 @@ export const DEFAULT_QUEUE = "glassloop";
  */
 export const DEFAULT_VERSION = "glassloop-scale-2";
 
+/** The Postgres store's schema (run records, sessions) when `storeSchema` is not given. */
+export const DEFAULT_STORE_SCHEMA = "glassloop";
+
 /** Where the scale-out tables live and how the workers find each other. */
 export interface ScaleConnection {
   /** `postgres://…`; default `GLASSLOOP_POSTGRES_URL`. DBOS's tables, glassloop's and the store's share it. */
@@ -115,7 +118,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   let store: PostgresStore | undefined;
   let lease: WorkerLease | undefined;
   try {
-    store = await PostgresStore.connect({ url, schema: options.storeSchema ?? "glassloop" });
+    store = await PostgresStore.connect({ url, schema: options.storeSchema ?? DEFAULT_STORE_SCHEMA });
     const scrubber = scrubberFor(process.env, options.redaction);
     const onFenced =
       options.onFenced ??

@@ -14,9 +14,10 @@ import { driverGone } from "./run-recovery.js";
 import { RunSlots } from "./run-slots.js";
 import { ScaleFollower } from "./scale-follow.js";
 import { FIRST_SEGMENT, scanScaleRun } from "./scale-segment.js";
+import { scaleTurnSession } from "./scale-turn.js";
 import type { ChatRecord, RunRecord, ServeLog, ServeRunStatus } from "./serve-log.js";
 import type { ServeRuns } from "./serve-runs.js";
-import { sessionKey, type Turn } from "./turn-session.js";
+import type { Turn } from "./turn-session.js";
 
 /**
  * `createHandler({ scale })`: run every turn on scale-out workers (`glassloop worker`, DBOS on
@@ -122,16 +123,11 @@ export class ScaleRunManager implements ServeRuns {
   }
 
   async startTurn(principal: string, chat: ChatRecord, turn: Turn): Promise<RunRecord> {
-    if (turn.replaces)
-      throw refuse.conflict(
-        "an answer of a run on scale-out workers cannot be made again yet; send the message again",
-      );
     const { log, agents } = this.#o;
     const follower = await this.#followerReady();
     const client = await this.#client;
     this.#slots.reserve(principal);
     const runId = `run_${randomUUID()}`;
-    const session = sessionKey(principal, chat.chatId);
     let claimed = false;
     let created = false;
     try {
@@ -141,16 +137,19 @@ export class ScaleRunManager implements ServeRuns {
       if (!(await log.claimChat(principal, chat.chatId, runId)))
         throw refuse.conflict("this chat already has a run in progress; wait for it, or cancel it");
       claimed = true;
+      const asked = await scaleTurnSession({ log, client }, principal, chat, runId, turn);
+      const { input, session, images, files } = asked;
       await log.createRun({
         runId,
         principal,
         chatId: chat.chatId,
         agent: chat.agent,
         model,
-        input: turn.input,
+        input,
         session,
+        ...(turn.replaces && { replaces: turn.replaces.runId }),
         ...(turn.messageId !== undefined && { messageId: turn.messageId }),
-        attachments: attachmentNotes({ images: [...(turn.images ?? [])], files: [...(turn.files ?? [])] }),
+        attachments: attachmentNotes({ images: [...(images ?? [])], files: [...(files ?? [])] }),
         driver: follower.id,
         leaseUntil: follower.leaseUntil(),
       });
@@ -158,14 +157,14 @@ export class ScaleRunManager implements ServeRuns {
       // The session's history lives in the workers' store: the worker loads it, never the client's copy.
       // The files were checked where every message is read (`AttachmentRules`, under the body cap):
       // they travel in the workflow's input, and the worker's agent checks them once more.
-      await client.enqueue(chat.agent, turn.input, {
+      await client.enqueue(chat.agent, input, {
         runId,
         session,
         stream: true,
         // The chat page does not show a worker's questions yet: a tool's question fails its call.
         questions: "fail",
-        ...(turn.images?.length && { images: turn.images }),
-        ...(turn.files?.length && { files: turn.files }),
+        ...(images?.length && { images }),
+        ...(files?.length && { files }),
       });
     } catch (error) {
       this.#slots.release(principal);

@@ -13,7 +13,7 @@ import { FunctionModel } from "../../src/testing.js";
 import { POSTGRES_SKIP } from "../helpers/postgres.js";
 import { freshDatabase, type TestWorker } from "../scale/scale-harness.js";
 import scaleModule from "./fixtures/scale-module.js";
-import { ALICE, parseSse, type Served, serve, served } from "./harness.js";
+import { ALICE, BOB, parseSse, type Served, serve, served } from "./harness.js";
 import { prepareScaleWorkers, spawnScaleWorker, textOf } from "./scale-workers.js";
 
 const alice = { authorization: `Bearer ${ALICE}`, "content-type": "application/json" };
@@ -169,5 +169,68 @@ describe.skipIf(POSTGRES_SKIP)("files on runs served by scale-out workers", () =
       chats: { id: string; activeRun: unknown }[];
     };
     expect(chats.chats.every((c) => c.activeRun === null)).toBe(true);
+  }, 30_000);
+
+  it("makes the last answer again on the workers: the session copied where the turn began, with that turn's input and files", async () => {
+    const post = (body: string, token = ALICE) =>
+      scaled.fetch("/api/chat", {
+        method: "POST",
+        headers: { ...alice, authorization: `Bearer ${token}` },
+        body,
+      });
+    const r1 = await post(send("g1", "what files", [inline("image/png", PNG)]));
+    const run1 = r1.headers.get("x-glassloop-run-id") as string;
+    expect(textOf(parseSse(await r1.text()))).toBe(`saw 1 image/png:-:${PNG.length} `);
+    const r2 = await post(send("g1", "files two", [inline("application/pdf", PDF, "q3.pdf")]));
+    const run2 = r2.headers.get("x-glassloop-run-id") as string;
+    const two = `saw 2 image/png:-:${PNG.length} application/pdf:q3.pdf:${PDF.length} `;
+    expect(textOf(parseSse(await r2.text()))).toBe(two);
+
+    const regenerate = (messageId: string, token = ALICE) =>
+      post(
+        JSON.stringify({
+          id: "g1",
+          trigger: "regenerate-message",
+          messageId,
+          messages: [{ id: "u", role: "user", parts: [{ type: "text", text: "forged" }] }],
+        }),
+        token,
+      );
+    // Only the last answer, and only the chat's owner.
+    expect((await regenerate(`${run1}:assistant`)).status).toBe(409);
+    expect((await regenerate(`${run2}:assistant`, BOB)).status).toBe(404);
+    const again = await regenerate(`${run2}:assistant`);
+    expect(again.status).toBe(200);
+    const run3 = again.headers.get("x-glassloop-run-id") as string;
+    // Two files, not three: the history as it was when turn 2 began, and turn 2's PDF from the store.
+    expect(textOf(parseSse(await again.text()))).toBe(two);
+    const asked = (await client.result(run3)).messages.filter((m) => m.role === "user");
+    expect(asked.map((m) => m.content)).toEqual(["what files", "files two"]);
+    expect(asked[1]?.files).toEqual([
+      { type: "file", mediaType: "application/pdf", data: PDF, filename: "q3.pdf" },
+    ]);
+
+    // The chat shows the new answer in the old one's place; the next turn continues from the copy.
+    const chat = (await (await scaled.fetch("/api/chats/g1", { headers: alice })).json()) as {
+      messages: { id: string; role: string }[];
+    };
+    expect(chat.messages.map((m) => m.id)).toEqual([
+      `${run1}:user`,
+      `${run1}:assistant`,
+      `${run3}:user`,
+      `${run3}:assistant`,
+    ]);
+    const r4 = await post(send("g1", "files after"));
+    const run4 = r4.headers.get("x-glassloop-run-id") as string;
+    expect(textOf(parseSse(await r4.text()))).toBe(two);
+    // The stream ends with the worker's last event; its workflow saves the session beside it.
+    expect((await client.result(run4)).status).toBe("ok");
+    const store = await client.store();
+    const fork = (await store.loadRun(run3)).session?.sessionId;
+    expect(fork).toBe(`serve:alice:g1~${run3}`);
+    expect((await store.loadRun(run4)).session).toMatchObject({ sessionId: fork, base: 4 });
+    expect(await store.readSession(fork as string)).toHaveLength(6);
+    // The replaced answer stays whole in the session it was made on.
+    expect(await store.readSession("serve:alice:g1")).toHaveLength(4);
   }, 30_000);
 });
