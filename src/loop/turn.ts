@@ -105,6 +105,13 @@ export async function takeTurn(
         const outcome = await settle(i);
         if (outcome) results[i] = outcome;
       });
+      // A terminal call that succeeded once answered ends the run, as it would have at first.
+      for (const i of again) {
+        const p = prepared[i] as PreparedCall;
+        const outcome = results[i];
+        if (ended || p.kind !== "ready" || !p.tool.terminal || outcome?.status !== "ok") continue;
+        ended = { toolName: p.tool.name, output: outcome.value };
+      }
     }
   }
 
