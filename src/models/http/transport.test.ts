@@ -73,7 +73,7 @@ describe("postJson", () => {
     const reply = await postJson(c, FAST);
     expect(performance.now() - started).toBeGreaterThanOrEqual(1000);
     expect(reply.body).toEqual({ fine: true });
-    // maxAttempts: issue 11 item 17 (the CLI shows "retrying in 1.0 s (2/3)").
+    // maxAttempts lets the CLI say how many tries are left ("retrying in 1.0 s (2/3)").
     expect(seen.retries).toEqual([
       {
         attempt: 2,
