@@ -334,6 +334,19 @@ export class ScaleClient {
     });
   }
 
+  /** What run `runId` was enqueued with (agent, input, session, files…), or undefined when no such run was. */
+  async request(runId: string): Promise<RunRequest | undefined> {
+    const [row] = await this.#dbos.listWorkflows({
+      workflowName: RUN_WORKFLOW,
+      workflowIDs: [runId],
+      limit: 1,
+      loadInput: true,
+      loadOutput: false,
+    });
+    const request = row?.input?.[0] as RunRequest | undefined;
+    return typeof request?.agent === "string" && typeof request.input === "string" ? request : undefined;
+  }
+
   /**
    * The workers' Postgres store (their run records and sessions), connected on first use and
    * closed with the client: to read a session, or fork one before enqueuing a run on the copy.

@@ -1,13 +1,14 @@
 /**
  * The session a turn on scale-out workers runs on, in the workers' Postgres store: the chat's
  * current one, or, to make the last answer again, a copy of it cut where that turn began, made
- * the way a local turn's is (`turnSession`), before the run is enqueued.
+ * the way a local turn's is (`turnSession`: the same cut, the same copy's name), before the run
+ * is enqueued.
  */
 import type { ScaleClient } from "../scale/client.js";
 import { UnknownRunError } from "../store/errors.js";
 import { refuse } from "./errors.js";
 import type { ChatRecord, ServeLog } from "./serve-log.js";
-import { sessionKey, type Turn, turnSession } from "./turn-session.js";
+import { sessionKey, type Turn } from "./turn-session.js";
 
 /** DBOS statuses of a workflow that may still write: the run's record and session are not final yet. */
 const UNSETTLED = new Set(["ENQUEUED", "PENDING", "DELAYED"]);
@@ -19,9 +20,8 @@ const SETTLE_MS = 5_000;
  * The session (and, to make an answer again, the input and files) of a turn on the workers. A new
  * turn continues the chat's latest session (a made-again answer's copy, once there is one). To make
  * the last answer again, its run's record in the workers' store says where the turn began (the
- * session messages it loaded); the session is copied up to there, and the turn's input and files
- * are read back from the stored message, as for a local run. An answer that never reached the
- * session (its run cancelled before it ended) is a 409.
+ * session messages it loaded); the session is copied up to there, and the turn runs again with
+ * the input and files its run was enqueued with, as a local run's are read back from the session.
  */
 export async function scaleTurnSession(
   o: { log: ServeLog; client: ScaleClient },
@@ -43,18 +43,26 @@ export async function scaleTurnSession(
       throw refuse.conflict("the answer is still being saved by its worker; try again in a moment");
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  const store = await o.client.store();
+  const [store, asked] = await Promise.all([o.client.store(), o.client.request(old.runId)]);
+  if (!asked || old.session === undefined)
+    throw refuse.conflict("this answer's run is not known to the workers; send the message again");
   const stored = await store.loadRun(old.runId).catch((error: unknown) => {
     if (error instanceof UnknownRunError) return undefined;
     throw error;
   });
-  const link = stored?.session;
-  if (!link || link.sessionId !== old.session)
-    throw refuse.conflict(
-      "this answer was not saved in the chat's session (its run ended before it was); send the message again",
-    );
-  return turnSession({ log: o.log, store }, principal, chat, runId, {
-    ...turn,
-    replaces: { ...old, sessionStart: link.base },
-  });
+  // Where the turn began: the session messages its run loaded. A run cancelled before its worker
+  // saved it is not in the session at all: the turn began where the session ends now (the chat is
+  // claimed, and no later turn exists).
+  const sessionStart = stored?.session?.base ?? (await store.readSession(old.session).catch(() => [])).length;
+  const session = `${sessionKey(principal, chat.chatId)}~${runId}`;
+  if (sessionStart > 0) await store.forkSession(old.session, session, { messages: sessionStart });
+  // The turn's input and files as the run was enqueued with them (checked then; the worker checks
+  // them again), whether or not its turn reached the session.
+  return {
+    input: asked.input,
+    ...(asked.images?.length && { images: asked.images }),
+    ...(asked.files?.length && { files: asked.files }),
+    replaces: old,
+    session,
+  };
 }

@@ -14,7 +14,7 @@ import { POSTGRES_SKIP } from "../helpers/postgres.js";
 import { freshDatabase, type TestWorker } from "../scale/scale-harness.js";
 import scaleModule from "./fixtures/scale-module.js";
 import { ALICE, BOB, parseSse, type Served, serve, served } from "./harness.js";
-import { prepareScaleWorkers, spawnScaleWorker, textOf } from "./scale-workers.js";
+import { chunksOf, prepareScaleWorkers, spawnScaleWorker, textOf } from "./scale-workers.js";
 
 const alice = { authorization: `Bearer ${ALICE}`, "content-type": "application/json" };
 const PDF = Buffer.from("%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n").toString("base64");
@@ -232,5 +232,48 @@ describe.skipIf(POSTGRES_SKIP)("files on runs served by scale-out workers", () =
     expect(await store.readSession(fork as string)).toHaveLength(6);
     // The replaced answer stays whole in the session it was made on.
     expect(await store.readSession("serve:alice:g1")).toHaveLength(4);
+  }, 30_000);
+
+  it("makes an answer cancelled on its worker again: the turn was never saved, its files come from the run's request", async () => {
+    const post = (path: string, body: string) => scaled.fetch(path, { method: "POST", headers: alice, body });
+    const r1 = await post("/api/chat", send("g2", "what files", [inline("application/pdf", PDF, "q3.pdf")]));
+    expect(textOf(parseSse(await r1.text()))).toBe(`saw 1 application/pdf:q3.pdf:${PDF.length} `);
+    const approvalOf = (text: string) =>
+      chunksOf(parseSse(text)).find((c) => c.type === "tool-approval-request") as unknown as {
+        approvalId: string;
+      };
+    // A refund waits for approval on the worker; the client cancels it there.
+    const r2 = await post("/api/chat", send("g2", "refund files", [inline("image/png", PNG)]));
+    const run2 = r2.headers.get("x-glassloop-run-id") as string;
+    expect(approvalOf(await r2.text())).toBeDefined();
+    const cancel = await post(`/api/runs/${run2}/cancel`, "{}");
+    expect(((await cancel.json()) as { status: string }).status).toBe("aborted");
+
+    const again = await post(
+      "/api/chat",
+      JSON.stringify({
+        id: "g2",
+        trigger: "regenerate-message",
+        messages: [{ id: "u", role: "user", parts: [{ type: "text", text: "x" }] }],
+      }),
+    );
+    expect(again.status).toBe(200);
+    const run3 = again.headers.get("x-glassloop-run-id") as string;
+    const { approvalId } = approvalOf(await again.text());
+    const decided = await post(
+      `/api/runs/${run3}/approvals`,
+      JSON.stringify({ decisions: [{ approvalId, approved: true }] }),
+    );
+    expect(decided.status).toBe(202);
+    // The first turn's PDF from the copied history, the cancelled turn's image from its request.
+    const result = await client.result(run3);
+    expect(result).toMatchObject({
+      status: "ok",
+      output: `saw 2 application/pdf:q3.pdf:${PDF.length} image/png:-:${PNG.length} `,
+    });
+    expect(result.messages.filter((m) => m.role === "user").map((m) => m.content)).toEqual([
+      "what files",
+      "refund files",
+    ]);
   }, 30_000);
 });
