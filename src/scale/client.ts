@@ -2,32 +2,17 @@ import { randomUUID } from "node:crypto";
 import { ConfigError } from "../core/errors.js";
 import type { Limits } from "../core/vocabulary/limits.js";
 import type { FilePart, ImagePart } from "../core/vocabulary/messages.js";
-import { type ApprovalTarget, type WaitingApproval, waitingFor } from "../features/approval/approval-rule.js";
+import type { ApprovalTarget, WaitingApproval } from "../features/approval/approval-rule.js";
 import { PostgresStore } from "../store/postgres/postgres-store.js";
 import { listenForEvents } from "./event-notices.js";
 import { type EventPosition, readEvents, type ScaleEvent } from "./events.js";
-import {
-  answersMessage,
-  answerTopic,
-  type CallAnswer,
-  QUESTIONS_WAITING_EVENT,
-  type WaitingQuestion,
-} from "./questions.js";
+import type { CallAnswer, WaitingQuestion } from "./questions.js";
+import { listQueuedRuns, type QueuedRun, type RunListFilter } from "./run-list.js";
+import { answerQuestions, approveCall, pendingApprovals, waitingQuestions } from "./run-waits.js";
 import { openScaleDb, SCALE_SCHEMA, type ScaleDb, whileLocked } from "./scale-db.js";
-import { type DbosModule, dbosSystemUrl, loadDbos } from "./sdk.js";
+import { type DbosClient, dbosSystemUrl, loadDbos } from "./sdk.js";
 import { DEFAULT_QUEUE, DEFAULT_STORE_SCHEMA, type ScaleConnection } from "./worker.js";
-import {
-  APPROVAL_WAITING_EVENT,
-  type ApprovalMessage,
-  approvalTopic,
-  type QueuedRunResult,
-  RUN_WORKFLOW,
-  type RunRequest,
-} from "./workflow.js";
-
-type DbosClient = Awaited<ReturnType<DbosModule["DBOSClient"]["create"]>>;
-/** DBOS's status filter: a string union it does not export, read off its own signature. */
-type StatusFilter = NonNullable<Parameters<DbosClient["listWorkflows"]>[0]["status"]>;
+import { type QueuedRunResult, RUN_WORKFLOW, type RunRequest } from "./workflow.js";
 
 /** Options of `client.enqueue`. */
 export interface EnqueueOptions {
@@ -54,22 +39,6 @@ export interface EnqueueOptions {
    */
   questions?: "wait" | "fail";
 }
-
-/** Where a queued run stands, as DBOS records it, and which worker has it. */
-export interface QueuedRun {
-  runId: string;
-  /** DBOS's status: ENQUEUED, PENDING (running, or its worker died), SUCCESS, ERROR, CANCELLED… */
-  status: string;
-  agent?: string;
-  /** The executor id of the worker that runs (or ran) it. */
-  worker?: string;
-  version?: string;
-  createdAt: number;
-  updatedAt?: number;
-}
-
-/** @deprecated Renamed `QueuedRun` (`RunSummary` is a trace's run, in `glassloop/trace`). */
-export type RunSummary = QueuedRun;
 
 /** A run enqueued by a client: its result, its events, and the means to cancel it. */
 export class RunHandle {
@@ -259,11 +228,8 @@ export class ScaleClient {
   }
 
   /** The calls of run `runId` waiting for a decision now: what `approve` can decide. */
-  async pending(runId: string): Promise<WaitingApproval[]> {
-    const waiting = await this.#dbos.getEvent<WaitingApproval[]>(runId, APPROVAL_WAITING_EVENT, {
-      timeoutSeconds: 0,
-    });
-    return Array.isArray(waiting) ? waiting : [];
+  pending(runId: string): Promise<WaitingApproval[]> {
+    return pendingApprovals(this.#dbos, runId);
   }
 
   /**
@@ -273,19 +239,13 @@ export class ScaleClient {
    * decision for a call that does not wait is refused with `ApprovalNotWaitingError` and not sent,
    * so it can never be read by a later call that reuses the id.
    */
-  async approve(runId: string, call: ApprovalTarget, approved: boolean): Promise<void> {
-    const waiting = waitingFor(runId, await this.pending(runId), call);
-    const message: ApprovalMessage = { approved, ticket: waiting.ticket };
-    // The idempotency key makes a repeated answer to this one wait (a retried request) count once.
-    await this.#dbos.send(runId, message, approvalTopic(waiting.ticket), `approval:${waiting.ticket}`);
+  approve(runId: string, call: ApprovalTarget, approved: boolean): Promise<void> {
+    return approveCall(this.#dbos, runId, call, approved);
   }
 
   /** The questions of run `runId` waiting for the person's answer now: what `answer` can answer. */
-  async questions(runId: string): Promise<WaitingQuestion[]> {
-    const waiting = await this.#dbos.getEvent<WaitingQuestion[]>(runId, QUESTIONS_WAITING_EVENT, {
-      timeoutSeconds: 0,
-    });
-    return Array.isArray(waiting) ? waiting : [];
+  questions(runId: string): Promise<WaitingQuestion[]> {
+    return waitingQuestions(this.#dbos, runId);
   }
 
   /**
@@ -294,10 +254,8 @@ export class ScaleClient {
    * (`QuestionNotWaitingError`), or for a call that does not wait in this run, or that do not fit
    * (`ConfigError`). The run then runs the asking calls again with the answers.
    */
-  async answer(runId: string, answers: readonly CallAnswer[]): Promise<void> {
-    const message = answersMessage(runId, await this.questions(runId), answers);
-    // One wait is answered once: a repeated request (a retry) counts once.
-    await this.#dbos.send(runId, message, answerTopic(message.ticket), `answers:${message.ticket}`);
+  answer(runId: string, answers: readonly CallAnswer[]): Promise<void> {
+    return answerQuestions(this.#dbos, runId, answers);
   }
 
   /** Cancels `runId`: it stops at its next step, on whichever worker. */
@@ -306,32 +264,8 @@ export class ScaleClient {
   }
 
   /** The runs, newest first; `worker` keeps those of one executor id, `status` those in one DBOS status. */
-  async listRuns(
-    options: { limit?: number; status?: string; worker?: string; runIds?: string[] } = {},
-  ): Promise<QueuedRun[]> {
-    const rows = await this.#dbos.listWorkflows({
-      workflowName: RUN_WORKFLOW,
-      ...(options.worker !== undefined && { executorId: options.worker }),
-      ...(options.runIds !== undefined && { workflowIDs: options.runIds }),
-      sortDesc: true,
-      limit: options.limit ?? 100,
-      loadInput: true,
-      loadOutput: false,
-      // The caller's string goes to DBOS as its filter; an unknown status simply matches no run.
-      ...(options.status !== undefined && { status: options.status as StatusFilter }),
-    });
-    return rows.map((row) => {
-      const request = row.input?.[0] as Partial<RunRequest> | undefined;
-      return {
-        runId: row.workflowID,
-        status: row.status,
-        ...(typeof request?.agent === "string" && { agent: request.agent }),
-        ...(row.executorId !== undefined && { worker: row.executorId }),
-        ...(row.applicationVersion !== undefined && { version: row.applicationVersion }),
-        createdAt: row.createdAt,
-        ...(row.updatedAt !== undefined && { updatedAt: row.updatedAt }),
-      };
-    });
+  listRuns(options: RunListFilter = {}): Promise<QueuedRun[]> {
+    return listQueuedRuns(this.#dbos, options);
   }
 
   /** What run `runId` was enqueued with (agent, input, session, files…), or undefined when no such run was. */

@@ -12,6 +12,8 @@ export const DBOS_SDK: OptionalDependency = {
 
 /** The DBOS module, as `import("@dbos-inc/dbos-sdk")` gives it. */
 export type DbosModule = typeof import("@dbos-inc/dbos-sdk");
+/** A DBOS client, as `DBOSClient.create` gives it: how a process outside the workers reaches their runs. */
+export type DbosClient = Awaited<ReturnType<DbosModule["DBOSClient"]["create"]>>;
 /** DBOS's process-wide executor: recovery of another executor's workflows lives only there. */
 export type DbosExecutorModule = typeof import("@dbos-inc/dbos-sdk/internal/dbos-executor");
 
