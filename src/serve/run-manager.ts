@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { Agent } from "../agent/agent.js";
 import type { Redactor } from "../core/redact.js";
-import { emptyUsage } from "../loop/usage.js";
 import type { Store } from "../store/store.js";
 import type { AgentTable } from "./agents.js";
 import { checkDecisions, type Decision } from "./approval-check.js";
 import { attachmentNotes } from "./attachments.js";
 import { refuse } from "./errors.js";
 import { checkAnswers, type GivenAnswer } from "./questions.js";
+import { endWaitingRun } from "./run-closing.js";
 import { RunDriver } from "./run-driver.js";
 import type { RunHub } from "./run-hub.js";
 import { RunRecovery } from "./run-recovery.js";
@@ -211,30 +211,7 @@ export class RunManager {
     }
     if (run.status !== "awaiting_approval") return run.status;
     await this.#o.store.discardRun(runId).catch(() => {});
-    const channel = hub.open(runId, run.lastSeq);
-    const time = Date.now();
-    channel.append([
-      {
-        kind: "event",
-        event: { type: "error", runId, time, code: "aborted", message: "cancelled by the client" },
-      },
-      {
-        kind: "event",
-        event: {
-          type: "run_end",
-          runId,
-          time,
-          status: "aborted",
-          usage: run.usage ?? emptyUsage(false),
-          messages: [],
-        },
-      },
-    ]);
-    await hub.close(channel, async () => {
-      await log.releaseChat(principal, run.chatId, runId);
-      await log.setRunStatus(runId, "aborted");
-    });
-    return "aborted";
+    return endWaitingRun(hub, log, principal, run);
   }
 
   /** Another process asked (through the log's notice) to stop a run: stops it if it is driven here. */

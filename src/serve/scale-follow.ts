@@ -9,6 +9,7 @@ import { LeaseLostError } from "./errors.js";
 import type { ApprovalItem, LogItem } from "./log-items.js";
 import { EventNormalizer } from "./normalize.js";
 import type { RunChannel } from "./run-channel.js";
+import { endMessage, endUnended } from "./run-closing.js";
 import { newDriverId } from "./run-driver.js";
 import type { RunHub } from "./run-hub.js";
 import type { RunSlots } from "./run-slots.js";
@@ -158,7 +159,7 @@ export class ScaleFollower {
       else if (!signal.aborted) throw error;
     }
     if (ending.kind === "left" && signal.reason === "cancel") {
-      endAs(run, normalizer, put, channel, "aborted", "cancelled by the client", state.usage);
+      endUnended(run, normalizer, put, channel, "aborted", "cancelled by the client", state.usage);
       ending = { kind: "end", status: "aborted" };
     }
     if (ending.kind === "left") {
@@ -230,11 +231,11 @@ export class ScaleFollower {
       if (status !== undefined && ENDED.has(status)) {
         if ((await client.readEvents(runId, state.after, 1)).length > 0) continue;
         if (status === "CANCELLED") {
-          endAs(run, normalizer, put, channel, "aborted", "cancelled", state.usage);
+          endUnended(run, normalizer, put, channel, "aborted", "cancelled", state.usage);
           return { kind: "end", status: "aborted" };
         }
         const message = await endMessage(client, runId);
-        endAs(run, normalizer, put, channel, "failed", redactor.text(message), state.usage);
+        endUnended(run, normalizer, put, channel, "failed", redactor.text(message), state.usage);
         return { kind: "end", status: "failed" };
       }
       const quiet = this.notices && Date.now() - active > QUIET_AFTER_MS;
@@ -312,58 +313,4 @@ function track(state: FollowState, event: AgentEvent): void {
   else if (event.type === "model_response" && event.purpose === undefined)
     for (const call of event.toolCalls) state.calls.add(call.id);
   else if ((event.type === "step_end" || event.type === "run_end") && event.usage) state.usage = event.usage;
-}
-
-/**
- * Ends a run's stream that its worker did not end (cancelled, or refused before it started):
- * what is open is closed, then an error and `run_end`, as a local run's would read.
- */
-function endAs(
-  run: RunRecord,
-  normalizer: EventNormalizer,
-  put: (items: LogItem[]) => void,
-  channel: RunChannel,
-  status: "aborted" | "failed",
-  message: string,
-  usage: RunUsage | undefined,
-): void {
-  const runId = run.runId;
-  const time = Date.now();
-  const start: LogItem[] =
-    channel.lastSeq < 0
-      ? [
-          {
-            kind: "event",
-            event: { type: "run_start", runId, time, model: run.model, input: "", agent: run.agent },
-          },
-        ]
-      : [];
-  put([
-    ...start,
-    ...normalizer.closeAll(),
-    {
-      kind: "event",
-      event: { type: "error", runId, time, code: status === "aborted" ? "aborted" : "internal", message },
-    },
-    ...normalizer.push({
-      type: "run_end",
-      runId,
-      time,
-      status,
-      usage: usage ?? emptyUsage(false),
-      messages: [],
-    }),
-  ]);
-}
-
-/** What a run that ended without `run_end` ended with, in one line. */
-async function endMessage(client: ScaleClient, runId: string): Promise<string> {
-  try {
-    const result = await client.result(runId);
-    return result.status === "ok"
-      ? "the run ended without its events"
-      : `${result.error.code}: ${result.error.message}`;
-  } catch {
-    return "the run failed on its worker";
-  }
 }

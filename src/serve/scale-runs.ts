@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Redactor } from "../core/redact.js";
 import { bindsTo } from "../features/approval/approval-rule.js";
-import { emptyUsage } from "../loop/usage.js";
 import type { ScaleClient } from "../scale/client.js";
 import type { ScaleConnection } from "../scale/worker.js";
 import type { AgentTable } from "./agents.js";
@@ -9,10 +8,11 @@ import type { Decision } from "./approval-check.js";
 import { checkDecisions } from "./approval-check.js";
 import { attachmentNotes } from "./attachments.js";
 import { refuse, ServeRequestError } from "./errors.js";
+import { endWaitingRun } from "./run-closing.js";
 import type { RunHub } from "./run-hub.js";
-import { driverGone } from "./run-recovery.js";
 import { RunSlots } from "./run-slots.js";
 import { ScaleFollower } from "./scale-follow.js";
+import { recoverScaleRuns } from "./scale-recovery.js";
 import { FIRST_SEGMENT, scanScaleRun } from "./scale-segment.js";
 import { scaleTurnSession } from "./scale-turn.js";
 import type { ChatRecord, RunRecord, ServeLog, ServeRunStatus } from "./serve-log.js";
@@ -237,30 +237,7 @@ export class ScaleRunManager implements ServeRuns {
       if (!this.#follower?.stop(runId, "cancel")) await log.requestCancel(runId);
       return "running";
     }
-    const channel = hub.open(runId, run.lastSeq);
-    const time = Date.now();
-    channel.append([
-      {
-        kind: "event",
-        event: { type: "error", runId, time, code: "aborted", message: "cancelled by the client" },
-      },
-      {
-        kind: "event",
-        event: {
-          type: "run_end",
-          runId,
-          time,
-          status: "aborted",
-          usage: run.usage ?? emptyUsage(false),
-          messages: [],
-        },
-      },
-    ]);
-    await hub.close(channel, async () => {
-      await log.releaseChat(principal, run.chatId, runId);
-      await log.setRunStatus(runId, "aborted");
-    });
-    return "aborted";
+    return endWaitingRun(hub, log, principal, run);
   }
 
   cancelled(runId: string): void {
@@ -273,7 +250,7 @@ export class ScaleRunManager implements ServeRuns {
     this.#recover = recover;
     this.#timer = setInterval(() => this.#poke(), Math.max(10, Math.floor(this.#o.leaseMs / 4)));
     this.#timer.unref();
-    if (recover) await this.#recoverRuns();
+    if (recover) await recoverScaleRuns(this.#o.log, this.#follower, this.#slots, () => this.#stopped);
   }
 
   async settled(): Promise<void> {
@@ -335,32 +312,10 @@ export class ScaleRunManager implements ServeRuns {
       );
       for (const runId of lost) follower.stop(runId, "lost");
       for (const runId of cancelled) follower.stop(runId, "cancel");
-      if (this.#recover) await this.#recoverRuns();
+      if (this.#recover)
+        await recoverScaleRuns(this.#o.log, this.#follower, this.#slots, () => this.#stopped);
     } catch (error) {
       console.error("glassloop serve: renewing leases or taking over runs failed:", error);
-    }
-  }
-
-  /** Follows on the runs whose follower is gone (this process's previous life, another server). */
-  async #recoverRuns(): Promise<void> {
-    const { log } = this.#o;
-    const follower = this.#follower;
-    if (!follower) return;
-    for (const run of await log.listRunning()) {
-      if (this.#stopped) return;
-      if (follower.has(run.runId) || !driverGone(run, follower.id, Date.now())) continue;
-      if (!(await log.takeOverRun(run.runId, follower.id, follower.leaseUntil(), run.driver))) continue;
-      const taken = (await log.getRun(run.runId)) as RunRecord;
-      const state = await scanScaleRun(log, taken);
-      if (state.kind === "open") {
-        this.#slots.add(taken.principal);
-        follower.follow(taken, state.segment);
-      } else if (state.kind === "paused") {
-        await log.setRunStatus(taken.runId, "awaiting_approval", taken.usage, follower.id);
-      } else {
-        await log.releaseChat(taken.principal, taken.chatId, taken.runId, follower.id);
-        await log.setRunStatus(taken.runId, state.status, taken.usage, follower.id);
-      }
     }
   }
 }
