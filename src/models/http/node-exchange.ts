@@ -1,93 +1,15 @@
-import type { ClientRequest, IncomingMessage, RequestOptions } from "node:http";
+import type { ClientRequest, IncomingMessage } from "node:http";
 import { createRequire } from "node:module";
 import type { Readable } from "node:stream";
-import { urlToHttpOptions } from "node:url";
+import { requestTarget, type Target } from "./node-target.js";
 import { type Exchange, rawHeader, type WireReply } from "./reply.js";
 
-// node:http, node:https (with tls) and node:zlib are loaded on the first call that needs them,
-// not when glassloop is imported: together they were a large share of its import time, and a
-// program that never calls a model over HTTP (or never meets a compressed answer) needs none.
+// node:zlib is loaded on the first compressed answer, not when glassloop is imported (as
+// node:http is, in node-target.ts): a program that never meets one needs none.
 const load = createRequire(import.meta.url);
-let http: typeof import("node:http") | undefined;
-let https: typeof import("node:https") | undefined;
 
-/** The request function and keep-alive pool of a scheme, loaded on first use. */
-function clientOf(secure: boolean): {
-  request: typeof import("node:http").request;
-  agent: import("node:http").Agent;
-} {
-  // One keep-alive pool per scheme for every model call (fetch keeps one too). Idle sockets do not
-  // hold the process open, and the agent honours a server's `Keep-Alive: timeout=` hint.
-  if (secure) {
-    https ??= load("node:https") as typeof import("node:https");
-    httpsAgent ??= new https.Agent({ keepAlive: true });
-    return { request: https.request, agent: httpsAgent };
-  }
-  http ??= load("node:http") as typeof import("node:http");
-  httpAgent ??= new http.Agent({ keepAlive: true });
-  return { request: http.request, agent: httpAgent };
-}
-let httpAgent: import("node:http").Agent | undefined;
-let httpsAgent: import("node:https").Agent | undefined;
-
-// What `fetch` would have added; the caller's own headers of these names win.
-const DEFAULT_HEADERS = { "accept-encoding": "gzip, deflate", "user-agent": "node" };
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY = new Set([204, 205, 304]);
-
-interface Target {
-  /** Everything but the headers. */
-  options: RequestOptions;
-  /**
-   * The request's headers as name/value pairs, `host` included: a list skips node's per-header
-   * bookkeeping (`setHeader` for each, an object of them), and is checked as it is written.
-   */
-  pairs: string[];
-  request: typeof import("node:http").request;
-}
-
-/**
- * The request options per URL and header set: a model sends every call to the same URL with the
- * same headers object, so both are parsed and merged once. Bounded: more distinct URLs than this
- * start the cache over; a header set is remembered only as long as its object lives.
- */
-const parsed = new Map<string, { base: Target; byHeaders: WeakMap<object, Target> }>();
-const MAX_PARSED = 64;
-
-function optionsOf(url: string, headers: Record<string, string>): Target {
-  let entry = parsed.get(url);
-  if (entry === undefined) {
-    const parsedUrl = new URL(url);
-    const { protocol, hostname, port, path } = urlToHttpOptions(parsedUrl);
-    const { request, agent } = clientOf(protocol === "https:");
-    entry = {
-      // `host` as node writes it: brackets around an IPv6 address, no port when it is the default.
-      base: {
-        options: { protocol, hostname, port, path, agent, method: "POST" },
-        pairs: ["host", parsedUrl.host],
-        request,
-      },
-      byHeaders: new WeakMap(),
-    };
-    if (parsed.size >= MAX_PARSED) parsed.clear();
-    parsed.set(url, entry);
-  }
-  let target = entry.byHeaders.get(headers);
-  if (target === undefined) {
-    const { base } = entry;
-    // By name in any letter case, the caller's last: what `setHeader` for each would have sent.
-    const merged = new Map<string, string>();
-    for (const layer of [DEFAULT_HEADERS, headers])
-      for (const [name, value] of Object.entries(layer)) merged.set(name.toLowerCase(), value);
-    merged.delete("content-length");
-    const pairs = ["host", merged.get("host") ?? (base.pairs[1] as string)];
-    merged.delete("host");
-    for (const [name, value] of merged) pairs.push(name, value);
-    target = { options: base.options, pairs, request: base.request };
-    entry.byHeaders.set(headers, target);
-  }
-  return target;
-}
 
 /**
  * A POST over `node:http(s)` whose answer is read straight from the `IncomingMessage`: no web
@@ -99,7 +21,7 @@ function optionsOf(url: string, headers: Record<string, string>): Target {
 export function exchangeWithNode(url: string, headers: Record<string, string>, body: string): Exchange {
   let options: Target;
   try {
-    options = optionsOf(url, headers);
+    options = requestTarget(url, headers);
   } catch (cause) {
     return refused(new TypeError(`Invalid URL: ${url}`, { cause }));
   }
