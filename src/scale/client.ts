@@ -7,7 +7,7 @@ import { PostgresStore } from "../store/postgres/postgres-store.js";
 import { listenForEvents } from "./event-notices.js";
 import { type EventPosition, readEvents, type ScaleEvent } from "./events.js";
 import type { CallAnswer, WaitingQuestion } from "./questions.js";
-import { listQueuedRuns, type QueuedRun, type RunListFilter } from "./run-list.js";
+import { listQueuedRuns, type QueuedRun, queuedRequest, type RunListFilter } from "./run-list.js";
 import { answerQuestions, approveCall, pendingApprovals, waitingQuestions } from "./run-waits.js";
 import { openScaleDb, SCALE_SCHEMA, type ScaleDb, whileLocked } from "./scale-db.js";
 import { type DbosClient, dbosSystemUrl, loadDbos } from "./sdk.js";
@@ -269,16 +269,8 @@ export class ScaleClient {
   }
 
   /** What run `runId` was enqueued with (agent, input, session, files…), or undefined when no such run was. */
-  async request(runId: string): Promise<RunRequest | undefined> {
-    const [row] = await this.#dbos.listWorkflows({
-      workflowName: RUN_WORKFLOW,
-      workflowIDs: [runId],
-      limit: 1,
-      loadInput: true,
-      loadOutput: false,
-    });
-    const request = row?.input?.[0] as RunRequest | undefined;
-    return typeof request?.agent === "string" && typeof request.input === "string" ? request : undefined;
+  request(runId: string): Promise<RunRequest | undefined> {
+    return queuedRequest(this.#dbos, runId);
   }
 
   /**

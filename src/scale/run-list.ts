@@ -1,6 +1,8 @@
 import type { DbosClient } from "./sdk.js";
 import { RUN_WORKFLOW, type RunRequest } from "./workflow.js";
 
+// Queued runs as DBOS records them: the list, and what one was enqueued with.
+
 /** DBOS's status filter: a string union it does not export, read off its own signature. */
 type StatusFilter = NonNullable<Parameters<DbosClient["listWorkflows"]>[0]["status"]>;
 
@@ -53,4 +55,17 @@ export async function listQueuedRuns(dbos: DbosClient, filter: RunListFilter = {
       ...(row.updatedAt !== undefined && { updatedAt: row.updatedAt }),
     };
   });
+}
+
+/** What run `runId` was enqueued with, or undefined when no run of that id was (or its input is not a request). */
+export async function queuedRequest(dbos: DbosClient, runId: string): Promise<RunRequest | undefined> {
+  const [row] = await dbos.listWorkflows({
+    workflowName: RUN_WORKFLOW,
+    workflowIDs: [runId],
+    limit: 1,
+    loadInput: true,
+    loadOutput: false,
+  });
+  const request = row?.input?.[0] as RunRequest | undefined;
+  return typeof request?.agent === "string" && typeof request.input === "string" ? request : undefined;
 }
