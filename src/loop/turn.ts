@@ -13,10 +13,9 @@ import { abortError, budgetError, errorState, silent } from "./run-state.js";
 /**
  * Takes the turn of one assistant message: its tool calls, each dispatched (dispatchCall), executed
  * in the environment (executeTool → environment.execute) where the tool's own `run` is called.
- * Results are appended in the order the model
- * listed the calls, every call gets exactly one, and only then does a stop (budget, loop, abort)
- * propagate, so the transcript is complete whatever happens. `known` holds the outcomes a
- * resumed turn already has: those calls are not run again.
+ * Results are appended in the order the model listed the calls, every call gets exactly one, and
+ * only then does a stop (budget, loop, abort) propagate, so the transcript is complete whatever
+ * happens. `known` holds the outcomes a resumed turn already has: those calls are not run again.
  */
 export async function takeTurn(
   state: RunState<unknown>,
