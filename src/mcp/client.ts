@@ -1,5 +1,6 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { GlassloopError, ToolError } from "../core/errors.js";
+import { heldTimeout } from "../core/held-timeout.js";
 import { QuestionAsked } from "../core/questions.js";
 import { InputTooLargeError } from "../core/read-caps.js";
 import type { JsonSchema } from "../models/model.js";
@@ -146,10 +147,19 @@ export class McpClient implements ToolSource {
    */
   async refresh(options: { signal?: AbortSignal } = {}): Promise<void> {
     const { name } = this.config;
+    // Held: an `AbortSignal.timeout` inside `any` can be collected before it fires (held-timeout.ts).
+    const timeout = heldTimeout(this.config.listTimeoutMs ?? 20_000, `listing ${name}'s tools`);
+    try {
+      await this.#list(options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal);
+    } finally {
+      timeout.clear();
+    }
+  }
+
+  async #list(signal: AbortSignal): Promise<void> {
+    const { name } = this.config;
     const maxTools = this.config.maxTools ?? DEFAULT_MAX_TOOLS;
     const maxPages = this.config.maxListPages ?? DEFAULT_MAX_PAGES;
-    const timeout = AbortSignal.timeout(this.config.listTimeoutMs ?? 20_000);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     const listed: { name: string; description?: string; inputSchema: unknown }[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;

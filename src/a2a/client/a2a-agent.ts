@@ -5,8 +5,10 @@
  * the program (`onInputRequired`), never by the model, so nothing the peer says widens what the
  * user allowed. Each call is bounded by its own deadline and what is left of the run's time.
  */
+
 import { z } from "zod";
 import { ToolError } from "../../core/errors.js";
+import { heldTimeout } from "../../core/held-timeout.js";
 import { fenceFor } from "../../core/prompt-fence.js";
 import type { RunUsage } from "../../core/vocabulary/usage.js";
 import { type Tool, tool } from "../../tools/tool.js";
@@ -156,7 +158,9 @@ export async function a2aAgent(
       // Whole milliseconds: the run's remaining time is fractional, and AbortSignal.timeout takes integers only.
       const budget = Math.floor(Math.min(timeoutMs, remaining.timeMs ?? Number.POSITIVE_INFINITY));
       if (budget <= 0) throw new ToolError("no time is left in this run to ask the remote agent");
-      const deadline = AbortSignal.any([signal, AbortSignal.timeout(budget)]);
+      // Held: an `AbortSignal.timeout` inside `any` can be collected before it fires (held-timeout.ts).
+      const clock = heldTimeout(budget, "the remote agent");
+      const deadline = AbortSignal.any([signal, clock.signal]);
       // The peer's reports are its task's totals so far: only the last one is counted, once.
       let reported: RunUsage | undefined;
       try {
@@ -213,6 +217,7 @@ export async function a2aAgent(
           throw new ToolError(`${error.reason}: ${error.message}`, { cause: error });
         throw error;
       } finally {
+        clock.clear();
         if (options.countUsage && reported) addUsage(reported);
       }
     },
