@@ -244,13 +244,20 @@ describe.skipIf(POSTGRES_SKIP)("failover between worker processes killed with SI
         expect(statuses, call).toEqual(["interrupted"]);
       }
 
-      // A run that changed hands shows both workers in its events.
+      // Runs that changed hands show both workers in their events. Not every one must: a worker
+      // writes its runs' events in batches (up to 20 ms), so a kill can come before the victim's
+      // first write, and the adopter then writes the whole stream.
       const moved = [...kills.flatMap((k) => [...k.adopted.keys()])];
-      for (const runId of moved.slice(0, 3)) {
+      let both = 0;
+      for (const runId of moved) {
         const seen = new Set<string>();
         for await (const item of scale.handle(runId).events()) seen.add(item.worker);
-        expect(seen.size, runId).toBeGreaterThanOrEqual(2);
+        expect(seen.size, runId).toBeGreaterThanOrEqual(1);
+        if (seen.size >= 2) both++;
       }
+      expect(both, `of ${moved.length} adopted runs, those whose events show both workers`).toBeGreaterThan(
+        0,
+      );
     } finally {
       clearInterval(watcher);
     }
