@@ -89,8 +89,9 @@ describeBrowser("a tool's question in the chat page (an MCP server's elicitation
 
   it("declines from the keyboard: the server hears decline and the run ends", async () => {
     const page = await ask();
-    await page.getByTestId("question-decline").focus();
-    await page.keyboard.press("Enter");
+    // Focus and Enter in one action on the button: a separate focus() and a page-level key press
+    // depend on nothing moving the focus in between (one clean-clone run hung here for 30 s).
+    await page.getByTestId("question-decline").press("Enter");
     await expect.poll(() => answerText(page)).toBe('done: told {"action":"decline"}');
     await page.close();
   });
