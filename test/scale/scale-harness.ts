@@ -97,6 +97,11 @@ export function spawnWorker(
       SCALE_TOOL_MS: String(options.toolMs ?? 0),
     }),
   });
+  return watchWorker(name, child);
+}
+
+/** Follows a started worker process: ready once it consumes its queue, its exit, its stderr. */
+export function watchWorker(name: string, child: ChildProcess): TestWorker {
   let stderr = "";
   const exited = new Promise<number | string>((resolve) =>
     child.on("exit", (code, signal) => resolve(code ?? signal ?? "?")),

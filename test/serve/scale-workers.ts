@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { bundleChildren } from "../helpers/bundle-child.js";
 import { CLI_MAIN, cleanEnv } from "../helpers/cli.js";
-import { type TestWorker, TIMING } from "../scale/scale-harness.js";
+import { type TestWorker, TIMING, watchWorker } from "../scale/scale-harness.js";
 
 /** The module both sides load. */
 export const SCALE_MODULE = fileURLToPath(new URL("./fixtures/scale-module.ts", import.meta.url));
@@ -39,21 +39,7 @@ export function spawnScaleWorker(name: string, url: string, env: Record<string, 
     String(TIMING.pollMs),
   ];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env: cleanEnv(env) });
-  let stderr = "";
-  const exited = new Promise<number | string>((resolve) =>
-    child.on("exit", (code, signal) => resolve(code ?? signal ?? "?")),
-  );
-  const ready = new Promise<void>((resolve, reject) => {
-    child.stderr?.on("data", (d: Buffer) => {
-      stderr += d.toString("utf8");
-      if (stderr.includes("consuming queue")) resolve();
-    });
-    void exited.then((code) =>
-      reject(new Error(`worker ${name} exited (${code}) before it was ready: ${stderr}`)),
-    );
-  });
-  ready.catch(() => {});
-  return { name, child, ready, exited, stderr: () => stderr };
+  return watchWorker(name, child);
 }
 
 /** One SSE event as the tests read it. */
