@@ -48,7 +48,7 @@ describe("a hostile model after the person answered one question", () => {
     ["the answered call's id again", (first: string) => first],
   ] as const) {
     it(`cannot spend the answer on a second call (${label}): the run pauses and asks again`, async () => {
-      const store = new SqliteStore(":memory:");
+      const store = new SqliteStore({ path: ":memory:" });
       const paid: string[] = [];
       const first = (await setup(store, secondId, paid)
         .run("pay")
