@@ -1,4 +1,5 @@
 import { open, stat } from "node:fs/promises";
+import { heldTimeout } from "../../core/held-timeout.js";
 import type { NodeLlamaCpp } from "./engine.js";
 import { describeError, LocalModelError } from "./errors.js";
 import type { DownloadProgress, LocalModelSource } from "./name.js";
@@ -40,6 +41,8 @@ export interface ResolveSourceOptions {
   signal?: AbortSignal;
   /** Give up when a download makes no progress for this long (the downloader itself retries for minutes). */
   stallTimeoutMs?: number;
+  /** How long the endpoint may take to answer the reachability probe before the download fails (10 s). */
+  reachabilityTimeoutMs?: number;
 }
 
 const REACHABILITY_TIMEOUT_MS = 10_000;
@@ -79,15 +82,18 @@ export async function resolveSourceFile(
     );
   };
   // node-llama-cpp's downloader retries an unreachable host for minutes; find out in seconds instead.
+  // Held: an `AbortSignal.timeout` inside `any` can be collected before it fires (held-timeout.ts).
+  const probe = heldTimeout(options.reachabilityTimeoutMs ?? REACHABILITY_TIMEOUT_MS, endpoint);
   try {
-    const probe = AbortSignal.timeout(REACHABILITY_TIMEOUT_MS);
     await fetch(endpoint, {
       method: "HEAD",
-      signal: options.signal ? AbortSignal.any([probe, options.signal]) : probe,
+      signal: options.signal ? AbortSignal.any([probe.signal, options.signal]) : probe.signal,
     });
   } catch (error) {
     if (options.signal?.aborted) throw options.signal.reason;
     fail(`${endpoint} is unreachable (${describeError(causeOf(error))})`, error);
+  } finally {
+    probe.clear();
   }
   const stall = new AbortController();
   const stallMs = options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
