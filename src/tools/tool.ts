@@ -121,11 +121,57 @@ export function checkToolName(name: string): void {
   }
 }
 
+/**
+ * The keys `tool()` reads; `satisfies` keeps the list in step with `ToolDefinition`. Any other key
+ * is refused: a JavaScript caller (no type checks) would otherwise lose it silently, e.g. a
+ * `terminal: true` that never made the tool end the run.
+ */
+const DEFINITION_KEYS = {
+  name: true,
+  description: true,
+  input: true,
+  context: true,
+  run: true,
+  timeoutMs: true,
+  maxResultChars: true,
+  idempotent: true,
+  content: true,
+  needsApproval: true,
+} satisfies Record<keyof ToolDefinition<z.ZodType, unknown, unknown>, true>;
+
+/**
+ * The fields of a made `Tool` that `tool()` derives itself: a definition spread from an existing
+ * tool (`tool({ ...echo, input })`) carries them, and they are rebuilt rather than refused.
+ */
+const DERIVED_KEYS = {
+  parameters: true,
+  terminal: true,
+  models: true,
+  "~context": true,
+} satisfies Record<Exclude<keyof Tool, keyof ToolDefinition<z.ZodType, unknown, unknown>>, true>;
+
+/** Throws a ConfigError naming the first key of `definition` that `tool()` would drop. */
+function checkDefinitionKeys(definition: object, name: string): void {
+  for (const [key, value] of Object.entries(definition)) {
+    if (key === "terminal" && value) {
+      throw new ConfigError(
+        `Tool "${name}": tool() takes no "terminal"; a tool ends the run when an agent's registry says so: ` +
+          `new ToolRegistry().register(${name}, { terminal: true }), passed as the agent's tools`,
+      );
+    }
+    if (Object.hasOwn(DEFINITION_KEYS, key) || Object.hasOwn(DERIVED_KEYS, key)) continue;
+    throw new ConfigError(
+      `Tool "${name}": tool() takes no ${JSON.stringify(key)} (it takes ${Object.keys(DEFINITION_KEYS).join(", ")})`,
+    );
+  }
+}
+
 /** Defines a tool; `run`'s argument type is inferred from the zod `input` schema. */
 export function tool<TInput extends z.ZodType, TResult, TContext = unknown>(
   definition: ToolDefinition<TInput, TContext, TResult>,
 ): Tool<z.output<TInput>, TContext, Awaited<TResult>> {
   checkToolName(definition.name);
+  checkDefinitionKeys(definition, definition.name);
   if (typeof definition.run !== "function")
     throw new ConfigError(`Tool "${definition.name}": run must be a function`);
   const parameters = toolParameters(definition.input, definition.name);

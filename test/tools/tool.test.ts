@@ -114,4 +114,20 @@ describe("tool(): refuses bad definitions with a clear ConfigError", () => {
     const make = () => tool({ name: "t", description: "d", input, run: "nope" as unknown as () => null });
     expect(make).toThrowError(/Tool "t": run must be a function/);
   });
+
+  it("refuses terminal: true, naming the way a tool ends the run (a registry entry)", () => {
+    const definition = { name: "finish", description: "d", input, run, terminal: true };
+    const make = () => tool(definition as Parameters<typeof tool>[0]);
+    expect(make).toThrowError(ConfigError);
+    expect(make).toThrowError(
+      /Tool "finish": tool\(\) takes no "terminal".*register\(finish, \{ terminal: true \}\)/,
+    );
+  });
+
+  it("refuses any key it does not take, instead of dropping it", () => {
+    const definition = { name: "t", description: "d", input, run, timeout: 5_000 };
+    const make = () => tool(definition as Parameters<typeof tool>[0]);
+    expect(make).toThrowError(ConfigError);
+    expect(make).toThrowError(/Tool "t": tool\(\) takes no "timeout" \(it takes name, .*timeoutMs/);
+  });
 });
