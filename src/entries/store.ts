@@ -32,7 +32,6 @@ export type {
   PendingCall,
   ProgressMode,
   RunCheckpoint,
-  RunEnd,
   RunOwner,
   RunProgress,
   RunSessionLink,

@@ -14,7 +14,7 @@ export { type EnqueueOptions, RunHandle, ScaleClient } from "./client.js";
 export { ScaleUnknownError, WorkerIdTakenError } from "./errors.js";
 export type { EventPosition, ScaleEvent } from "./events.js";
 export { type CallAnswer, QuestionNotWaitingError, type WaitingQuestion } from "./questions.js";
-export type { QueuedRun, RunSummary } from "./run-list.js";
+export type { QueuedRun } from "./run-list.js";
 export { DBOS_SDK, DBOS_SDK_VERSION } from "./sdk.js";
 export {
   DEFAULT_QUEUE,
@@ -28,6 +28,5 @@ export {
 export {
   type QueuedRunResult,
   RUN_WORKFLOW,
-  type RunOutcome,
   type RunRequest,
 } from "./workflow.js";

@@ -19,9 +19,6 @@ export interface QueuedRun {
   updatedAt?: number;
 }
 
-/** @deprecated Renamed `QueuedRun` (`RunSummary` is a trace's run, in `glassloop/trace`). */
-export type RunSummary = QueuedRun;
-
 /** What `listQueuedRuns` keeps: at most `limit` (default 100), of one worker, status or set of ids. */
 export interface RunListFilter {
   limit?: number;

@@ -64,9 +64,6 @@ export type QueuedRunResult =
       usage?: RunUsage;
     };
 
-/** @deprecated Renamed `QueuedRunResult`. */
-export type RunOutcome = QueuedRunResult;
-
 /** What the workflow needs from its worker. */
 export interface WorkflowEnv {
   dbos: DbosModule;

@@ -135,9 +135,6 @@ export interface StoredRunEnd {
   fence?: number;
 }
 
-/** @deprecated Renamed `StoredRunEnd` (a stored record, not the `run_end` event). */
-export type RunEnd = StoredRunEnd;
-
 /** The state a claimer read the run in; the claim fails if the run moved on since. */
 export interface ClaimExpectation {
   status: StoredRunStatus;

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { failoverBoundMs, type RunOutcome, type ScaleClient } from "glassloop/scale";
+import { failoverBoundMs, type QueuedRunResult, type ScaleClient } from "glassloop/scale";
 import { afterAll, describe, expect, it } from "vitest";
 import { interruptedContent } from "../../src/features/durability/resume.js";
 import { POSTGRES_SKIP } from "../helpers/postgres.js";
@@ -265,7 +265,7 @@ describe.skipIf(POSTGRES_SKIP)("failover between worker processes killed with SI
 });
 
 /** The reference run's transcript with another run's name. */
-function expectedTranscript(reference: RunOutcome, run: string): unknown {
+function expectedTranscript(reference: QueuedRunResult, run: string): unknown {
   return JSON.parse(JSON.stringify(reference.messages).replaceAll("ref", run));
 }
 
