@@ -26,6 +26,7 @@ export type { SqliteOptions } from "../store/sqlite/sqlite-open.js";
 export { SqliteStore } from "../store/sqlite/sqlite-store.js";
 export type {
   ClaimExpectation,
+  EndedRun,
   NewNote,
   NewRun,
   Note,

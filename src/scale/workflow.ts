@@ -199,9 +199,10 @@ function durableConfig(config: AnyAgentConfig, steps: RunSteps, redactor: Redact
 
 /**
  * The run's record in the Postgres store (for `listRuns`, `loadRun`, the viewer) and the session's
- * new turn, written once at the end, whatever ran before: a replay after a crash between its two
- * writes finds the record there and only ends it, one after both finds the run ended and writes
- * nothing (the session's turn is saved in the same transaction as the end).
+ * new turn, written once at the end, whatever ran before, in one write (`recordEndedRun`: one
+ * statement, or one transaction with a session). A replay that finds the record ended writes
+ * nothing; one that finds it open (left by an execution of an earlier release, which wrote the
+ * record and its end apart and crashed between them) only ends it.
  */
 async function recordEnd(
   store: PostgresStore,
@@ -217,47 +218,33 @@ async function recordEnd(
   // The messages the run started with: its system prompt, the session's history, the input.
   const start = Math.min(messages.length, offset + base + 1);
   const usage = outcome.usage ?? emptyUsage();
+  const end =
+    outcome.status === "ok"
+      ? { status: "ok" as const, output: outcome.output }
+      : {
+          status: outcome.status === "awaiting_approval" ? ("failed" as const) : outcome.status,
+          error: outcome.error,
+        };
+  const written = await store.recordEndedRun({
+    runId,
+    agent: config.name ?? request.agent,
+    model: modelLabel(config.model),
+    input: request.input,
+    owner: currentOwner(),
+    messages,
+    usage,
+    ...end,
+    ...(history && {
+      session: { sessionId: history.sessionId, offset, base, version: history.version },
+    }),
+  });
+  if (written === "created") return;
   try {
-    await store.createRun({
-      runId,
-      agent: config.name ?? request.agent,
-      model: modelLabel(config.model),
-      input: request.input,
-      owner: currentOwner(),
-      messages: messages.slice(0, start),
-      usage,
-      progress: { pending: [] },
-      ...(history && {
-        session: { sessionId: history.sessionId, offset, base, version: history.version },
-      }),
-    });
-  } catch (error) {
-    // Written by the execution that crashed before it ended the run: only the end is left. (Tried
-    // rather than looked up first: the lookup cost every run three round trips.)
-    if (!isDuplicateRow(error)) throw error;
-  }
-  try {
-    await store.finishRun(runId, {
-      persisted: start,
-      messages,
-      usage,
-      ...(outcome.status === "ok"
-        ? { status: "ok" as const, output: outcome.output }
-        : {
-            status: outcome.status === "awaiting_approval" ? "failed" : outcome.status,
-            error: outcome.error,
-          }),
-    });
+    await store.finishRun(runId, { persisted: start, messages, usage, ...end });
   } catch (error) {
     // Ended by the execution that crashed right after writing it: nothing is left to do.
     if ((error as { code?: unknown }).code !== "run_ended") throw error;
   }
-}
-
-/** Whether `error` is Postgres's unique violation (the run's row exists), as the store reports it. */
-function isDuplicateRow(error: unknown): boolean {
-  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
-  return (error as { code?: unknown } | null)?.code === "db_error" && cause?.code === "23505";
 }
 
 function emptyUsage(): RunUsage {

@@ -1,18 +1,20 @@
 import type { Scrubber } from "../core/sink.js";
-import type { NewNote, NewRun, Note, RunCheckpoint, Store, StoredRunEnd } from "./store.js";
+import type { EndedRun, NewNote, NewRun, Note, RunCheckpoint, Store, StoredRunEnd } from "./store.js";
 
 /** What scrubs values before they are stored: the sinks' `Scrubber` (the library's `Redactor` is one). */
 export type StoreScrubber = Scrubber;
 
-type Writes = Pick<Store, "createRun" | "checkpoint" | "finishRun" | "addNote">;
+type Writes = Pick<Store, "createRun" | "checkpoint" | "finishRun" | "recordEndedRun" | "addNote">;
 
 /**
  * `store` with every secret scrubbed before it is written: the task, the transcript, the pending
- * calls, the output, the error and notes. A key a server echoed into an answer, or one inside a
+ * calls, the output, the error and notes (and a run recorded once it ended, where the store
+ * can: `recordEndedRun`). A key a server echoed into an answer, or one inside a
  * base URL an error quoted, never reaches the database file or its WAL. Reads and every other
  * method pass through unchanged, so a resumed run sees what was stored, redactions included.
  */
 export function redactingStore<S extends Store>(store: S, scrubber: StoreScrubber): S {
+  const recordEnded = store.recordEndedRun?.bind(store);
   const writes: Writes = {
     createRun: (run: NewRun) =>
       store.createRun({
@@ -35,6 +37,17 @@ export function redactingStore<S extends Store>(store: S, scrubber: StoreScrubbe
         ...(end.output !== undefined && { output: scrubber.value(end.output) }),
         ...(end.error !== undefined && { error: scrubber.value(end.error) }),
       }),
+    // Only where the store has it: a store without it keeps answering undefined for it.
+    ...(recordEnded && {
+      recordEndedRun: (run: EndedRun) =>
+        recordEnded({
+          ...run,
+          input: scrubber.text(run.input),
+          messages: scrubber.value(run.messages),
+          ...(run.output !== undefined && { output: scrubber.value(run.output) }),
+          ...(run.error !== undefined && { error: scrubber.value(run.error) }),
+        }),
+    }),
     addNote: (note: NewNote): Promise<Note> =>
       store.addNote({
         ...note,

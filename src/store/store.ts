@@ -135,6 +135,27 @@ export interface StoredRunEnd {
   fence?: number;
 }
 
+/**
+ * A run recorded only once it ended (a scale-out worker's run, whose steps DBOS recorded): what
+ * `createRun` and then `finishRun` would write, in one write. The record holds the whole
+ * transcript; with `session`, the session must be locked by this run, and it is saved from
+ * `session.offset + session.base` on and unlocked, as `finishRun` does.
+ */
+export interface EndedRun {
+  runId: string;
+  agent: string;
+  model: string;
+  input: string;
+  owner: RunOwner;
+  messages: readonly Message[];
+  usage: RunUsage;
+  status: Exclude<StoredRunStatus, "running" | "awaiting_approval">;
+  output?: unknown;
+  error?: { code: string; message: string };
+  session?: RunSessionLink;
+  tools?: RunTools;
+}
+
 /** The state a claimer read the run in; the claim fails if the run moved on since. */
 export interface ClaimExpectation {
   status: StoredRunStatus;
@@ -231,6 +252,13 @@ export interface Store {
   checkpoint(runId: string, checkpoint: RunCheckpoint): Promise<void>;
   /** Writes the end of a run; for a session run, saves the session and releases its lock, atomically. */
   finishRun(runId: string, end: StoredRunEnd): Promise<void>;
+  /**
+   * Records a run that already ended, at once (see EndedRun): `"created"`, or `"exists"` when a
+   * record of the run is there already, in which case nothing is written (the caller decides:
+   * `finishRun` ends a record left open). Absent: the store has no such write; use `createRun`
+   * and `finishRun`.
+   */
+  recordEndedRun?(run: EndedRun): Promise<"created" | "exists">;
   /** A run with its transcript; throws UnknownRunError. */
   loadRun(runId: string): Promise<StoredRun>;
   /**

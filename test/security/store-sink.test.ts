@@ -8,9 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { scrubberFor } from "../../src/core/sink.js";
 import { Agent, tool } from "../../src/index.js";
+import { emptyUsage } from "../../src/loop/usage.js";
+import { currentOwner } from "../../src/store/owner.js";
 import { loadPg, type PgPoolConfig } from "../../src/store/postgres/pg-driver.js";
 import { PostgresStore } from "../../src/store/postgres/postgres-store.js";
+import { redactingStore } from "../../src/store/redacting-store.js";
 import { SqliteStore } from "../../src/store/sqlite/sqlite-store.js";
 import type { Store } from "../../src/store/store.js";
 import { ScriptedModel } from "../../src/testing.js";
@@ -65,25 +69,69 @@ describe("an Agent's own store is a redacting sink", () => {
     } finally {
       await store.close();
     }
-    const pg = loadPg();
-    const pool = new pg.Pool({ connectionString: url, max: 1 } as PgPoolConfig);
-    try {
-      const { rows: tables } = await pool.query<{ table_name: string }>(
-        "select table_name from information_schema.tables where table_schema = $1 and table_type = 'BASE TABLE'",
-        [schema],
-      );
-      expect(tables.length).toBeGreaterThan(0);
-      let everything = "";
-      for (const t of tables) {
-        const { rows } = await pool.query<{ row: string }>(
-          `select t::text as row from "${schema}"."${t.table_name}" t`,
-        );
-        everything += rows.map((r) => r.row).join("\n");
-      }
-      expect(everything).toContain("[REDACTED]");
-      expect(everything).not.toContain(SECRET);
-    } finally {
-      await pool.end();
-    }
+    const everything = await rawRows(url, schema);
+    expect(everything).toContain("[REDACTED]");
+    expect(everything).not.toContain(SECRET);
   });
+
+  it.skipIf(POSTGRES_SKIP)(
+    "Postgres: a run recorded once it ended (recordEndedRun, a scale-out worker's one write) is scrubbed too",
+    async () => {
+      const url = await postgresUrl();
+      const schema = `store_sink_ended_${process.pid}_${Date.now().toString(36)}`;
+      const raw = await PostgresStore.connect({ url, schema });
+      // As a worker wraps its store (src/scale/worker.ts).
+      const store = redactingStore(raw, scrubberFor());
+      try {
+        const locked = await store.lockSession("echo", "ended");
+        const written = await store.recordEndedRun({
+          runId: "ended",
+          agent: "a",
+          model: "m",
+          input: `Keep ${SECRET} safe`,
+          owner: currentOwner(),
+          messages: [
+            { role: "user", content: `Keep ${SECRET} safe` },
+            { role: "assistant", content: `the token is ${SECRET}` },
+          ],
+          usage: emptyUsage(false),
+          status: "failed",
+          output: { echoed: SECRET },
+          error: { code: "tool_error", message: `the server said ${SECRET}` },
+          session: { sessionId: "echo", offset: 0, base: 0, version: locked.version },
+        });
+        expect(written).toBe("created");
+      } finally {
+        await raw.close();
+      }
+      const everything = await rawRows(url, schema);
+      // The record and the session's turn are there, scrubbed.
+      expect(everything).toContain("the token is [REDACTED]");
+      expect(everything).toContain("the server said [REDACTED]");
+      expect(everything).not.toContain(SECRET);
+    },
+  );
 });
+
+/** Every row of every table of `schema`, as text, read straight from Postgres. */
+async function rawRows(url: string, schema: string): Promise<string> {
+  const pg = loadPg();
+  const pool = new pg.Pool({ connectionString: url, max: 1 } as PgPoolConfig);
+  try {
+    const { rows: tables } = await pool.query<{ table_name: string }>(
+      "select table_name from information_schema.tables where table_schema = $1 and table_type = 'BASE TABLE'",
+      [schema],
+    );
+    expect(tables.length).toBeGreaterThan(0);
+    let everything = "";
+    for (const t of tables) {
+      const { rows } = await pool.query<{ row: string }>(
+        `select t::text as row from "${schema}"."${t.table_name}" t`,
+      );
+      everything += rows.map((r) => r.row).join("\n");
+    }
+    return everything;
+  } finally {
+    await pool.end();
+  }
+}

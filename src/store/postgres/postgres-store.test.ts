@@ -105,6 +105,89 @@ describe.skipIf(POSTGRES_SKIP !== undefined)("PostgresStore on a real server", (
     }
   });
 
+  it("recordEndedRun stores what createRun then finishRun would, at once; a record that exists is left as it is", async () => {
+    const store = await connect({ schema: freshSchema() });
+    const usage = {
+      ...emptyUsage(false),
+      requests: 2,
+      steps: [
+        { step: 1, inputTokens: 3, outputTokens: 4, cachedInputTokens: 0, toolCalls: 0, durationMs: 5 },
+      ],
+    };
+    const messages = [
+      { role: "system" as const, content: "Be brief." },
+      { role: "user" as const, content: "hi" },
+      { role: "assistant" as const, content: "hello" },
+    ];
+    const owner = { pid: DEAD_PID, host: hostname() };
+    const base = { agent: "a", model: "m", input: "hi", owner };
+    // Each way on a session of its own, which the run locked first.
+    for (const [runId, session] of [
+      ["apart", "s1"],
+      ["at_once", "s2"],
+    ] as const) {
+      const locked = await store.lockSession(session, runId);
+      const sessionLink = { sessionId: session, offset: 1, base: 0, version: locked.version };
+      if (runId === "apart") {
+        await store.createRun({
+          ...base,
+          runId,
+          messages: messages.slice(0, 2),
+          usage,
+          progress: { pending: [] },
+          session: sessionLink,
+        });
+        await store.finishRun(runId, { persisted: 2, messages, usage, status: "ok", output: "hello" });
+      } else {
+        const written = await store.recordEndedRun({
+          ...base,
+          runId,
+          messages,
+          usage,
+          status: "ok",
+          output: "hello",
+          session: sessionLink,
+        });
+        expect(written).toBe("created");
+      }
+    }
+    const {
+      runId: _a,
+      createdAt: _ac,
+      updatedAt: _au,
+      session: apartSession,
+      ...apart
+    } = await store.loadRun("apart");
+    const {
+      runId: _b,
+      createdAt: _bc,
+      updatedAt: _bu,
+      session: onceSession,
+      ...once
+    } = await store.loadRun("at_once");
+    expect(once).toEqual(apart);
+    expect(once).toMatchObject({ status: "ok", output: "hello", messages, progress: { pending: [] } });
+    expect(onceSession).toEqual({ ...apartSession, sessionId: "s2" });
+    expect(await store.readSession("s2")).toEqual(await store.readSession("s1"));
+    expect((await store.listSessions()).find((s) => s.sessionId === "s2")?.lockedBy).toBeUndefined();
+    // Written again (a replay): nothing changes, and the caller learns the record was there.
+    const before = await store.loadRun("at_once");
+    const again = await store.recordEndedRun({
+      ...base,
+      runId: "at_once",
+      messages: [],
+      usage,
+      status: "failed",
+    });
+    expect(again).toBe("exists");
+    expect(await store.loadRun("at_once")).toEqual(before);
+    // Without a session: one statement, the same record.
+    expect(
+      await store.recordEndedRun({ ...base, runId: "alone", messages, usage, status: "ok", output: 1 }),
+    ).toBe("created");
+    expect(await store.loadRun("alone")).toMatchObject({ status: "ok", output: 1, messages, usage });
+  });
+
   it("a bad URL, a server that is not there, an unknown database: a clear error that never shows the password", async () => {
     const secret = "hunter2-SECRET";
     const port = new URL(url).port;

@@ -4,6 +4,7 @@ import type { StoredRunStatus } from "../../core/vocabulary/status.js";
 import { sessionLinkOf } from "../run-row.js";
 import type {
   ClaimExpectation,
+  EndedRun,
   NewNote,
   NewRun,
   Note,
@@ -18,6 +19,7 @@ import type {
   StoredRunSummary,
 } from "../store.js";
 import type { PgClient, PgPool } from "./pg-driver.js";
+import { insertEndedRun } from "./pg-ended-run.js";
 import { PgNotes } from "./pg-notes.js";
 import { migrateTarget, openPgPool, type PostgresOptions, pgTransaction } from "./pg-pool.js";
 import { PgRuns } from "./pg-runs.js";
@@ -74,6 +76,19 @@ export class PostgresStore implements Store {
       const link = sessionLinkOf(await this.#runs.finish(c, runId, end));
       // Only a run that still holds its session saves into it; a discarded one never does.
       if (link) await this.#sessions.save(c, link, runId, end.messages);
+    });
+  }
+
+  async recordEndedRun(run: EndedRun): Promise<"created" | "exists"> {
+    const session = run.session;
+    // Without a session, one statement: no BEGIN and COMMIT round trips.
+    if (!session) return (await this.#tx((c) => insertEndedRun(c, run), "single")) ? "created" : "exists";
+    return this.#tx(async (c) => {
+      if (!(await insertEndedRun(c, run))) return "exists";
+      // As createRun and finishRun: the run must hold its session, which it saves and frees.
+      await this.#sessions.requireLock(c, session.sessionId, run.runId);
+      await this.#sessions.save(c, session, run.runId, run.messages);
+      return "created";
     });
   }
 
