@@ -1,7 +1,7 @@
 import { ConfigError } from "../../core/errors.js";
 import { redact } from "../../core/redact.js";
 import { RequestTimeoutError } from "../errors.js";
-import { sleep } from "../http/retry.js";
+import { sleep } from "../http/transport.js";
 import type {
   FallbackReason,
   Model,

@@ -1,15 +1,8 @@
 /** The shared HTTP layer of model providers: JSON and SSE over node:http (or a given fetch), retries, timeouts, redaction. */
 
 export { REDACTED, redact } from "../../core/redact.js";
-export { mergeHeaders } from "./call.js";
-export {
-  backoffMs,
-  DEFAULT_RETRY,
-  isRetryableStatus,
-  type RetryPolicy,
-  retryAfterMs,
-  sleep,
-} from "./retry.js";
+export { DEFAULT_RETRY, mergeHeaders, type RetryPolicy } from "./call.js";
+export { backoffMs, isRetryableStatus, retryAfterMs } from "./failure.js";
 export { MAX_EVENT_CHARS, readEvents, type SseEvent, type SseHandler } from "./sse.js";
 export {
   DEFAULT_DEADLINE_MS,
@@ -25,4 +18,5 @@ export {
   postJson,
   type StreamEnd,
   type StreamHandlerFactory,
+  sleep,
 } from "./transport.js";

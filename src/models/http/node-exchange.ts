@@ -1,15 +1,65 @@
-import type { ClientRequest, IncomingMessage } from "node:http";
+import type { ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import { createRequire } from "node:module";
 import type { Readable } from "node:stream";
-import { requestTarget, type Target } from "./node-target.js";
+import { urlToHttpOptions } from "node:url";
+import type { Route } from "./call.js";
 import { type Exchange, rawHeader, type WireReply } from "./reply.js";
 
-// node:zlib is loaded on the first compressed answer, not when glassloop is imported (as
-// node:http is, in node-target.ts): a program that never meets one needs none.
+// node:http, node:https (with tls) and node:zlib are loaded on the first call that needs them, not
+// when glassloop is imported: they were a large share of its import time, and a program that never
+// calls a model over HTTP needs none.
 const load = createRequire(import.meta.url);
+let http: typeof import("node:http") | undefined;
+let https: typeof import("node:https") | undefined;
+let zlib: typeof import("node:zlib") | undefined;
+// One keep-alive pool per scheme for every model call (fetch keeps one too). Idle sockets do not
+// hold the process open, and the agent honours a server's `Keep-Alive: timeout=` hint.
+let httpAgent: import("node:http").Agent | undefined;
+let httpsAgent: import("node:https").Agent | undefined;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY = new Set([204, 205, 304]);
+// What `fetch` would have added; the caller's own headers of these names win.
+const DEFAULT_HEADERS = { "accept-encoding": "gzip, deflate", "user-agent": "node" };
+
+/** Node's request options for a route: parsed and merged once, the body's length filled in per request. */
+export interface NodeTarget {
+  /** Everything but the headers, which each request sets before node copies the options. */
+  options: RequestOptions;
+  /**
+   * The headers as name/value pairs, `host` first and `content-length` last: a list skips node's
+   * per-header bookkeeping (`setHeader` for each, an object of them), and is checked as written.
+   */
+  pairs: string[];
+  request: typeof import("node:http").request;
+}
+
+function targetOf(url: string, headers: Record<string, string>): NodeTarget {
+  const parsed = new URL(url);
+  const { protocol, hostname, port, path } = urlToHttpOptions(parsed);
+  let request: typeof import("node:http").request;
+  let agent: import("node:http").Agent;
+  if (protocol === "https:") {
+    https ??= load("node:https") as typeof import("node:https");
+    agent = httpsAgent ??= new https.Agent({ keepAlive: true });
+    request = https.request;
+  } else {
+    http ??= load("node:http") as typeof import("node:http");
+    agent = httpAgent ??= new http.Agent({ keepAlive: true });
+    request = http.request;
+  }
+  // By name in any letter case, the caller's last: what `setHeader` for each would have sent.
+  const merged = new Map<string, string>();
+  for (const layer of [DEFAULT_HEADERS, headers])
+    for (const [name, value] of Object.entries(layer)) merged.set(name.toLowerCase(), value);
+  merged.delete("content-length");
+  // `host` as node writes it: brackets around an IPv6 address, no port when it is the default.
+  const pairs = ["host", merged.get("host") ?? parsed.host];
+  merged.delete("host");
+  for (const [name, value] of merged) pairs.push(name, value);
+  pairs.push("content-length", "");
+  return { options: { protocol, hostname, port, path, agent, method: "POST" }, pairs, request };
+}
 
 /**
  * A POST over `node:http(s)` whose answer is read straight from the `IncomingMessage`: no web
@@ -18,18 +68,22 @@ const NULL_BODY = new Set([204, 205, 304]);
  * `TypeError("fetch failed")` caused by "unexpected redirect", an invalid URL or header a
  * `TypeError`, socket errors keep their codes, and a body the connection cut short is `ECONNRESET`.
  */
-export function exchangeWithNode(url: string, headers: Record<string, string>, body: string): Exchange {
-  let options: Target;
-  try {
-    options = requestTarget(url, headers);
-  } catch (cause) {
-    return refused(new TypeError(`Invalid URL: ${url}`, { cause }));
+export function exchangeWithNode(route: Pick<Route, "url" | "headers" | "node">, body: string): Exchange {
+  let target = route.node;
+  if (target === undefined) {
+    try {
+      route.node = target = targetOf(route.url, route.headers);
+    } catch (cause) {
+      return refused(new TypeError(`Invalid URL: ${route.url}`, { cause }));
+    }
   }
   let request: ClientRequest;
   try {
-    const headerPairs = options.pairs.slice();
-    headerPairs.push("content-length", String(Buffer.byteLength(body)));
-    request = options.request({ ...options.options, headers: headerPairs });
+    const pairs = target.pairs.slice();
+    pairs[pairs.length - 1] = String(Buffer.byteLength(body));
+    // Node copies the options before it returns: one object serves every request of the route.
+    target.options.headers = pairs;
+    request = target.request(target.options);
   } catch (cause) {
     // An invalid header name or value: fetch's Headers refuse it with a TypeError too.
     return refused(new TypeError(cause instanceof Error ? cause.message : String(cause), { cause }));
@@ -226,8 +280,6 @@ class NodeExchange implements Exchange, WireReply {
     this.#request.destroy();
   }
 }
-
-let zlib: typeof import("node:zlib") | undefined;
 
 function decoded(res: IncomingMessage, fail: (error: unknown) => void): Readable {
   const coding = rawHeader(res.rawHeaders, "content-encoding")?.trim().toLowerCase();

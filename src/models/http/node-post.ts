@@ -1,5 +1,9 @@
+// The node:http path shaped like fetch, for code that wants a fetch (Bedrock signs each request
+// and reads a binary event stream through a web `Response`). The transport itself does not use it.
 import { exchangeWithNode } from "./node-exchange.js";
-import { type Exchanger, exchangeWithFetch, type WireReply } from "./reply.js";
+import { usesFetch, type WireReply } from "./reply.js";
+
+export { resetEnvProxy } from "./reply.js";
 
 /** What the transport hands to a fetch: one POST of a serialized body. */
 export interface PostInit {
@@ -29,7 +33,7 @@ interface PausableReply extends WireReply {
 export function postWithNode(url: string, init: PostInit): Promise<Response> {
   const { signal } = init;
   if (signal.aborted) return Promise.reject(signal.reason);
-  const exchange = exchangeWithNode(url, init.headers, init.body);
+  const exchange = exchangeWithNode({ url, headers: init.headers }, init.body);
   const onAbort = () => exchange.abort(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
   const settle = () => signal.removeEventListener("abort", onAbort);
@@ -78,46 +82,7 @@ export function postWithNode(url: string, init: PostInit): Promise<Response> {
   );
 }
 
-/**
- * Model calls go over `node:http` unless something asks for fetch: a proxy or mock installed as
- * undici's global dispatcher (a `ProxyAgent`, `EnvHttpProxyAgent`, `MockAgent`: anything but its
- * default `Agent`), or `NODE_USE_ENV_PROXY` (Node's fetch then honours `HTTPS_PROXY`).
- */
+/** The fetch model calls would use without a `fetch` option: node:http, or the global fetch (see `exchangerOf`). */
 export function defaultPost(): PostFetch {
-  if (envProxy()) return globalThis.fetch;
-  const dispatcher = (globalThis as Record<symbol, unknown>)[Symbol.for("undici.globalDispatcher.1")];
-  if (dispatcher !== undefined && (dispatcher as object).constructor?.name !== "Agent")
-    return globalThis.fetch;
-  return postWithNode;
-}
-
-const viaFetch = new WeakMap<typeof globalThis.fetch, Exchanger>();
-
-/**
- * How the transport POSTs: through `fetchFn` when one is given, else as `defaultPost` decides,
- * the `node:http` path reading the `IncomingMessage` directly.
- */
-export function exchangerOf(fetchFn: typeof globalThis.fetch | undefined): Exchanger {
-  const chosen = fetchFn ?? defaultPost();
-  if (chosen === postWithNode) return exchangeWithNode;
-  const through = chosen as typeof globalThis.fetch;
-  let exchanger = viaFetch.get(through);
-  if (exchanger === undefined) {
-    exchanger = (url, headers, body) => exchangeWithFetch(through, url, headers, body);
-    viaFetch.set(through, exchanger);
-  }
-  return exchanger;
-}
-
-// Node reads NODE_USE_ENV_PROXY once at startup; so does this (an env lookup per call showed in
-// the profile).
-let envProxySet: boolean | undefined;
-function envProxy(): boolean {
-  envProxySet ??= Boolean(process.env.NODE_USE_ENV_PROXY);
-  return envProxySet;
-}
-
-/** Forgets the cached NODE_USE_ENV_PROXY (for tests that set it). */
-export function resetEnvProxy(): void {
-  envProxySet = undefined;
+  return usesFetch() ? globalThis.fetch : postWithNode;
 }

@@ -1,4 +1,7 @@
+// What the transport reads an answer through, whichever client fetched it, and the fetch path.
 import { type OversizedPart, ResponseTooLargeError } from "../errors.js";
+import type { Route } from "./call.js";
+import { exchangeWithNode } from "./node-exchange.js";
 
 /**
  * What the transport needs of an HTTP answer, whichever client fetched it: the status, a header,
@@ -33,20 +36,49 @@ export interface Exchange {
   abort(reason: unknown): void;
 }
 
-/** Starts one POST: the URL, the final request headers, the serialized body. */
-export type Exchanger = (url: string, headers: Record<string, string>, body: string) => Exchange;
+/** Starts one POST of a serialized body along a route. */
+export type Exchanger = (route: Route, body: string) => Exchange;
+
+/**
+ * How the transport POSTs: through `fetchFn` when one is given, else over `node:http` unless
+ * something asks for fetch: a proxy or mock installed as undici's global dispatcher (a
+ * `ProxyAgent`, `EnvHttpProxyAgent`, `MockAgent`: anything but its default `Agent`), or
+ * `NODE_USE_ENV_PROXY` (Node's fetch then honours `HTTPS_PROXY`).
+ */
+export function exchangerOf(fetchFn: typeof globalThis.fetch | undefined): Exchanger {
+  if (fetchFn === undefined && !usesFetch()) return exchangeWithNode;
+  const through = fetchFn ?? globalThis.fetch;
+  let exchanger = viaFetch.get(through);
+  if (exchanger === undefined) {
+    exchanger = (route, body) => exchangeWithFetch(through, route, body);
+    viaFetch.set(through, exchanger);
+  }
+  return exchanger;
+}
+const viaFetch = new WeakMap<typeof globalThis.fetch, Exchanger>();
+
+/** Whether calls without a `fetch` option go through the global fetch (see `exchangerOf`). */
+export function usesFetch(): boolean {
+  // Node reads NODE_USE_ENV_PROXY once at startup; so does this (an env lookup per call showed).
+  envProxySet ??= Boolean(process.env.NODE_USE_ENV_PROXY);
+  if (envProxySet) return true;
+  const dispatcher = (globalThis as Record<symbol, unknown>)[UNDICI_DISPATCHER];
+  return dispatcher !== undefined && (dispatcher as object).constructor?.name !== "Agent";
+}
+const UNDICI_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
+let envProxySet: boolean | undefined;
+
+/** Forgets the cached NODE_USE_ENV_PROXY (for tests that set it). */
+export function resetEnvProxy(): void {
+  envProxySet = undefined;
+}
 
 /** A POST through a `fetch` (Node's global one, or the one given as the `fetch` option). */
-export function exchangeWithFetch(
-  fetchFn: typeof globalThis.fetch,
-  url: string,
-  headers: Record<string, string>,
-  body: string,
-): Exchange {
+function exchangeWithFetch(fetchFn: typeof globalThis.fetch, route: Route, body: string): Exchange {
   const controller = new AbortController();
-  const reply = fetchFn(url, {
+  const reply = fetchFn(route.url, {
     method: "POST",
-    headers,
+    headers: route.headers,
     body,
     signal: controller.signal,
     // Never followed: a redirect would take the key headers along wherever it points (fetch
@@ -58,7 +90,7 @@ export function exchangeWithFetch(
 }
 
 /** A web `Response` as a `WireReply`. */
-export function replyOfResponse(response: Response): WireReply {
+function replyOfResponse(response: Response): WireReply {
   return {
     status: response.status,
     header: (name) => response.headers.get(name) ?? undefined,

@@ -1,4 +1,7 @@
-import { redact, urlSecrets } from "../../core/redact.js";
+// One model call over HTTP, top to bottom: `postJson` or `postEvents` → `Send.run` (the route,
+// the body serialized once, the attempts) → an exchange (node-exchange.ts, or a fetch) → the reader
+// of the answer. Failures become typed, redacted errors in failure.ts.
+import { redact } from "../../core/redact.js";
 import {
   CallDeadlineError,
   errorFields,
@@ -7,22 +10,19 @@ import {
   ResponseTooLargeError,
 } from "../errors.js";
 import type { ModelDelta } from "../model.js";
-import { Attempt, Failure } from "./attempt.js";
 import {
-  type Bounds,
-  boundsOf,
   type HttpCall,
   type HttpOptions,
   type JsonReply,
-  mergeHeaders,
+  type Route,
+  routeOf,
+  type Settings,
   type StreamEnd,
+  settingsOf,
 } from "./call.js";
-import { excerptOf, failureOf, parseOrUndefined, scrub } from "./failure.js";
-import { exchangerOf } from "./node-post.js";
-import { type Exchange, type Exchanger, readCapped, type WireReply } from "./reply.js";
-import { DEFAULT_RETRY, type RetryPolicy, sleep } from "./retry.js";
+import { type Attempt, classify, excerptOf, Failure, failureOf, parseOrUndefined, scrub } from "./failure.js";
+import { type Exchange, exchangerOf, readCapped, type WireReply } from "./reply.js";
 import { readBodyEvents, SseFormatError, type SseHandler } from "./sse.js";
-import { splitUserinfo, type UrlTarget, withBasicAuth } from "./url.js";
 
 export {
   DEFAULT_DEADLINE_MS,
@@ -38,29 +38,8 @@ export {
 } from "./call.js";
 
 /** POSTs `call.body` and returns the parsed JSON answer, with retries, timeouts and typed errors. */
-export function postJson(given: HttpCall, options: HttpOptions = NO_OPTIONS): Promise<JsonReply> {
-  const call = withUrlSecrets(given);
-  return send(call, options, "application/json", async (response, attempt, bounds) => {
-    const text = await readCapped(response, bounds.maxResponseBytes, "body", call.provider);
-    attempt.requestDone();
-    try {
-      const body = JSON.parse(text) as unknown;
-      return {
-        status: response.status,
-        // Built when asked for: most callers read only the body.
-        get headers() {
-          return response.headers;
-        },
-        body,
-      };
-    } catch (cause) {
-      throw new ProviderProtocolError(
-        `${call.provider} sent a response that is not JSON`,
-        { provider: call.provider, status: response.status, excerpt: excerptOf(text, call) },
-        { cause },
-      );
-    }
-  });
+export function postJson(call: HttpCall, options: HttpOptions = NO_OPTIONS): Promise<JsonReply> {
+  return new Send(call, options, undefined).run(readJson);
 }
 
 /**
@@ -77,201 +56,225 @@ export type StreamHandlerFactory = (deliver: (delta: ModelDelta) => void) => Sse
  * in a typed error.
  */
 export function postEvents(
-  given: HttpCall,
+  call: HttpCall,
   open: StreamHandlerFactory,
   options: HttpOptions = NO_OPTIONS,
 ): Promise<StreamEnd> {
-  const call = withUrlSecrets(given);
-  return send(call, options, "text/event-stream", async (response, attempt, bounds) => {
-    const type = response.header("content-type") ?? "";
-    if (type.includes("application/json")) {
-      // The server answered the streaming request with one JSON body: an error, or no streaming.
-      const text = await readCapped(response, bounds.maxResponseBytes, "body", call.provider);
-      const body = parseOrUndefined(redact(text, call.secrets ?? []));
-      const init = { provider: call.provider, status: response.status, excerpt: excerptOf(text, call), body };
-      const fields = errorFields(body);
-      if (fields.message !== undefined) throw errorForStatus({ ...init, status: response.status });
-      throw new ProviderProtocolError(`${call.provider} answered a streaming request without a stream`, init);
-    }
-    if (response.status === 204 || response.status === 205)
-      throw new ProviderProtocolError(`${call.provider} sent an empty stream`, { provider: call.provider });
-    attempt.streaming();
-    const onEvent = open((delta) => {
-      attempt.delivered();
-      call.observer.onDelta?.(delta);
-    });
-    let received = 0;
-    const onChunk = (bytes: number) => {
-      attempt.alive();
-      received += bytes;
-      // Keep-alive comments and deltas alike count: no stream may grow without end.
-      if (received > bounds.maxStreamBytes)
-        throw new ResponseTooLargeError("stream", bounds.maxStreamBytes, {
-          provider: call.provider,
-          status: response.status,
-        });
-    };
-    try {
-      const complete = await readBodyEvents((chunk) => response.read(chunk), onEvent, { onChunk });
-      return {
-        complete,
-        get headers() {
-          return response.headers;
-        },
-      };
-    } catch (error) {
-      if (error instanceof SseFormatError)
-        throw new ProviderProtocolError(`${call.provider} stream is malformed: ${error.message}`, {
-          provider: call.provider,
-        });
-      throw error;
-    }
-  });
+  return new Send(call, options, open).run(readEventStream);
 }
 
-/** Credentials inside the URL are secrets like the key: never shown, never in an error. */
-function withUrlSecrets(call: HttpCall): HttpCall {
-  const inUrl = targetOf(call.url, call.secrets ?? []).inUrl;
-  return inUrl.length === 0 ? call : { ...call, secrets: [...(call.secrets ?? []), ...inUrl] };
-}
-
-/** What `send` derives from a call's URL and secrets alone. */
-interface Target {
-  /** The credentials inside the URL. */
-  inUrl: readonly string[];
-  /** The URL as events and errors show it. */
-  shownUrl: string;
-  /** The URL fetch is given, and the userinfo's `Basic` credentials. */
-  split: UrlTarget;
-}
-
-/**
- * Every call of a model goes to the same URL with the same secrets, and parsing and redacting that
- * URL anew (two URL parses and a redactor per call) showed in the profile at high concurrency.
- * The cache is small and bounded: more distinct URLs than that only start it over.
- */
-const targets = new Map<string, { secrets: readonly string[]; target: Target }[]>();
-const MAX_TARGETS = 64;
-
-function targetOf(url: string, secrets: readonly string[]): Target {
-  let entries = targets.get(url);
-  const found = entries?.find((entry) => sameStrings(entry.secrets, secrets));
-  if (found !== undefined) return found.target;
-  if (entries === undefined || entries.length >= MAX_TARGETS) {
-    if (targets.size >= MAX_TARGETS) targets.clear();
-    entries = [];
-    targets.set(url, entries);
-  }
-  const target = { inUrl: urlSecrets(url), shownUrl: redact(url, secrets), split: splitUserinfo(url) };
-  entries.push({ secrets: [...secrets], target });
-  return target;
-}
-
-function sameStrings(a: readonly string[], b: readonly string[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-type Reader<T> = (reply: WireReply, attempt: Attempt, bounds: Bounds) => Promise<T>;
-
-/** What a call's options come to, worked out once per options object (a model passes the same one each call). */
-interface Settings {
-  policy: RetryPolicy;
-  bounds: Bounds;
-}
-const settingsCache = new WeakMap<HttpOptions, Settings>();
 const NO_OPTIONS: HttpOptions = {};
 
-function settingsOf(options: HttpOptions): Settings {
-  let settings = settingsCache.get(options);
-  if (settings === undefined) {
-    settings = { policy: { ...DEFAULT_RETRY, ...options.retry }, bounds: boundsOf(options) };
-    settingsCache.set(options, settings);
-  }
-  return settings;
-}
-
 /**
- * The request headers of a call, merged once per headers object and kind of answer: a model sends
- * the same headers object on every call (which is why `HttpCall.headers` must not be changed in
- * place once used).
+ * One call and its attempts. One timer serves the request timeout (until the answer is in; for a
+ * stream, until its headers), the stream's idle timeout and the call's deadline: it is set for the
+ * first that may come due, and when it fires it checks which has (a chunk only notes the time, so
+ * a busy stream moves no timer). A timer per bound, or per chunk, showed in the profile.
  */
-const headerCache = new WeakMap<Record<string, string>, Map<string, Record<string, string>>>();
+class Send implements Attempt {
+  readonly call: HttpCall;
+  readonly settings: Settings;
+  /** Set by `run` (a URL with credentials and an API key both is refused there, as a rejection). */
+  route!: Route;
+  readonly open: StreamHandlerFactory | undefined;
+  timedOut: "request" | "stream_idle" | "deadline" | undefined;
+  stage: "request" | "stream" = "request";
+  /** Whether a delta reached the caller: from then on a failure must not be retried (it would replay it). */
+  delivered = false;
+  readonly #fetch: typeof globalThis.fetch | undefined;
+  readonly #deadlineAt: number;
+  #exchange: Exchange | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #attemptAt = 0;
+  #lastChunkAt = 0;
+  #received = 0;
+  #status = 0;
 
-function headersOf(
-  call: HttpCall,
-  accept: string,
-  target: UrlTarget,
-  shownUrl: string,
-): Record<string, string> {
-  let byKind = headerCache.get(call.headers);
-  const key = target.basicAuth === undefined ? accept : `${accept} ${target.basicAuth}`;
-  let headers = byKind?.get(key);
-  if (headers === undefined) {
-    // The caller's headers win over these defaults; see mergeHeaders.
-    headers = withBasicAuth(
-      mergeHeaders({ accept, "content-type": "application/json" }, call.headers),
-      target,
-      call.provider,
-      shownUrl,
-    );
-    if (byKind === undefined) {
-      byKind = new Map();
-      headerCache.set(call.headers, byKind);
-    }
-    byKind.set(key, headers);
+  constructor(call: HttpCall, options: HttpOptions, open: StreamHandlerFactory | undefined) {
+    this.call = call;
+    this.settings = settingsOf(options);
+    this.open = open;
+    this.#fetch = options.fetch;
+    this.#deadlineAt = performance.now() + this.settings.deadlineMs;
   }
-  return headers;
+
+  async run<T>(read: (send: Send, reply: WireReply) => Promise<T>): Promise<T> {
+    const { call, settings } = this;
+    const { signal } = call;
+    const route = routeOf(call, this.open !== undefined);
+    this.route = route;
+    const exchange = exchangerOf(this.#fetch);
+    const text = JSON.stringify(call.body);
+    const requests = inFlightOf(signal);
+    for (let n = 1; ; n++) {
+      if (signal.aborted) throw signal.reason;
+      this.#attemptAt = performance.now();
+      if (this.#attemptAt >= this.#deadlineAt)
+        throw new CallDeadlineError(call.provider, settings.deadlineMs);
+      this.timedOut = undefined;
+      this.stage = "request";
+      this.#arm();
+      let failure: Failure;
+      let current: Exchange | undefined;
+      try {
+        call.observer.onRequest({ body: call.body, url: route.shownUrl, attempt: n });
+        current = this.#exchange = exchange(route, text);
+        requests.add(current);
+        const reply = await current.reply;
+        if (reply.status < 200 || reply.status > 299) throw await failureOf(reply, this);
+        return await read(this, reply);
+      } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        failure = error instanceof Failure ? error : classify(error, this);
+      } finally {
+        if (current !== undefined) requests.delete(current);
+        clearTimeout(this.#timer);
+        this.#timer = this.#exchange = undefined;
+      }
+      const delayMs = failure.waitBefore(n, settings.retry, this.delivered);
+      // A retry that could not begin before the deadline is no retry: the failure stands.
+      if (delayMs === undefined || performance.now() + delayMs >= this.#deadlineAt)
+        throw scrub(failure.error, route.secrets);
+      call.observer.onRetry?.({
+        attempt: n + 1,
+        maxAttempts: settings.retry.maxRetries + 1,
+        delayMs,
+        error: redact(failure.error.message, route.secrets),
+        ...(failure.serverWaitMs !== undefined && { retryAfterMs: failure.serverWaitMs }),
+        cause: scrub(failure.error, route.secrets),
+      });
+      await sleep(delayMs, signal);
+    }
+  }
+
+  /** The headers of a stream are in: from now on the idle timeout applies, and its bytes count. */
+  streaming(status: number): void {
+    this.stage = "stream";
+    this.#status = status;
+    this.#received = 0;
+    this.#lastChunkAt = performance.now();
+  }
+
+  /** Passes a delta to the caller. */
+  readonly deliver = (delta: ModelDelta): void => {
+    this.delivered = true;
+    this.call.observer.onDelta?.(delta);
+  };
+
+  /** A chunk of the stream arrived: keep-alive comments and deltas alike count, so no stream grows without end. */
+  readonly onChunk = (bytes: number): void => {
+    this.#lastChunkAt = performance.now();
+    this.#received += bytes;
+    const max = this.settings.maxStreamBytes;
+    if (this.#received > max)
+      throw new ResponseTooLargeError("stream", max, { provider: this.call.provider, status: this.#status });
+  };
+
+  /** Sets the timer for the first bound that may come due: the deadline wins ties. */
+  #arm(): void {
+    const now = performance.now();
+    const { timeoutMs, streamIdleTimeoutMs } = this.settings;
+    let due =
+      this.stage === "request" ? this.#attemptAt + timeoutMs : this.#lastChunkAt + streamIdleTimeoutMs;
+    // Before a stream's headers, it may begin at any moment: look again within its idle timeout.
+    if (this.open !== undefined && this.stage === "request") due = Math.min(due, now + streamIdleTimeoutMs);
+    this.#timer = setTimeout(Send.#fire, Math.max(0, Math.min(due, this.#deadlineAt) - now), this);
+  }
+
+  static #fire(send: Send): void {
+    const now = performance.now();
+    const { timeoutMs, streamIdleTimeoutMs } = send.settings;
+    const kind =
+      now >= send.#deadlineAt
+        ? "deadline"
+        : send.stage === "request"
+          ? now >= send.#attemptAt + timeoutMs && "request"
+          : now >= send.#lastChunkAt + streamIdleTimeoutMs && "stream_idle";
+    if (!kind) {
+      send.#arm();
+      return;
+    }
+    send.#timer = undefined;
+    send.timedOut = kind;
+    send.#exchange?.abort(new Error(`${kind} timeout`));
+  }
 }
 
-async function send<T>(call: HttpCall, options: HttpOptions, accept: string, read: Reader<T>): Promise<T> {
-  const { policy, bounds } = settingsOf(options);
-  const deadlineAt = performance.now() + bounds.deadlineMs;
-  const exchange: Exchanger = exchangerOf(options.fetch);
-  const text = JSON.stringify(call.body);
-  const secrets = call.secrets ?? [];
-  const { shownUrl, split: target } = targetOf(call.url, secrets);
-  const headers = headersOf(call, accept, target, shownUrl);
-  const { signal } = call;
-  const requests = inFlightOf(signal);
-  for (let n = 1; ; n++) {
-    if (signal.aborted) throw signal.reason;
-    const remainingMs = deadlineAt - performance.now();
-    if (remainingMs <= 0) throw new CallDeadlineError(call.provider, bounds.deadlineMs);
-    const attempt = new Attempt(call, options, { deadlineMs: bounds.deadlineMs, remainingMs });
-    let failure: Failure;
-    let current: Exchange | undefined;
-    try {
-      call.observer.onRequest({ body: call.body, url: shownUrl, attempt: n });
-      current = exchange(target.url, headers, text);
-      requests.add(current);
-      attempt.started(current);
-      const reply = await current.reply;
-      if (reply.status < 200 || reply.status > 299) throw await failureOf(reply, call, attempt, bounds);
-      return await read(reply, attempt, bounds);
-    } catch (error) {
-      if (signal.aborted) throw signal.reason;
-      failure = error instanceof Failure ? error : attempt.classify(error);
-    } finally {
-      if (current !== undefined) requests.delete(current);
-      attempt.dispose();
-    }
-    const delayMs = failure.waitBefore(n, policy, attempt.hasDelivered);
-    // A retry that could not begin before the deadline is no retry: the failure stands.
-    if (delayMs === undefined || performance.now() + delayMs >= deadlineAt)
-      throw scrub(failure.error, secrets);
-    call.observer.onRetry?.({
-      attempt: n + 1,
-      maxAttempts: policy.maxRetries + 1,
-      delayMs,
-      error: redact(failure.error.message, secrets),
-      ...(failure.serverWaitMs !== undefined && { retryAfterMs: failure.serverWaitMs }),
-      cause: scrub(failure.error, secrets),
-    });
-    await sleep(delayMs, signal);
+async function readJson(send: Send, reply: WireReply): Promise<JsonReply> {
+  const { provider } = send.call;
+  const text = await readCapped(reply, send.settings.maxResponseBytes, "body", provider);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (cause) {
+    const excerpt = excerptOf(text, send.route.secrets);
+    throw new ProviderProtocolError(
+      `${provider} sent a response that is not JSON`,
+      { provider, status: reply.status, excerpt },
+      { cause },
+    );
   }
+  return new Answer(reply, body);
+}
+
+async function readEventStream(send: Send, reply: WireReply): Promise<StreamEnd> {
+  const { provider } = send.call;
+  if (reply.header("content-type")?.includes("application/json")) {
+    // The server answered the streaming request with one JSON body: an error, or no streaming.
+    const text = await readCapped(reply, send.settings.maxResponseBytes, "body", provider);
+    const { secrets } = send.route;
+    const body = parseOrUndefined(redact(text, secrets));
+    const init = { provider, status: reply.status, excerpt: excerptOf(text, secrets), body };
+    if (errorFields(body).message !== undefined) throw errorForStatus(init);
+    throw new ProviderProtocolError(`${provider} answered a streaming request without a stream`, init);
+  }
+  if (reply.status === 204 || reply.status === 205)
+    throw new ProviderProtocolError(`${provider} sent an empty stream`, { provider });
+  send.streaming(reply.status);
+  const onEvent = (send.open as StreamHandlerFactory)(send.deliver);
+  try {
+    const complete = await readBodyEvents((onChunk) => reply.read(onChunk), onEvent, {
+      onChunk: send.onChunk,
+    });
+    return new Answer(reply, undefined, complete);
+  } catch (error) {
+    if (error instanceof SseFormatError)
+      throw new ProviderProtocolError(`${provider} stream is malformed: ${error.message}`, { provider });
+    throw error;
+  }
+}
+
+/** A successful answer; its headers are built when asked for (most callers read only the body). */
+class Answer implements JsonReply, StreamEnd {
+  readonly status: number;
+  readonly #reply: WireReply;
+  constructor(
+    reply: WireReply,
+    readonly body: unknown,
+    readonly complete = false,
+  ) {
+    this.#reply = reply;
+    this.status = reply.status;
+  }
+  get headers(): Headers {
+    return this.#reply.headers;
+  }
+}
+
+/** A sleep that ends early, rejecting with the signal's reason, when `signal` fires. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 /**
@@ -286,13 +289,10 @@ function inFlightOf(signal: AbortSignal): Set<Exchange> {
   let requests = inFlight.get(signal);
   if (requests === undefined) {
     const live = new Set<Exchange>();
-    signal.addEventListener(
-      "abort",
-      () => {
-        for (const request of live) request.abort(signal.reason);
-      },
-      { once: true },
-    );
+    const onAbort = () => {
+      for (const request of live) request.abort(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
     inFlight.set(signal, live);
     requests = live;
   }

@@ -1,6 +1,3 @@
-import { ConfigError } from "../../core/errors.js";
-import { redact } from "../../core/redact.js";
-
 /**
  * `path` appended to the path of `baseURL`, its query kept after it: a base URL with
  * `?api-version=…` (Azure-style gateways) or `?key=…` still reaches `…/v1/chat/completions?…`.
@@ -35,44 +32,4 @@ function paramName(pair: string): string {
   } catch {
     return raw;
   }
-}
-
-/** A request URL split for fetch, which refuses URLs with credentials in them. */
-export interface UrlTarget {
-  /** The URL without its userinfo. */
-  url: string;
-  /** `Basic …` made from the userinfo, when the URL had one. */
-  basicAuth?: string;
-}
-
-/**
- * Moves the userinfo of `url` (`https://user:pass@host`) into a `Basic` authorization value, as
- * curl does: fetch refuses such URLs (and its error quotes them whole), and no log, trace or
- * error should ever see the password in the URL again.
- */
-export function splitUserinfo(url: string): UrlTarget {
-  if (!URL.canParse(url)) return { url };
-  const parsed = new URL(url);
-  if (!parsed.username && !parsed.password) return { url };
-  const user = decodeURIComponent(parsed.username);
-  const pass = decodeURIComponent(parsed.password);
-  parsed.username = "";
-  parsed.password = "";
-  return { url: parsed.href, basicAuth: `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}` };
-}
-
-/** `headers` with the userinfo's `Basic` credentials, refused when the caller set its own authorization too. */
-export function withBasicAuth(
-  headers: Record<string, string>,
-  target: UrlTarget,
-  provider: string,
-  shownUrl: string,
-): Record<string, string> {
-  if (target.basicAuth === undefined) return headers;
-  if (Object.keys(headers).some((name) => name.toLowerCase() === "authorization")) {
-    throw new ConfigError(
-      `${provider}: the base URL ${redact(shownUrl, [])} has credentials and an API key is set too; give one of them`,
-    );
-  }
-  return { ...headers, authorization: target.basicAuth };
 }
