@@ -252,10 +252,11 @@ export class ScaleClient {
    * Answers the questions waiting in run `runId`, from any process: every waiting call once, each
    * answer checked against its form. Refused before anything is sent: answers where none waits
    * (`QuestionNotWaitingError`), or for a call that does not wait in this run, or that do not fit
-   * (`ConfigError`). The run then runs the asking calls again with the answers.
+   * (`ConfigError`). The run then runs the asking calls again with the answers. `ticket` (a
+   * `WaitingQuestion`'s) binds the answers to that one wait: refused when another waits now.
    */
-  answer(runId: string, answers: readonly CallAnswer[]): Promise<void> {
-    return answerQuestions(this.#dbos, runId, answers);
+  answer(runId: string, answers: readonly CallAnswer[], options: { ticket?: string } = {}): Promise<void> {
+    return answerQuestions(this.#dbos, runId, answers, options.ticket);
   }
 
   /** Cancels `runId`: it stops at its next step, on whichever worker. */

@@ -66,16 +66,22 @@ export function questionTicket(runId: string, waiting: readonly WaitingCall[], w
 
 /**
  * The message that answers what waits in `runId` now (`waiting`, as the run published it): refused
- * with QuestionNotWaitingError when nothing waits, and with a ConfigError, nothing sent, unless
- * every waiting call is answered once, no other call, each answer fitting its form (checkAnswer).
+ * with QuestionNotWaitingError when nothing waits (or, with `expected`, when another wait than the
+ * one that ticket names does), and with a ConfigError, nothing sent, unless every waiting call is
+ * answered once, no other call, each answer fitting its form (checkAnswer).
  */
 export function answersMessage(
   runId: string,
   waiting: readonly WaitingQuestion[],
   answers: readonly CallAnswer[],
+  expected?: string,
 ): AnswersMessage {
   const ticket = waiting[0]?.ticket;
-  if (ticket === undefined || waiting.some((w) => w.runId !== runId || w.ticket !== ticket))
+  if (
+    ticket === undefined ||
+    (expected !== undefined && ticket !== expected) ||
+    waiting.some((w) => w.runId !== runId || w.ticket !== ticket)
+  )
     throw new QuestionNotWaitingError(runId);
   answersFor(waiting, answers);
   return { ticket, answers: answers.map(({ toolCallId, answer }) => ({ toolCallId, answer })) };
@@ -110,6 +116,8 @@ export class QuestionWaits {
   readonly #steps: RunSteps;
   readonly #timeoutSeconds: number;
   readonly #flushed: () => Promise<void>;
+  /** The step each call last waited in (the same on a replay: waits replay in order). */
+  readonly #waitedIn = new Map<string, number>();
 
   /** `flushed`: resolves once the run's events so far are written (the question's among them). */
   constructor(steps: RunSteps, timeoutSeconds: number, flushed: () => Promise<void>) {
@@ -124,11 +132,15 @@ export class QuestionWaits {
     turn: AskingTurn,
   ): Promise<Map<string, AskedQuestion[]>> {
     const runId = this.#steps.runId;
-    const waiting: WaitingCall[] = [...turn.asked].map(([i, questions]) => ({
-      toolCallId: turn.calls[i]?.id ?? "",
-      toolName: turn.calls[i]?.name ?? "",
-      questions,
-    }));
+    const waiting: WaitingCall[] = [...turn.asked].map(([i, questions]) => {
+      const toolCallId = turn.calls[i]?.id ?? "";
+      // A call's earlier answers are its own only when it waited before in this step (it asks
+      // again as it runs again). From an earlier step they were a call of the same id (a model
+      // may reuse one): kept, the earlier answer would answer this call's question unasked.
+      const own = this.#waitedIn.get(toolCallId) === step ? questions : questions.slice(-1);
+      return { toolCallId, toolName: turn.calls[i]?.name ?? "", questions: own };
+    });
+    for (const w of waiting) this.#waitedIn.set(w.toolCallId, step);
     const ticket = questionTicket(runId, waiting, this.#steps.ops);
     const shown: WaitingQuestion[] = waiting.map((w) => ({
       ...w,

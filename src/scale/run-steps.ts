@@ -1,5 +1,6 @@
 import type { Scrubber } from "../core/sink.js";
 import { redactingSink, type Sink } from "../core/sink.js";
+import { wakeOnCancel } from "./cancellable-recv.js";
 import type { DbosModule } from "./sdk.js";
 
 /** The key of a step output recorded as a JSON string (see `RunSteps.step`). */
@@ -79,11 +80,21 @@ export class RunSteps {
     return this.#confirmed().then(start);
   }
 
-  /** Waits for a message on `topic` (DBOS.recv): durable, so a replay gets the same message. */
+  /**
+   * Waits for a message on `topic` (DBOS.recv): durable, so a replay gets the same message. A
+   * cancel of the run ends the wait within about a second (cancellable-recv.ts).
+   */
   recv<T>(topic: string, timeoutSeconds: number): Promise<T | null> {
-    const take = () => {
+    const take = async () => {
       this.#ops++;
-      return this.#dbos.recv<T>(topic, timeoutSeconds);
+      // recv takes its operation ids now, synchronously; the cancel watch starts beside it.
+      const waiting = this.#dbos.recv<T>(topic, timeoutSeconds);
+      const stop = wakeOnCancel(this.runId, topic).catch(() => () => {});
+      try {
+        return await waiting;
+      } finally {
+        (await stop)();
+      }
     };
     return this.#fence.live() ? take() : this.#confirmed().then(take);
   }

@@ -45,13 +45,17 @@ export async function waitingQuestions(dbos: DbosClient, runId: string): Promise
   return Array.isArray(waiting) ? waiting : [];
 }
 
-/** Sends `answers` to the questions waiting in run `runId`, once checked against them (see `answersMessage`). */
+/**
+ * Sends `answers` to the questions waiting in run `runId`, once checked against them (see
+ * `answersMessage`); with `ticket`, only to the wait it names.
+ */
 export async function answerQuestions(
   dbos: DbosClient,
   runId: string,
   answers: readonly CallAnswer[],
+  ticket?: string,
 ): Promise<void> {
-  const message = answersMessage(runId, await waitingQuestions(dbos, runId), answers);
+  const message = answersMessage(runId, await waitingQuestions(dbos, runId), answers, ticket);
   // One wait is answered once: a repeated request (a retry) counts once.
   await dbos.send(runId, message, answerTopic(message.ticket), `answers:${message.ticket}`);
 }

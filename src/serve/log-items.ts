@@ -54,8 +54,13 @@ export type LogItem =
    * the stream goes on once the calls are decided.
    */
   | { kind: "approval"; approvals: ApprovalItem[]; after?: { op: number; seq: number } }
-  /** The run paused: these calls asked the person a question (`run_end` with `awaiting_approval` follows). */
-  | { kind: "question"; questions: QuestionItem[] }
+  /**
+   * The run paused: these calls asked the person a question (`run_end` with `awaiting_approval`
+   * follows). On a run of scale-out workers: `after`, the last worker event mirrored before the
+   * pause (where the stream goes on once answered), and `ticket`, the worker's wait the answers
+   * are for (they are sent to that wait and no other).
+   */
+  | { kind: "question"; questions: QuestionItem[]; after?: { op: number; seq: number }; ticket?: string }
   /** The run continues after a pause (an approval, an answer) or after this server restarted. */
   | { kind: "resumed"; reason: "approval" | "answer" | "restart" }
   /** The run could not go on (its server stopped and it could not be resumed); it ends here. */

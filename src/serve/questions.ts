@@ -7,7 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { checkAnswer, type InputRequiredError } from "../core/questions.js";
+import { checkAnswer, type PendingQuestion } from "../core/questions.js";
 import type { Redactor } from "../core/redact.js";
 import type { PersonAnswer, PersonQuestion } from "../core/vocabulary/questions.js";
 import { refuse } from "./errors.js";
@@ -22,12 +22,15 @@ export function isQuestion(record: Pick<ApprovalRecord, "approvalId">): boolean 
   return record.approvalId.startsWith(QUESTION_PREFIX);
 }
 
-/** The questions of a paused run as the log keeps them (`validated`: the question as asked) and the stream shows them. */
+/**
+ * The questions of a paused run as the log keeps them (`validated`: the question as asked) and the
+ * stream shows them: `pending` from the run here (`InputRequiredError`) or on a worker (its wait).
+ */
 export function questionItems(
-  error: InputRequiredError,
+  pending: readonly PendingQuestion[],
   redactor: Redactor,
 ): { stored: (QuestionItem & { validated: string; input: unknown })[]; shown: QuestionItem[] } {
-  const stored = error.pending.map((p) => {
+  const stored = pending.map((p) => {
     // The asker's text and form as the person sees them: scrubbed of secrets like any streamed text.
     const shown = redactor.value({
       source: p.question.source,

@@ -244,7 +244,7 @@ export class RunDriver {
 
   /** The run paused on a tool's question: its questions get ids in the log and go to the stream. */
   async #ask(run: RunRecord, channel: RunChannel, normalizer: EventNormalizer, error: InputRequiredError) {
-    const { stored, shown } = questionItems(error, this.#o.redactor);
+    const { stored, shown } = questionItems(error.pending, this.#o.redactor);
     await this.#o.log.addApprovals(
       run.runId,
       stored.map((q) => ({

@@ -1,21 +1,16 @@
-import { randomBytes } from "node:crypto";
 import type { Redactor } from "../core/redact.js";
-import type { AgentEvent } from "../core/vocabulary/events.js";
-import type { RunUsage } from "../core/vocabulary/usage.js";
-import { bindsTo, type WaitingApproval } from "../features/approval/approval-rule.js";
-import { emptyUsage } from "../loop/usage.js";
 import type { ScaleClient } from "../scale/client.js";
 import { LeaseLostError } from "./errors.js";
-import type { ApprovalItem, LogItem } from "./log-items.js";
+import type { LogItem } from "./log-items.js";
 import { EventNormalizer } from "./normalize.js";
 import type { RunChannel } from "./run-channel.js";
 import { endMessage, endUnended } from "./run-closing.js";
 import { newDriverId } from "./run-driver.js";
 import type { RunHub } from "./run-hub.js";
 import type { RunSlots } from "./run-slots.js";
-import type { ScaleSegment, WorkerPosition } from "./scale-segment.js";
+import { type FollowState, recordPause, track, workerWait } from "./scale-pause.js";
+import type { ScaleSegment } from "./scale-segment.js";
 import type { RunRecord, ServeLog, ServeRunStatus } from "./serve-log.js";
-import { parseOutput } from "./tool-output.js";
 
 /** What a follower needs from the handler. */
 export interface ScaleFollowerOptions {
@@ -198,7 +193,7 @@ export class ScaleFollower {
     skipping: () => number,
     signal: AbortSignal,
   ): Promise<Ending> {
-    const { client, redactor, pollMs } = this.#o;
+    const { client, redactor, pollMs, log } = this.#o;
     const { state, normalizer, put, channel } = out;
     const runId = run.runId;
     let active = Date.now();
@@ -217,13 +212,11 @@ export class ScaleFollower {
       // Nothing new: the run waits (for a model, a tool, a person), or it ended without `run_end`.
       // Only a step whose answer asked for calls can wait for a person: otherwise no need to ask.
       if (skipping() === 0 && state.calls.size > 0) {
-        const waiting = (await client.pending(runId)).filter(
-          (w) => !segment.decided.some((d) => bindsTo(d, w)),
-        );
-        // A wait is shown once the model's answer that asked for the call is mirrored (the worker
-        // publishes the wait and writes its events on separate connections).
-        if (waiting.length > 0 && waiting.every((w) => state.calls.has(w.toolCallId))) {
-          await this.#pause(run, waiting, state, normalizer, put, redactor);
+        const wait = await workerWait(client, runId, segment, state);
+        // The worker writes a wait's events before it publishes the wait: read those first.
+        if (wait && (await client.readEvents(runId, state.after, 1)).length > 0) continue;
+        if (wait) {
+          await recordPause(run, wait, state, { log, redactor, driver: this.id, normalizer, put });
           return { kind: "paused" };
         }
       }
@@ -259,58 +252,4 @@ export class ScaleFollower {
       this.#wakers.set(runId, done);
     });
   }
-
-  async #pause(
-    run: RunRecord,
-    waiting: readonly WaitingApproval[],
-    state: FollowState,
-    normalizer: EventNormalizer,
-    put: (items: LogItem[]) => void,
-    redactor: Redactor,
-  ): Promise<void> {
-    const approvals: (ApprovalItem & { validated: string })[] = waiting.map((w) => ({
-      approvalId: `appr_${randomBytes(18).toString("base64url")}`,
-      toolCallId: w.toolCallId,
-      toolName: w.toolName,
-      input: redactor.value(parseOutput(w.arguments)),
-      validated: w.arguments,
-    }));
-    await this.#o.log.addApprovals(run.runId, approvals, this.id);
-    const time = Date.now();
-    const closing = normalizer.push({
-      type: "run_end",
-      runId: run.runId,
-      time,
-      status: "awaiting_approval",
-      usage: state.usage ?? emptyUsage(false),
-      messages: [],
-    });
-    const held = normalizer.takeHeldEnd();
-    put([
-      ...closing,
-      {
-        kind: "approval",
-        approvals: approvals.map(({ validated: _v, ...shown }) => shown),
-        ...(state.after && { after: state.after }),
-      },
-      ...(held ? [{ kind: "event" as const, event: held }] : []),
-    ]);
-  }
-}
-
-/** What a follower knows of its run as it reads. */
-interface FollowState {
-  /** The last worker event read. */
-  after: WorkerPosition | undefined;
-  /** Tool call ids the model asked for in the step in progress. */
-  calls: Set<string>;
-  /** The run's totals, as of its last step. */
-  usage: RunUsage | undefined;
-}
-
-function track(state: FollowState, event: AgentEvent): void {
-  if (event.type === "step_start") state.calls = new Set();
-  else if (event.type === "model_response" && event.purpose === undefined)
-    for (const call of event.toolCalls) state.calls.add(call.id);
-  else if ((event.type === "step_end" || event.type === "run_end") && event.usage) state.usage = event.usage;
 }

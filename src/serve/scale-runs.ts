@@ -1,19 +1,19 @@
 import { randomUUID } from "node:crypto";
 import type { Redactor } from "../core/redact.js";
-import { bindsTo } from "../features/approval/approval-rule.js";
 import type { ScaleClient } from "../scale/client.js";
 import type { ScaleConnection } from "../scale/worker.js";
 import type { AgentTable } from "./agents.js";
 import type { Decision } from "./approval-check.js";
-import { checkDecisions } from "./approval-check.js";
 import { attachmentNotes } from "./attachments.js";
 import { refuse, ServeRequestError } from "./errors.js";
+import type { GivenAnswer } from "./questions.js";
 import { endWaitingRun } from "./run-closing.js";
 import type { RunHub } from "./run-hub.js";
 import { RunSlots } from "./run-slots.js";
 import { ScaleFollower } from "./scale-follow.js";
 import { recoverScaleRuns } from "./scale-recovery.js";
-import { FIRST_SEGMENT, scanScaleRun } from "./scale-segment.js";
+import { answerOnWorker, decideOnWorker, type ReplyContext } from "./scale-replies.js";
+import { FIRST_SEGMENT } from "./scale-segment.js";
 import { scaleTurnSession } from "./scale-turn.js";
 import type { ChatRecord, RunRecord, ServeLog, ServeRunStatus } from "./serve-log.js";
 import type { ServeRuns } from "./serve-runs.js";
@@ -50,8 +50,9 @@ export interface ScaleRunManagerOptions {
  * Starts, continues and stops runs on scale-out workers for HTTP callers. A turn is enqueued as a
  * DBOS workflow (its id the serve run id, its session the chat's), and this process follows it:
  * the worker's events become the run's items in the serve log (`ScaleFollower`), so streams,
- * reconnects, the glass and ownership work exactly as for runs driven here. Approvals travel to
- * the waiting worker through the client, bound to the exact call; a cancel cancels the workflow.
+ * reconnects, the glass and ownership work exactly as for runs driven here. Decisions and answers
+ * travel to the waiting worker through the client, bound to the exact wait (scale-replies.ts); a
+ * cancel cancels the workflow.
  * The follower holds a lease on the run in the log: when this process stops or dies, another one
  * (or the next start) follows the run on from the log's last item. The worker never notices.
  */
@@ -161,8 +162,7 @@ export class ScaleRunManager implements ServeRuns {
         runId,
         session,
         stream: true,
-        // The chat page does not show a worker's questions yet: a tool's question fails its call.
-        questions: "fail",
+        // A tool's question pauses the run on its worker; the follower shows it (questions: "wait").
         ...(images?.length && { images }),
         ...(files?.length && { files }),
       });
@@ -183,45 +183,21 @@ export class ScaleRunManager implements ServeRuns {
     decisions: readonly Decision[],
     chatId?: string,
   ): Promise<{ run: RunRecord; after: number }> {
-    const { log } = this.#o;
-    const { run, records } = await checkDecisions(log, principal, decisions, chatId);
+    return decideOnWorker(await this.#replies(), principal, decisions, chatId);
+  }
+
+  /** Answers the questions a run waits for on its worker, and follows it on (scale-replies.ts). */
+  async answer(
+    principal: string,
+    runId: string,
+    answers: readonly GivenAnswer[],
+  ): Promise<{ run: RunRecord; after: number }> {
+    return answerOnWorker(await this.#replies(), principal, runId, answers);
+  }
+
+  async #replies(): Promise<ReplyContext> {
     const follower = await this.#followerReady();
-    const client = await this.#client;
-    // The worker must wait for exactly these calls now: a decision is never sent for anything else.
-    const waiting = await client.pending(run.runId);
-    const subject = (r: (typeof records)[number]) => ({
-      runId: run.runId,
-      toolCallId: r.toolCallId,
-      toolName: r.toolName,
-      arguments: r.validated,
-    });
-    if (!records.every((r) => waiting.some((w) => bindsTo(subject(r), w))))
-      throw refuse.conflict("the run no longer waits for these calls");
-    const state = await scanScaleRun(log, run);
-    if (state.kind !== "paused") throw refuse.conflict("the run is no longer waiting");
-    this.#slots.reserve(principal);
-    try {
-      if (!(await log.decide(decisions))) throw refuse.conflict("these approvals were already decided");
-    } catch (error) {
-      this.#slots.release(principal);
-      throw error;
-    }
-    // Recorded once (one process won the decisions): this one sends them and follows the run on.
-    const byId = new Map(records.map((r) => [r.approvalId, r]));
-    for (const d of decisions) {
-      const record = byId.get(d.approvalId);
-      if (!record) continue;
-      const { toolCallId, toolName, arguments: args } = subject(record);
-      await client
-        .approve(run.runId, { toolCallId, toolName, arguments: args }, d.approved)
-        .catch((error: unknown) =>
-          console.error(`glassloop serve: sending a decision to run ${run.runId} failed:`, error),
-        );
-    }
-    await log.driveRun(run.runId, follower.id, follower.leaseUntil());
-    const fresh = (await log.getRun(run.runId)) as RunRecord;
-    follower.follow(fresh, state.next);
-    return { run: fresh, after: fresh.lastSeq };
+    return { log: this.#o.log, slots: this.#slots, follower, client: await this.#client };
   }
 
   async cancel(principal: string, runId: string): Promise<ServeRunStatus> {

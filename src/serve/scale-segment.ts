@@ -3,7 +3,7 @@
  * server process (this one after a decision, another after this one died) continues it exactly.
  *
  * A run's items come in segments: the first from the run's start, each next one from the
- * `resumed` marker after a pause for approval. The items of a segment are a function of the
+ * `resumed` marker after a pause (for approval, or for the person's answer to a tool's question). The items of a segment are a function of the
  * worker's events alone (the normalizer is deterministic), so a process that takes a running
  * segment over makes its items again from the segment's first worker event and skips as many as
  * the log holds: the stream goes on from the log's last item, nothing twice, nothing missing,
@@ -29,6 +29,11 @@ export interface ScaleSegment {
   stored: number;
   /** The calls the last pause decided: a wait for one of them still listed is no new pause. */
   decided: readonly ApprovalSubject[];
+  /**
+   * The worker's question wait the last pause answered (its ticket), if it paused on questions:
+   * still listed, it is no new pause; a new question (even of the same call) has a new ticket.
+   */
+  answered?: string;
   /** Tool call ids the model asked for in the step in progress where the segment starts. */
   calls: readonly string[];
   /** The segment's first item, when it has one (`resumed` after a pause). */
@@ -49,7 +54,7 @@ export async function scanScaleRun(log: ServeLog, run: RunRecord): Promise<Scale
   let start = 0;
   let lastSeq = -1;
   let last: LogItem | undefined;
-  let approval: Extract<LogItem, { kind: "approval" }> | undefined;
+  let pause: Pause | undefined;
   let calls: string[] = [];
   let callsAtStart: string[] = [];
   for (let after = -1; ; ) {
@@ -58,7 +63,7 @@ export async function scanScaleRun(log: ServeLog, run: RunRecord): Promise<Scale
     for (const { seq, item } of entries) {
       lastSeq = seq;
       last = item;
-      if (item.kind === "approval") approval = item;
+      if (item.kind === "approval" || item.kind === "question") pause = item;
       else if (item.kind === "resumed") {
         start = seq;
         callsAtStart = calls;
@@ -77,32 +82,32 @@ export async function scanScaleRun(log: ServeLog, run: RunRecord): Promise<Scale
       kind: "ended",
       status: last.kind === "event" && last.event.type === "run_end" ? last.event.status : "interrupted",
     };
-  const decided = approval ? await subjects(log, run.runId, approval) : [];
-  const resumeAt = approval?.after;
+  // What the segment after the last pause starts from: where the worker's events go on, and the
+  // wait that pause settled (still listed for a moment after the reply, it is no new pause).
+  const since = pause ? await settled(log, run.runId, pause) : { decided: [] };
+  const marker: LogItem = { kind: "resumed", reason: pause?.kind === "question" ? "answer" : "approval" };
   if (last?.kind === "event" && last.event.type === "run_end")
-    return {
-      kind: "paused",
-      next: {
-        start: lastSeq + 1,
-        ...(resumeAt && { after: resumeAt }),
-        stored: 0,
-        decided,
-        calls,
-        marker: { kind: "resumed", reason: "approval" },
-      },
-    };
+    return { kind: "paused", next: { start: lastSeq + 1, ...since, stored: 0, calls, marker } };
   const segment: ScaleSegment =
     start === 0
       ? { start: 0, stored: lastSeq + 1, decided: [], calls: [] }
-      : {
-          start,
-          ...(resumeAt && { after: resumeAt }),
-          stored: lastSeq - start + 1,
-          decided,
-          calls: callsAtStart,
-          marker: { kind: "resumed", reason: "approval" },
-        };
+      : { start, ...since, stored: lastSeq - start + 1, calls: callsAtStart, marker };
   return { kind: "open", segment };
+}
+
+/** A pause's item in the log. */
+type Pause = Extract<LogItem, { kind: "approval" | "question" }>;
+
+/** What a segment after `pause` knows of it: the worker event it follows, and the wait it settled. */
+async function settled(
+  log: ServeLog,
+  runId: string,
+  pause: Pause,
+): Promise<Pick<ScaleSegment, "after" | "decided" | "answered">> {
+  const after = pause.after && { after: pause.after };
+  if (pause.kind === "question")
+    return { ...after, decided: [], ...(pause.ticket !== undefined && { answered: pause.ticket }) };
+  return { ...after, decided: await subjects(log, runId, pause) };
 }
 
 /** The calls an approval item asked about, as the log recorded them (validated arguments included). */

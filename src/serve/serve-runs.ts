@@ -25,7 +25,7 @@ export interface ServeRuns {
   /**
    * Continues a run paused on tools' questions with the person's answers (each bound to a question
    * of this principal's run that waits now, every one answered, each fitting its form). Absent
-   * where runs cannot pause on a question (scale-out workers).
+   * where runs cannot pause on a question (the route then answers 404).
    */
   answer?(
     principal: string,
