@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { READ_CAPS } from "../../core/read-caps.js";
 import { redact } from "../../core/redact.js";
+import { sleep } from "../../core/sleep.js";
 import type { RunUsage } from "../../core/vocabulary/usage.js";
 import { checkedRunUsage } from "../../models/usage-check.js";
 import type { PeerEvent } from "../schemas.js";
@@ -289,21 +290,6 @@ async function guard<T>(
     const message = error instanceof Error ? error.message : String(error);
     throw new A2APeerError("protocol", scrub(`the A2A agent could not be reached: ${message}`));
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", stop);
-      resolve();
-    }, ms);
-    const stop = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", stop, { once: true });
-  });
 }
 
 /** A usage report in a task's or an update's metadata, if it is one and passes the check. */

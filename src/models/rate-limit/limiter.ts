@@ -1,3 +1,4 @@
+import { sleep } from "../../core/sleep.js";
 import { RateLimitError } from "../errors.js";
 
 /** Limits of one provider and key, shared by every run in the process that uses them. */
@@ -279,21 +280,4 @@ function resetMs(text: string | undefined, now: number): number | undefined {
   }
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(
-      () => {
-        signal.removeEventListener("abort", onAbort);
-        resolve();
-      },
-      Math.max(0, ms),
-    );
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
