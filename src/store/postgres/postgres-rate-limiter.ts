@@ -1,13 +1,13 @@
 /**
  * One rate limit held by every process that shares a Postgres database: the workers of a
  * scale-out each call the same provider with the same key, and the provider counts them
- * together. The places in the window live in a table, taken under a per-key advisory lock, on
- * the database's clock (the workers' clocks may differ); a call in flight holds its place until
- * its answer, or until its lease runs out if its process died.
+ * together. The places in the window live in a table (pg-rate-window.ts), on the database's
+ * clock; a call in flight holds its place until its answer, or until its lease runs out if its
+ * process died.
  */
-import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { ConfigError } from "../../core/errors.js";
+import { sleep } from "../../core/sleep.js";
 import { RateLimitError } from "../../models/errors.js";
 import {
   type Limiter,
@@ -15,11 +15,10 @@ import {
   RateLimiter,
   type RateLimits,
   type RateLimitWait,
-  windowBlock,
 } from "../../models/rate-limit/limiter.js";
 import { loadPg, type PgPool, pgTypes } from "./pg-driver.js";
 import { describeUrl } from "./pg-errors.js";
-import { quoteIdent } from "./pg-migrations.js";
+import { createRateTables, type RateTables, rateTables, takePlace } from "./pg-rate-window.js";
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -37,12 +36,6 @@ export interface PostgresRateLimiterOptions extends RateLimits {
   pollMs?: number;
 }
 
-interface PlaceRow {
-  tokens: number;
-  ends_at: number | null;
-  lease_until: number;
-}
-
 /**
  * A rate limiter shared through Postgres by every process using `key`: requests and tokens per
  * window and calls in flight, counted at the database, with the same rule as the in-process
@@ -53,7 +46,7 @@ interface PlaceRow {
 export class PostgresRateLimiter implements Limiter {
   readonly key: string;
   readonly #pool: PgPool;
-  readonly #tables: { places: string; pauses: string };
+  readonly #tables: RateTables;
   readonly #local: RateLimiter;
   readonly #options: PostgresRateLimiterOptions;
   readonly #leaseMs: number;
@@ -67,8 +60,7 @@ export class PostgresRateLimiter implements Limiter {
   private constructor(pool: PgPool, schema: string, options: PostgresRateLimiterOptions) {
     this.key = options.key;
     this.#pool = pool;
-    const s = quoteIdent(schema);
-    this.#tables = { places: `${s}.rate_limit_places`, pauses: `${s}.rate_limit_pauses` };
+    this.#tables = rateTables(schema);
     const { key: _key, url: _url, schema: _schema, leaseMs, pollMs, ...limits } = options;
     this.#local = new RateLimiter(options.key, limits);
     this.#options = options;
@@ -105,7 +97,7 @@ export class PostgresRateLimiter implements Limiter {
     pool.on("error", () => {});
     const limiter = new PostgresRateLimiter(pool, schema, options);
     try {
-      await limiter.#createTables(schema);
+      await createRateTables(pool, schema, limiter.#tables);
     } catch (error) {
       await pool.end().catch(() => {});
       throw error;
@@ -160,7 +152,13 @@ export class PostgresRateLimiter implements Limiter {
     let reportedHeld = false;
     for (;;) {
       if (signal.aborted) throw signal.reason;
-      const outcome = await this.#tryTake(tokens, this.limits, windowMs);
+      const outcome = await takePlace(this.#pool, this.#tables, {
+        key: this.key,
+        tokens,
+        limits: this.limits,
+        windowMs,
+        leaseMs: this.#leaseMs,
+      });
       if (typeof outcome === "string") return this.#permit(outcome);
       if (outcome.limit === "concurrency" || !Number.isFinite(outcome.waitMs)) {
         // Held by calls in flight (here or in another process): their answers free the place.
@@ -178,74 +176,6 @@ export class PostgresRateLimiter implements Limiter {
         );
       onWait?.(outcome);
       await sleep(outcome.waitMs, signal);
-    }
-  }
-
-  /** One look at the shared window under the key's lock: the new place's permit id, or what holds it back. */
-  async #tryTake(
-    tokens: number,
-    limits: Readonly<RateLimits>,
-    windowMs: number,
-  ): Promise<string | RateLimitWait> {
-    const client = await this.#pool.connect();
-    try {
-      await client.query("BEGIN");
-      await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 7))", [
-        `glassloop rate ${this.key}`,
-      ]);
-      const now = Number(
-        (await client.query<{ now: number }>("SELECT extract(epoch from clock_timestamp()) * 1000 AS now"))
-          .rows[0]?.now,
-      );
-      await client.query(
-        `DELETE FROM ${this.#tables.places} WHERE key = $1 AND coalesce(ends_at, lease_until) <= $2`,
-        [this.key, now - windowMs],
-      );
-      const rows = (
-        await client.query<PlaceRow>(
-          `SELECT tokens, ends_at, lease_until FROM ${this.#tables.places} WHERE key = $1`,
-          [this.key],
-        )
-      ).rows;
-      const pause = (
-        await client.query<{ until_ms: number }>(
-          `SELECT until_ms FROM ${this.#tables.pauses} WHERE key = $1`,
-          [this.key],
-        )
-      ).rows[0]?.until_ms;
-      const places = rows
-        .map((r) => ({
-          tokens: Number(r.tokens),
-          // In flight: held until its answer; a dead process's place, until its lease ends.
-          at:
-            r.ends_at !== null
-              ? Number(r.ends_at)
-              : Number(r.lease_until) <= now
-                ? Number(r.lease_until)
-                : Number.POSITIVE_INFINITY,
-        }))
-        .sort((a, b) => a.at - b.at);
-      const inFlight = places.filter((p) => p.at === Number.POSITIVE_INFINITY).length;
-      const blocked =
-        pause !== undefined && Number(pause) > now
-          ? { limit: "rpm" as const, waitMs: Number(pause) - now }
-          : windowBlock(places, inFlight, limits, tokens, now);
-      if (blocked) {
-        await client.query("COMMIT");
-        return blocked;
-      }
-      const permit = randomUUID();
-      await client.query(
-        `INSERT INTO ${this.#tables.places} (key, permit, first, tokens, ends_at, lease_until) VALUES ($1, $2, true, $3, NULL, $4)`,
-        [this.key, permit, Math.max(0, Math.round(tokens)), now + this.#leaseMs],
-      );
-      await client.query("COMMIT");
-      return permit;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
     }
   }
 
@@ -288,52 +218,4 @@ export class PostgresRateLimiter implements Limiter {
       }
     });
   }
-
-  async #createTables(schema: string): Promise<void> {
-    const client = await this.#pool.connect();
-    try {
-      await client.query("BEGIN");
-      // Two workers starting at once would race on CREATE ... IF NOT EXISTS without it.
-      await client.query("SELECT pg_advisory_xact_lock(hashtextextended('glassloop rate limit tables', 7))");
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${this.#tables.places} (
-        id bigserial PRIMARY KEY,
-        key text NOT NULL,
-        permit uuid NOT NULL,
-        first boolean NOT NULL,
-        tokens bigint NOT NULL,
-        ends_at double precision,
-        lease_until double precision NOT NULL)`);
-      await client.query(
-        `CREATE INDEX IF NOT EXISTS rate_limit_places_key ON ${this.#tables.places} (key, permit)`,
-      );
-      await client.query(`CREATE TABLE IF NOT EXISTS ${this.#tables.pauses} (
-        key text PRIMARY KEY,
-        until_ms double precision NOT NULL)`);
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
-  }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(
-      () => {
-        signal.removeEventListener("abort", onAbort);
-        resolve();
-      },
-      Math.max(0, ms),
-    );
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
