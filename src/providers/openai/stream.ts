@@ -6,6 +6,7 @@ import {
   StreamIncompleteError,
 } from "../../models/errors.js";
 import type { ModelObserver, ModelResponse } from "../../models/model.js";
+import { StreamedText } from "../../models/streamed-text.js";
 import type { OpenAIQuirks } from "./quirks.js";
 import { failedToolCall, recoveredResponse } from "./recover.js";
 import {
@@ -33,24 +34,14 @@ interface PartialCall {
  * by their `index` across chunks, usage from whichever chunk carries it (the last one, with
  * `stream_options.include_usage`). Deltas go to the observer as they arrive.
  */
-/** How many characters of text deltas are joined into one flat part (see `#textParts`). */
-const TEXT_PART_CHARS = 16 * 1024;
-
 export class ChatStreamAssembler {
   readonly #provider: string;
   readonly #quirks: OpenAIQuirks;
   readonly #observer: ModelObserver;
-  /**
-   * The answer's text: flat parts of at least `TEXT_PART_CHARS` characters, then the pieces since.
-   * Appending every delta to one string would keep each delta alive in V8's tree of pieces until
-   * the end (and a 20 MB answer's 200,000 survivors grow the young generation to its maximum);
-   * joined every 16 Ki characters, a delta dies young and the text is held flat.
-   */
-  readonly #textParts: string[] = [];
-  #textPieces: string[] = [];
-  #textPiecesChars = 0;
+  /** The answer's text (off V8's heap once it is long: see `StreamedText`). */
+  readonly #text = new StreamedText();
   #refusal = "";
-  #reasoning = "";
+  readonly #reasoning = new StreamedText();
   readonly #calls = new Map<number, PartialCall>();
   #lastIndex = -1;
   #finish: string | null | undefined;
@@ -97,37 +88,19 @@ export class ChatStreamAssembler {
     if (delta) {
       const piece = contentText(delta.content);
       if (piece !== "") {
-        this.#textPieces.push(piece);
-        this.#textPiecesChars += piece.length;
-        if (this.#textPiecesChars >= TEXT_PART_CHARS) {
-          this.#textParts.push(this.#textPieces.join(""));
-          this.#textPieces = [];
-          this.#textPiecesChars = 0;
-        }
+        this.#text.append(piece);
         this.#observer.onDelta?.({ type: "text", text: piece });
       }
       if (typeof delta.refusal === "string") this.#refusal += delta.refusal;
       const thinking = reasoningTextOf(delta);
       if (thinking !== "") {
-        this.#reasoning += thinking;
+        this.#reasoning.append(thinking);
         this.#observer.onDelta?.({ type: "reasoning", text: thinking });
       }
       for (const call of toolCallEntries(delta.tool_calls, this.#provider)) this.#addCallDelta(call);
     }
     if (choice.finish_reason) this.#finish = choice.finish_reason;
     return false;
-  }
-
-  /** The answer's text so far, one flat string. */
-  get #text(): string {
-    if (this.#textPieces.length > 0) {
-      this.#textParts.push(this.#textPieces.join(""));
-      this.#textPieces = [];
-      this.#textPiecesChars = 0;
-    }
-    if (this.#textParts.length > 1)
-      this.#textParts.splice(0, this.#textParts.length, this.#textParts.join(""));
-    return this.#textParts[0] ?? "";
   }
 
   /** The assembled response; throws when the stream ended before it was complete. */
@@ -142,15 +115,16 @@ export class ChatStreamAssembler {
       .sort((a, b) => a.index - b.index)
       .map((c): ToolCall => ({ id: c.id, name: c.name, arguments: c.arguments }));
     const toolCalls = this.#quirks.fillToolCallIds ? fillToolCallIds(calls) : calls;
-    const text = textOf(this.#text, this.#refusal);
+    const text = textOf(this.#text.toString(), this.#refusal);
+    const reasoning = this.#reasoning.toString();
     return {
       text,
       toolCalls,
       usage: usageOf(this.#usage, this.#provider),
       finishReason: finishReasonOf(this.#finish, toolCalls.length > 0),
       ...(this.#model !== undefined && { modelName: this.#model }),
-      ...(this.#reasoning !== "" && { reasoning: [reasoningPart(this.#provider, this.#reasoning)] }),
-      raw: this.#assembled(text, toolCalls),
+      ...(reasoning !== "" && { reasoning: [reasoningPart(this.#provider, reasoning)] }),
+      raw: this.#assembled(text, reasoning, toolCalls),
     };
   }
 
@@ -192,7 +166,7 @@ export class ChatStreamAssembler {
   #fail(chunk: ChatCompletionChunk, data: string): boolean {
     const call = this.#quirks.recoverToolUseFailed ? failedToolCall(chunk) : undefined;
     if (call) {
-      this.#recovered = recoveredResponse(call, chunk, this.#text);
+      this.#recovered = recoveredResponse(call, chunk, this.#text.toString());
       return true;
     }
     const status = (chunk.error as { status_code?: unknown } | undefined)?.status_code;
@@ -205,7 +179,7 @@ export class ChatStreamAssembler {
     });
   }
 
-  #assembled(text: string, toolCalls: ToolCall[]): unknown {
+  #assembled(text: string, reasoning: string, toolCalls: ToolCall[]): unknown {
     return {
       ...(this.#id !== undefined && { id: this.#id }),
       object: "chat.completion",
@@ -216,7 +190,7 @@ export class ChatStreamAssembler {
           message: {
             role: "assistant",
             content: text || null,
-            ...(this.#reasoning !== "" && { reasoning_content: this.#reasoning }),
+            ...(reasoning !== "" && { reasoning_content: reasoning }),
             ...(toolCalls.length > 0 && {
               tool_calls: toolCalls.map((c) => ({
                 id: c.id,
