@@ -5,7 +5,7 @@
  * and transactions; the throughput of a zero-latency agent with 1, 2 and 4 worker processes next
  * to the bare workflow's with 1; the failover time after a SIGKILL.
  *
- * BENCH_SCALE_ONLY=steps|throughput: one table. BENCH_SCALE_ROUNDS (7): interleaved rounds per
+ * BENCH_SCALE_ONLY=steps|throughput|idle: one table (idle: bench/scale-idle.ts). BENCH_SCALE_ROUNDS (7): interleaved rounds per
  * step table. BENCH_SCALE_RUNS (60): runs per throughput row. BENCH_SCALE_PROFILE=<dir>: a CPU
  * profile of each child process; BENCH_SCALE_WINDOW_PROFILE=<dir>: of each throughput worker's
  * measured window only.
@@ -24,6 +24,7 @@ import { z } from "zod";
 import { loadPg, type PgPoolConfig } from "../src/store/postgres/pg-driver.js";
 import { postgresInstalled, startCluster } from "../test/helpers/postgres-cluster.js";
 import type { Spent, StepCost } from "./pg-count.js";
+import { idleTable } from "./scale-idle.js";
 import { type BenchTable, round } from "./table.js";
 import { ZeroLatencyModel } from "./zero-model.js";
 
@@ -463,6 +464,7 @@ export async function scaleBench(): Promise<BenchTable[]> {
   try {
     // BENCH_SCALE_ONLY=steps or =throughput: that table alone.
     const only = process.env.BENCH_SCALE_ONLY;
+    if (only === "idle") return [await idleTable((name) => database(cluster.url, name), TIMING.pollMs)];
     const steps = only === "throughput" ? undefined : await perStep(cluster.url, settings);
     if (steps && only === "steps") return [steps];
     // Bare and glassloop with one worker twice, interleaved; then 2 and 4 glassloop workers.
@@ -499,7 +501,8 @@ export async function scaleBench(): Promise<BenchTable[]> {
     };
     if (!steps) return [tp];
     const fo = await failover(cluster.url);
-    return [steps, tp, fo];
+    const idle = await idleTable((name) => database(cluster.url, name), TIMING.pollMs);
+    return [steps, tp, fo, idle];
   } finally {
     cluster.stop();
   }

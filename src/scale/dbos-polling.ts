@@ -8,24 +8,38 @@ type UtilsModule = typeof import("@dbos-inc/dbos-sdk/internal/utils");
 export const POLL_BACKOFF_CAP = 4;
 
 /**
- * Keeps DBOS's queue polling within a bound, which the failover time depends on. Two things in
- * DBOS 5.3 would stretch it: its internal queue (where recovery puts a dead worker's runs) polls
- * every second by default, and every queue's interval doubles on lock contention between
- * workers, up to two minutes. So the internal queue is registered before launch with the
- * worker's interval, and `clamp` (called on the worker's adoption timer) caps each queue's
- * current interval at POLL_BACKOFF_CAP times it.
+ * How often the internal queue is polled at most: DBOS's own default. Recovery keeps a run on
+ * the queue it was enqueued on (DBOS sets the internal queue only where a workflow had none), and
+ * every run is enqueued on the worker's queue, so a dead worker's runs come back there, polled
+ * at `pollMs`. The internal queue only gets what DBOS's own tools resume or fork: polling it as
+ * often as the run queue cost an idle worker a transaction per `pollMs` for nothing.
+ */
+export const INTERNAL_POLL_MS = 1_000;
+
+/**
+ * Keeps DBOS's queue polling within a bound, which the failover time depends on. DBOS 5.3 doubles
+ * every queue's interval on lock contention between workers, up to two minutes; `clamp` (called
+ * on the worker's adoption timer) caps each queue's current interval at POLL_BACKOFF_CAP times
+ * its own. The internal queue is registered before launch with INTERNAL_POLL_MS (or `pollMs`,
+ * if that is longer).
  */
 export async function boundPolling(pollMs: number): Promise<{ clamp(): void }> {
   const load = () =>
     Promise.all([import("@dbos-inc/dbos-sdk/internal/wfqueue"), import("@dbos-inc/dbos-sdk/internal/utils")]);
   const [wfqueue, utils] = (await importOptional(DBOS_SDK, load)) as [WfQueueModule, UtilsModule];
-  wfqueue.registerInternalQueue(utils.INTERNAL_QUEUE_NAME, { minPollingIntervalMs: pollMs });
-  const cap = pollMs * POLL_BACKOFF_CAP;
+  const internal = wfqueue.registerInternalQueue(utils.INTERNAL_QUEUE_NAME, {
+    minPollingIntervalMs: Math.max(pollMs, INTERNAL_POLL_MS),
+  });
+  // A worker started again in this process finds its earlier registration: take the new interval.
+  internal.minPollingIntervalMs = Math.max(pollMs, INTERNAL_POLL_MS);
   // DBOS's per-queue polling state is not public; read defensively, so a DBOS that changed it
   // only loses the cap, never the worker.
   const states = (
     wfqueue.wfQueueRunner as unknown as {
-      states?: Map<string, { currentPollingMs?: number; nextPollAt?: number }>;
+      states?: Map<
+        string,
+        { currentPollingMs?: number; nextPollAt?: number; queue?: { minPollingIntervalMs?: number } }
+      >;
     }
   ).states;
   return {
@@ -33,6 +47,8 @@ export async function boundPolling(pollMs: number): Promise<{ clamp(): void }> {
       if (!(states instanceof Map)) return;
       const now = Date.now();
       for (const state of states.values()) {
+        const base = state.queue?.minPollingIntervalMs ?? pollMs;
+        const cap = base * POLL_BACKOFF_CAP;
         if (typeof state.currentPollingMs !== "number" || state.currentPollingMs <= cap) continue;
         state.currentPollingMs = cap;
         if (typeof state.nextPollAt === "number") state.nextPollAt = Math.min(state.nextPollAt, now + cap);
