@@ -7,13 +7,12 @@ import { randomUUID } from "node:crypto";
 import { READ_CAPS } from "../../core/read-caps.js";
 import { redact } from "../../core/redact.js";
 import { sleep } from "../../core/sleep.js";
-import type { RunUsage } from "../../core/vocabulary/usage.js";
-import { checkedRunUsage } from "../../models/usage-check.js";
 import type { PeerEvent } from "../schemas.js";
 import { partV03 } from "../v03.js";
-import { type Artifact, INTERRUPTED_STATES, type Part, type TaskState, TERMINAL_STATES } from "../wire.js";
+import type { Part } from "../wire.js";
 import { cardUrlOf, type PeerCard, readCard } from "./card-reader.js";
 import { A2APeerError } from "./peer-error.js";
+import { type PeerTask, PeerTaskFold } from "./peer-task.js";
 import { call, eventOf, methodName, type PeerEndpoint, stream } from "./rpc-client.js";
 
 /** Options of an A2A client; every bound has a default. */
@@ -38,25 +37,7 @@ export interface A2AClientOptions {
   fetch?: typeof fetch;
 }
 
-/** A task as the peer reported it, bounded. */
-export interface PeerTask {
-  taskId: string;
-  contextId: string;
-  state: TaskState;
-  /** The text of the status message (the agent's last word, or its question). */
-  statusText: string;
-  /** Data parts of the status message (e.g. what an input request asks about). */
-  statusData: unknown[];
-  artifacts: Artifact[];
-  /** A reply that was a message, not a task (a peer may answer without a task). */
-  message?: Part[];
-  /**
-   * What the peer says the task spent (A2A has no field for it: glassloop peers put their run's
-   * usage in the task's metadata), when the report passes the rule for reported numbers; a peer's
-   * word, never checked against anything else.
-   */
-  usage?: RunUsage;
-}
+export type { PeerTask } from "./peer-task.js";
 
 /** What to send: text, or data, on a new or an existing task. */
 export interface PeerSend {
@@ -66,12 +47,6 @@ export interface PeerSend {
   taskId?: string;
   signal: AbortSignal;
 }
-
-const sizeOf = (part: Part) =>
-  (part.text?.length ?? 0) +
-  (part.data !== undefined ? JSON.stringify(part.data).length : 0) +
-  (part.url?.length ?? 0) +
-  (part.raw?.length ?? 0);
 
 /** Connects to the agent whose base URL (or card URL) is `url`. */
 export class A2AClient {
@@ -143,7 +118,7 @@ export class A2AClient {
             message: { ...message, kind: "message", role: "user", parts: parts.map(partV03) },
             configuration: { blocking: true, acceptedOutputModes: ["text/plain", "application/json"] },
           };
-    const state = new TaskState_(this.#maxChars);
+    const state = new PeerTaskFold(this.#maxChars);
     await guard(
       e.scrub,
       async () => {
@@ -178,102 +153,6 @@ export class A2AClient {
   }
 }
 
-/** A task folded from its events, with the artifacts' size held under the cap. */
-class TaskState_ {
-  task: PeerTask | undefined;
-  #chars = 0;
-  constructor(private readonly maxChars: number) {}
-
-  settled(): boolean {
-    return (
-      this.task !== undefined &&
-      (this.task.message !== undefined ||
-        TERMINAL_STATES.has(this.task.state) ||
-        INTERRUPTED_STATES.has(this.task.state))
-    );
-  }
-
-  /**
-   * Folds one event in; true when the task has settled (the stream may stop). A task at the head
-   * of a stream is a snapshot from before this message (an answered question still reads
-   * input-required there), so in a stream only its status updates, or an end, settle it.
-   */
-  apply(event: PeerEvent, streamed = false): boolean {
-    if (event.kind === "message") {
-      this.#count(event.message.parts);
-      this.task = {
-        taskId: event.message.taskId ?? "",
-        contextId: event.message.contextId ?? "",
-        state: "TASK_STATE_COMPLETED",
-        statusText: "",
-        statusData: [],
-        artifacts: [],
-        message: event.message.parts,
-      };
-      return true;
-    }
-    if (event.kind === "task") {
-      this.#chars = 0;
-      const artifacts = event.task.artifacts ?? [];
-      for (const a of artifacts) this.#count(a.parts);
-      this.task = {
-        taskId: event.task.id,
-        contextId: event.task.contextId,
-        state: event.task.status.state,
-        ...statusOf(event.task.status.message?.parts),
-        artifacts,
-      };
-      const usage = reportedUsage(event.task.metadata);
-      if (usage) this.task.usage = usage;
-      if (event.task.status.message) this.#count(event.task.status.message.parts);
-      return streamed ? TERMINAL_STATES.has(event.task.status.state) : this.settled();
-    }
-    const task = this.task ?? {
-      taskId: event.taskId,
-      contextId: "",
-      state: "TASK_STATE_WORKING" as TaskState,
-      statusText: "",
-      statusData: [],
-      artifacts: [],
-    };
-    this.task = task;
-    if (event.kind === "status") {
-      task.state = event.status.state;
-      const usage = reportedUsage(event.metadata);
-      if (usage) task.usage = usage;
-      // Working updates stream progress; only a settled status's message is the agent's word.
-      if (TERMINAL_STATES.has(task.state) || INTERRUPTED_STATES.has(task.state)) {
-        const parts = event.status.message?.parts;
-        if (parts) this.#count(parts);
-        Object.assign(task, statusOf(parts));
-      }
-      return this.settled();
-    }
-    this.#count(event.artifact.parts);
-    const existing = task.artifacts.find((a) => a.artifactId === event.artifact.artifactId);
-    if (existing && event.append) existing.parts.push(...event.artifact.parts);
-    else if (existing) existing.parts = event.artifact.parts;
-    else task.artifacts.push(event.artifact);
-    return false;
-  }
-
-  #count(parts: readonly Part[]): void {
-    for (const part of parts) this.#chars += sizeOf(part);
-    if (this.#chars > this.maxChars)
-      throw new A2APeerError(
-        "too_large",
-        `the task's artifacts and messages are larger than ${this.maxChars} characters`,
-      );
-  }
-}
-
-function statusOf(parts: readonly Part[] | undefined): { statusText: string; statusData: unknown[] } {
-  return {
-    statusText: (parts ?? []).flatMap((p) => (p.text !== undefined ? [p.text] : [])).join("\n"),
-    statusData: (parts ?? []).flatMap((p) => (p.data !== undefined ? [p.data] : [])),
-  };
-}
-
 /** Runs `fn`, turning an abort into a typed timeout and scrubbing credentials from anything else. */
 async function guard<T>(
   scrub: (text: string) => string,
@@ -289,17 +168,5 @@ async function guard<T>(
       throw new A2APeerError("timeout", "the A2A agent did not finish before the deadline", { cause: error });
     const message = error instanceof Error ? error.message : String(error);
     throw new A2APeerError("protocol", scrub(`the A2A agent could not be reached: ${message}`));
-  }
-}
-
-/** A usage report in a task's or an update's metadata, if it is one and passes the check. */
-function reportedUsage(metadata: Record<string, unknown> | undefined): RunUsage | undefined {
-  const usage = metadata?.usage;
-  if (typeof usage !== "object" || usage === null) return undefined;
-  try {
-    return checkedRunUsage(usage as RunUsage, "the A2A agent");
-  } catch {
-    // Impossible numbers (negative, fractional, cached over input) are no report at all.
-    return undefined;
   }
 }
