@@ -1,22 +1,21 @@
 /** The shared HTTP layer of model providers: JSON and SSE over node:http (or a given fetch), retries, timeouts, redaction. */
 
 export { REDACTED, redact } from "../../core/redact.js";
-export { DEFAULT_RETRY, mergeHeaders, type RetryPolicy } from "./call.js";
-export { backoffMs, isRetryableStatus, retryAfterMs } from "./failure.js";
-export { MAX_EVENT_CHARS, readEvents, type SseEvent, type SseHandler } from "./sse.js";
 export {
   DEFAULT_DEADLINE_MS,
   DEFAULT_MAX_ERROR_BODY_BYTES,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_MAX_STREAM_BYTES,
+  DEFAULT_RETRY,
   DEFAULT_STREAM_IDLE_TIMEOUT_MS,
   DEFAULT_TIMEOUT_MS,
   type HttpCall,
   type HttpOptions,
   type JsonReply,
-  postEvents,
-  postJson,
+  mergeHeaders,
+  type RetryPolicy,
   type StreamEnd,
-  type StreamHandlerFactory,
-  sleep,
-} from "./transport.js";
+} from "./call.js";
+export { backoffMs, isRetryableStatus, retryAfterMs } from "./failure.js";
+export { MAX_EVENT_CHARS, readEvents, type SseEvent, type SseHandler } from "./sse.js";
+export { postEvents, postJson, type StreamHandlerFactory, sleep } from "./transport.js";

@@ -173,44 +173,19 @@ export async function readCapped(
 }
 
 /**
- * Headers Node keeps only the first of when a response repeats them (`IncomingMessage.headers`);
- * the others it joins with `, `.
- */
-const FIRST_ONLY = new Set([
-  "age",
-  "authorization",
-  "content-length",
-  "content-type",
-  "etag",
-  "expires",
-  "from",
-  "host",
-  "if-modified-since",
-  "if-unmodified-since",
-  "last-modified",
-  "location",
-  "max-forwards",
-  "proxy-authorization",
-  "referer",
-  "retry-after",
-  "server",
-  "user-agent",
-]);
-
-/**
- * One header's value read from the raw name/value list, as `IncomingMessage.headers` would give
- * it: reading the few headers the transport needs this way spares building that object for every
- * answer (it showed in the profile). `name` is lower-case.
+ * One header's value from node's raw name/value list, as `IncomingMessage.headers` would give it
+ * for the few the transport reads: reading them this way spares building that object for every
+ * answer (it showed in the profile). `name` is lower-case; a repeated header is joined with `, `,
+ * but for `content-length` and `content-type`, of which node keeps the first.
  */
 export function rawHeader(raw: readonly string[], name: string): string | undefined {
   let value: string | undefined;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const key = raw[i] as string;
     if (key.length !== name.length || key.toLowerCase() !== name) continue;
-    const found = raw[i + 1] as string;
-    if (value === undefined) value = found;
-    else if (FIRST_ONLY.has(name)) break;
-    else value = `${value}, ${found}`;
+    if (value === undefined) value = raw[i + 1] as string;
+    else if (name === "content-length" || name === "content-type") break;
+    else value = `${value}, ${raw[i + 1]}`;
   }
   return value;
 }

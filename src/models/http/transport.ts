@@ -24,18 +24,7 @@ import { type Attempt, classify, excerptOf, Failure, failureOf, parseOrUndefined
 import { type Exchange, exchangerOf, readCapped, type WireReply } from "./reply.js";
 import { readBodyEvents, SseFormatError, type SseHandler } from "./sse.js";
 
-export {
-  DEFAULT_DEADLINE_MS,
-  DEFAULT_MAX_ERROR_BODY_BYTES,
-  DEFAULT_MAX_RESPONSE_BYTES,
-  DEFAULT_MAX_STREAM_BYTES,
-  DEFAULT_STREAM_IDLE_TIMEOUT_MS,
-  DEFAULT_TIMEOUT_MS,
-  type HttpCall,
-  type HttpOptions,
-  type JsonReply,
-  type StreamEnd,
-} from "./call.js";
+export type { HttpCall, HttpOptions, JsonReply, StreamEnd } from "./call.js";
 
 /** POSTs `call.body` and returns the parsed JSON answer, with retries, timeouts and typed errors. */
 export function postJson(call: HttpCall, options: HttpOptions = NO_OPTIONS): Promise<JsonReply> {
