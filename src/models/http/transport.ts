@@ -102,7 +102,7 @@ class Send implements Attempt {
         throw new CallDeadlineError(call.provider, settings.deadlineMs);
       this.timedOut = undefined;
       this.stage = "request";
-      this.#arm();
+      this.#arm(this.#attemptAt);
       let failure: Failure;
       let current: Exchange | undefined;
       try {
@@ -145,23 +145,22 @@ class Send implements Attempt {
   }
 
   /** Passes a delta to the caller. */
-  readonly deliver = (delta: ModelDelta): void => {
+  deliver(delta: ModelDelta): void {
     this.delivered = true;
     this.call.observer.onDelta?.(delta);
-  };
+  }
 
   /** A chunk of the stream arrived: keep-alive comments and deltas alike count, so no stream grows without end. */
-  readonly onChunk = (bytes: number): void => {
+  chunk(bytes: number): void {
     this.#lastChunkAt = performance.now();
     this.#received += bytes;
     const max = this.settings.maxStreamBytes;
     if (this.#received > max)
       throw new ResponseTooLargeError("stream", max, { provider: this.call.provider, status: this.#status });
-  };
+  }
 
   /** Sets the timer for the first bound that may come due: the deadline wins ties. */
-  #arm(): void {
-    const now = performance.now();
+  #arm(now = performance.now()): void {
     const { timeoutMs, streamIdleTimeoutMs } = this.settings;
     let due =
       this.stage === "request" ? this.#attemptAt + timeoutMs : this.#lastChunkAt + streamIdleTimeoutMs;
@@ -220,10 +219,10 @@ async function readEventStream(send: Send, reply: WireReply): Promise<StreamEnd>
   if (reply.status === 204 || reply.status === 205)
     throw new ProviderProtocolError(`${provider} sent an empty stream`, { provider });
   send.streaming(reply.status);
-  const onEvent = (send.open as StreamHandlerFactory)(send.deliver);
+  const onEvent = (send.open as StreamHandlerFactory)((delta) => send.deliver(delta));
   try {
     const complete = await readBodyEvents((onChunk) => reply.read(onChunk), onEvent, {
-      onChunk: send.onChunk,
+      onChunk: (bytes) => send.chunk(bytes),
     });
     return new Answer(reply, undefined, complete);
   } catch (error) {
