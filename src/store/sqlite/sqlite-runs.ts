@@ -5,19 +5,18 @@ import type { RunUsage, StepUsage } from "../../core/vocabulary/usage.js";
 import { RunBusyError, RunFencedError, StoreError, UnknownRunError } from "../errors.js";
 import { ownerAlive } from "../owner.js";
 import { assertClaimable, assertDiscardable, OPEN_STATUSES, ownerOf } from "../run-claim.js";
-import { rowProgress, sessionColumnsOf, sessionLinkOf, withoutSteps } from "../run-row.js";
+import { rowProgress, sessionColumnsOf, withoutSteps } from "../run-row.js";
 import type {
   ClaimExpectation,
   NewRun,
   RunCheckpoint,
   RunOwner,
-  RunProgress,
   StoredRun,
   StoredRunEnd,
   StoredRunSummary,
 } from "../store.js";
-import { parseStored } from "./sqlite-open.js";
 import { SqliteRunCalls } from "./sqlite-run-calls.js";
+import { listRuns, runMessages, storedRunOf } from "./sqlite-run-reads.js";
 import type { RunRow } from "./sqlite-run-row.js";
 
 /** The runs tables: a row per run, its transcript and step usage appended row by row. */
@@ -120,7 +119,7 @@ export class SqliteRuns {
   }
 
   load(runId: string): StoredRun {
-    return this.#toStored(this.#get(runId));
+    return storedRunOf(this.#db, this.#file, this.#calls, this.#get(runId));
   }
 
   /**
@@ -198,38 +197,14 @@ export class SqliteRuns {
     return (this.#row.get(runId) as RunRow | undefined)?.owner_pid ?? 0;
   }
 
+  /** The runs matching `filter`, newest first. */
   list(filter: { status?: StoredRunStatus; sessionId?: string; limit?: number }): StoredRunSummary[] {
-    const where: string[] = [];
-    const args: (string | number)[] = [];
-    if (filter.status !== undefined) {
-      where.push("status = ?");
-      args.push(filter.status);
-    }
-    if (filter.sessionId !== undefined) {
-      where.push("session_id = ?");
-      args.push(filter.sessionId);
-    }
-    const sql = `SELECT id, agent, status, session_id, input, created_at, updated_at FROM runs
-      ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, id LIMIT ?`;
-    const rows = this.#db.prepare(sql).all(...args, filter.limit ?? 100) as RunRow[];
-    return rows.map((r) => ({
-      runId: r.id,
-      agent: r.agent,
-      status: r.status,
-      ...(r.session_id !== null && { sessionId: r.session_id }),
-      input: r.input,
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-    }));
+    return listRuns(this.#db, filter);
   }
 
   /** The transcript of a run, in order. */
   messages(runId: string): Message[] {
-    const rows = this.#db
-      .prepare("SELECT message FROM run_messages WHERE run_id = ? ORDER BY seq")
-      .pluck()
-      .all(runId) as string[];
-    return rows.map((text) => parseStored<Message>(text, this.#file, `a message of run ${runId}`));
+    return runMessages(this.#db, this.#file, runId);
   }
 
   #get(runId: string): RunRow {
@@ -272,44 +247,8 @@ export class SqliteRuns {
       this.#insertMessage.run(runId, i, JSON.stringify(messages[i]));
   }
 
-  /** The stored progress: the guard from the run row, the calls from their rows (older databases kept them in the row). */
-  #progressOf(row: RunRow): RunProgress {
-    const file = this.#file;
-    const stored = parseStored<Partial<RunProgress>>(row.progress, file, `the progress of run ${row.id}`);
-    return { ...stored, pending: [...(stored.pending ?? []), ...this.#calls.list(row.id)] };
-  }
-
   /** Steps are keyed by their number, so a checkpoint may carry only the steps that changed. */
   #writeSteps(runId: string, steps: readonly StepUsage[]): void {
     for (const step of steps) this.#upsertStep.run(runId, step.step, JSON.stringify(step));
-  }
-
-  #toStored(row: RunRow): StoredRun {
-    const file = this.#file;
-    const totals = parseStored<Omit<RunUsage, "steps">>(row.usage, file, `the usage of run ${row.id}`);
-    const steps = (
-      this.#db
-        .prepare("SELECT usage FROM run_steps WHERE run_id = ? ORDER BY step_index")
-        .pluck()
-        .all(row.id) as string[]
-    ).map((text) => parseStored<StepUsage>(text, file, `a step of run ${row.id}`));
-    return {
-      runId: row.id,
-      agent: row.agent,
-      model: row.model,
-      input: row.input,
-      status: row.status,
-      owner: ownerOf(row),
-      messages: this.messages(row.id),
-      usage: { ...totals, steps },
-      progress: this.#progressOf(row),
-      ...(row.session_id !== null && { session: sessionLinkOf(row) }),
-      ...(row.tools !== null && { tools: parseStored(row.tools, file, `the tools of run ${row.id}`) }),
-      ...(row.output !== null && { output: parseStored(row.output, file, `the output of run ${row.id}`) }),
-      ...(row.error !== null && { error: parseStored(row.error, file, `the error of run ${row.id}`) }),
-      fence: row.fence,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-    };
   }
 }
