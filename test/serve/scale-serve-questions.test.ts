@@ -210,8 +210,22 @@ describe.skipIf(POSTGRES_SKIP)("a tool's question in a run on a scale-out worker
       expect(payments()).toEqual([...before, { call: "call_p1", amount: 10 }]);
     });
 
-  it("a run cancelled while its question waits ends aborted at once, the answer is refused, and the worker then stops promptly", async () => {
+  it("a run cancelled while its question waits ends aborted at once, the answer is refused, and the worker then stops promptly (one cancelled while it waited for approval too)", async () => {
     const before = payments().length;
+    // A run of the same worker waiting for approval, cancelled too.
+    const refund = await a.fetch("/api/chat", {
+      method: "POST",
+      headers: alice,
+      body: JSON.stringify({
+        id: "q4r",
+        agent: "support",
+        messages: [{ id: "u-q4r", role: "user", parts: [{ type: "text", text: "refund order A" }] }],
+      }),
+    });
+    const refundId = refund.headers.get("x-glassloop-run-id") as string;
+    expect(finishOf(parseSse(await refund.text()))?.messageMetadata?.status).toBe("awaiting_approval");
+    const refundCancel = await a.fetch(`/api/runs/${refundId}/cancel`, { method: "POST", headers: alice });
+    expect(((await refundCancel.json()) as { status: string }).status).toBe("aborted");
     const { runId, events } = await ask(a, "q4", "pay please");
     const [question] = questionsOf(events);
     const cancel = await b.fetch(`/api/runs/${runId}/cancel`, { method: "POST", headers: alice });
@@ -220,8 +234,8 @@ describe.skipIf(POSTGRES_SKIP)("a tool's question in a run on a scale-out worker
     expect((await answer(a, runId, question?.id as string, accept)).status).toBe(409);
     const replay = parseSse(await (await a.fetch(`/api/runs/${runId}/stream`, { headers: alice })).text());
     expect(finishOf(replay)?.messageMetadata?.status).toBe("aborted");
-    // The worker's run was in a DBOS recv: DBOS looks for a cancel there every 10 s, and a worker
-    // stopping waits for its runs up to 10 s. Woken by the cancel, the run is gone within about a
+    // The worker's runs were in a DBOS recv: DBOS looks for a cancel there every 10 s, and a
+    // worker stopping waits for its runs up to 10 s. Woken by the cancel, the run is gone within about a
     // second, and the worker with it (a generous bound: 10 s before the fix).
     const started = Date.now();
     worker.child.kill("SIGTERM");
