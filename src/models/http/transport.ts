@@ -53,6 +53,7 @@ export function postEvents(
 }
 
 const NO_OPTIONS: HttpOptions = {};
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * One call and its attempts. One timer serves the request timeout (until the answer is in; for a
@@ -166,7 +167,9 @@ class Send implements Attempt {
       this.stage === "request" ? this.#attemptAt + timeoutMs : this.#lastChunkAt + streamIdleTimeoutMs;
     // Before a stream's headers, it may begin at any moment: look again within its idle timeout.
     if (this.open !== undefined && this.stage === "request") due = Math.min(due, now + streamIdleTimeoutMs);
-    this.#timer = setTimeout(Send.#fire, Math.max(0, Math.min(due, this.#deadlineAt) - now), this);
+    // Node fires a longer timer at once; one that far off is looked at again when it fires.
+    const ms = Math.min(Math.max(0, Math.min(due, this.#deadlineAt) - now), MAX_TIMER_MS);
+    this.#timer = setTimeout(Send.#fire, ms, this);
   }
 
   static #fire(send: Send): void {
