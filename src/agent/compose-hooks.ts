@@ -17,14 +17,7 @@ export const NO_HOOKS: RunHooks = Object.freeze({});
  */
 export function composeHooks(features: readonly RunHooks[]): RunHooks {
   const hooks: RunHooks = {};
-  const having = <K extends keyof RunHooks>(key: K) => {
-    const found = features.filter((f) => typeof f[key] === "function");
-    // One feature has it: its own method, bound, with no wrapper to pass through every step.
-    const [only] = found;
-    if (only && found.length === 1)
-      hooks[key] = (only[key] as (...args: never[]) => unknown).bind(only) as never;
-    return found.length > 1 ? found : undefined;
-  };
+  const having = <K extends keyof RunHooks>(key: K) => withMethod(hooks, features, key);
   const start = having("start");
   if (start)
     hooks.start = async (state) => {
@@ -119,6 +112,29 @@ export function composeHooks(features: readonly RunHooks[]): RunHooks {
   const end = having("end");
   if (end) hooks.end = sequence(end, (f, state, ending) => f.end?.(state, ending));
   return Object.keys(hooks).length === 0 ? NO_HOOKS : hooks;
+}
+
+/**
+ * The features that have method `key`, when more than one has it. When exactly one has it, its own
+ * method, bound, goes into `hooks` (no wrapper to pass through every step). Built once per run for
+ * every hook name: a loop, not a filtered array per name.
+ */
+function withMethod<K extends keyof RunHooks>(
+  hooks: RunHooks,
+  features: readonly RunHooks[],
+  key: K,
+): RunHooks[] | undefined {
+  let only: RunHooks | undefined;
+  let found: RunHooks[] | undefined;
+  for (const f of features) {
+    if (typeof f[key] !== "function") continue;
+    if (only === undefined) only = f;
+    else if (found) found.push(f);
+    else found = [only, f];
+  }
+  if (found) return found;
+  if (only) hooks[key] = (only[key] as (...args: never[]) => unknown).bind(only) as never;
+  return undefined;
 }
 
 /** Adds a feature's answers to those of the features before it; an answered call keeps its first answer. */

@@ -8,9 +8,9 @@ import type { PersonAnswer, PersonQuestion } from "../../core/vocabulary/questio
 import type { RunUsage } from "../../core/vocabulary/usage.js";
 import type { AgentTool } from "../../tools/tool.js";
 import type { ToolRegistry } from "../../tools/tool-registry.js";
+import { CallStop, ToolTimeout } from "./call-stop.js";
 import { abortedOutcome, formatIssues, okOutcome, truncate } from "./feedback.js";
 import { omitArguments, omittedFeedback } from "./omitted-arguments.js";
-import { startTimer } from "./timer.js";
 
 /** Limits the environment enforces on every tool call. */
 export interface EnvironmentOptions {
@@ -67,8 +67,6 @@ export interface ExecuteOptions {
   answered: (question: PersonQuestion) => PersonAnswer | undefined;
 }
 
-class ToolTimeout extends Error {}
-
 /**
  * The boundary between the model and the world: validates the model's arguments, injects the
  * hidden context, enforces timeouts and size limits, and turns every failure into feedback.
@@ -79,9 +77,9 @@ export class Environment<TContext> {
   constructor(
     readonly registry: ToolRegistry<TContext, unknown, boolean>,
     readonly context: TContext,
-    options: EnvironmentOptions = {},
+    options?: EnvironmentOptions,
   ) {
-    this.options = { ...ENVIRONMENT_DEFAULTS, ...stripUndefined(options) };
+    this.options = { ...ENVIRONMENT_DEFAULTS, ...(options && stripUndefined(options)) };
   }
 
   /**
@@ -160,8 +158,6 @@ export class Environment<TContext> {
     // A call whose run is already stopped must not start at all.
     if (options.signal.aborted) return timed(abortedOutcome(tool.name), started);
     const stop = new CallStop(options.signal);
-    options.signal.addEventListener("abort", stop, { once: true });
-    const cancelTimer = startTimer(timeoutMs, () => stop.abort(new ToolTimeout()));
     try {
       const runOptions = {
         context: this.context,
@@ -188,7 +184,11 @@ export class Environment<TContext> {
       const value = await new Promise<unknown>((resolve, reject) => {
         stop.reject = reject;
         Promise.resolve()
-          .then(() => tool.run(ready.args as never, runOptions))
+          .then(() => {
+            const result = tool.run(ready.args as never, runOptions);
+            stop.watch(result, timeoutMs);
+            return result;
+          })
           .then(resolve, reject);
       });
       return timed(okOutcome(value, maxResultChars, tool.content !== false), started);
@@ -214,41 +214,8 @@ export class Environment<TContext> {
         started,
       );
     } finally {
-      cancelTimer();
-      options.signal.removeEventListener("abort", stop);
+      stop.release();
     }
-  }
-}
-
-/**
- * What stops one call: the run's signal (it is the listener) or the call's timeout. It rejects
- * the call's race and aborts the call's own signal, which exists only once the tool asked for it.
- */
-class CallStop {
-  stopped: { reason: unknown } | undefined;
-  reject: ((reason: unknown) => void) | undefined;
-  #controller: AbortController | undefined;
-
-  constructor(private readonly parent: AbortSignal) {}
-
-  get signal(): AbortSignal {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.stopped) this.#controller.abort(this.stopped.reason);
-    }
-    return this.#controller.signal;
-  }
-
-  /** The run's signal fired. */
-  handleEvent(): void {
-    this.abort(this.parent.reason);
-  }
-
-  abort(reason: unknown): void {
-    if (this.stopped) return;
-    this.stopped = { reason };
-    this.#controller?.abort(reason);
-    this.reject?.(reason);
   }
 }
 
