@@ -247,15 +247,14 @@ type ModelCallHook = NonNullable<RunHooks["modelCall"]>;
  */
 function overflowCompaction(input: string): ModelCallHook {
   let viewed: ModelCallHook | undefined;
-  return async (state, step, request, next) => {
+  // Not an async function: a call that succeeds passes its own promise on, with no frame around it.
+  return (state, step, request, next) => {
     if (viewed) return viewed(state, step, request, next);
-    try {
-      return await next(request);
-    } catch (error) {
+    return next(request).catch((error: unknown) => {
       if (!isContextOverflow(error)) throw error;
       const view = new ContextView({});
       viewed = contextHooks({ input, view }).modelCall;
       return compactAndRetry(view, state, step, request, request, error, input, next);
-    }
+    });
   };
 }

@@ -42,6 +42,8 @@ export class LoopGuard {
   #previous = new Map<string, { content: string; repeats: number }>();
   #current = new Map<string, { content: string; repeats: number }>();
   #turns = 0;
+  // check() and record() see the same call object: its key is made once, and kept for its turn only.
+  #keys = new Map<ToolCall, string>();
 
   constructor(options: LoopGuardOptions = {}) {
     checkLoopGuard(options);
@@ -50,13 +52,24 @@ export class LoopGuard {
 
   /** The earlier result if this call repeats one from the previous turn. */
   check(call: ToolCall): Repeat | undefined {
-    const seen = this.#previous.get(keyOf(call));
+    // Nothing to repeat (the first turn, or one after a turn without calls): no key to make.
+    if (this.#previous.size === 0) return undefined;
+    const seen = this.#previous.get(this.#keyOf(call));
     return seen && { earlierContent: seen.content, repeats: seen.repeats + 1 };
   }
 
   /** Records a call's result for this turn. */
   record(call: ToolCall, content: string, repeats = 0): void {
-    this.#current.set(keyOf(call), { content, repeats });
+    this.#current.set(this.#keyOf(call), { content, repeats });
+  }
+
+  #keyOf(call: ToolCall): string {
+    let key = this.#keys.get(call);
+    if (key === undefined) {
+      key = computeKey(call);
+      this.#keys.set(call, key);
+    }
+    return key;
   }
 
   /** How many times what `save` returns has changed: a checkpoint rewrites it only then. */
@@ -72,6 +85,7 @@ export class LoopGuard {
     this.#previous = this.#current;
     spent.clear();
     this.#current = spent;
+    this.#keys.clear();
   }
 
   /** The previous turn's calls as plain JSON, for a durable run's checkpoint. */
@@ -148,18 +162,6 @@ function rememberTurn(guard: LoopGuard, turn: TurnRecord): void {
     if (outcome.status === "ok" || outcome.status === "error") guard.record(p.call, outcome.content);
   }
   guard.nextTurn();
-}
-
-// check() and record() see the same call object; parsing its arguments once halves the guard's cost.
-const keys = new WeakMap<ToolCall, string>();
-
-function keyOf(call: ToolCall): string {
-  let key = keys.get(call);
-  if (key === undefined) {
-    key = computeKey(call);
-    keys.set(call, key);
-  }
-  return key;
 }
 
 function computeKey(call: ToolCall): string {

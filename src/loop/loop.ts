@@ -35,15 +35,17 @@ export async function runLoop(state: RunState<unknown>, settings: LoopSettings):
   const { emit, budget, hooks } = state;
   const maxRetries = budget.limits.maxRetries ?? LIMIT_DEFAULTS.maxRetries;
   let retries = 0;
-  emit({
-    type: "run_start",
-    agent: settings.agent,
-    model: state.model.id,
-    input: settings.input,
-    limits: { ...budget.limits },
-    ...(settings.resumed && { resumed: true }),
-    ...(settings.continued && { continued: true }),
-  });
+  // Nobody listening (`silent`): no event object is built at all.
+  if (emit !== silent)
+    emit({
+      type: "run_start",
+      agent: settings.agent,
+      model: state.model.id,
+      input: settings.input,
+      limits: { ...budget.limits },
+      ...(settings.resumed && { resumed: true }),
+      ...(settings.continued && { continued: true }),
+    });
   let outcome: FinalAnswer;
   try {
     const position = hooks.start ? await hooks.start(state) : undefined;
@@ -70,13 +72,14 @@ export async function runLoop(state: RunState<unknown>, settings: LoopSettings):
       result = undefined;
     }
     outcome = result.outcome;
-    emit({
-      type: "run_end",
-      status: "ok",
-      usage: state.meter.snapshot(),
-      output: outcome.output,
-      messages: state.messages,
-    });
+    if (emit !== silent)
+      emit({
+        type: "run_end",
+        status: "ok",
+        usage: state.meter.snapshot(),
+        output: outcome.output,
+        messages: state.messages,
+      });
   } catch (error) {
     const runError = toRunError(state, error);
     const status = runStatusOf(runError);
