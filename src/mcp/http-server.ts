@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
+import { closeNow, listen } from "../core/listen.js";
 import { createMcpHttpHandler, type McpHttpHandler, type McpHttpOptions } from "./http-handler.js";
 import { type AgentServerOptions, createAgentServer, type ServableAgent } from "./server.js";
 
@@ -46,22 +46,12 @@ export async function serveAgentOverHttp(
   );
   const server = createServer(listener);
   server.headersTimeout = 15_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const { port, address } = server.address() as AddressInfo;
-  const host = address.includes(":") ? `[${address}]` : address;
+  const { origin } = await listen(server, options.port, options.host);
   return {
-    url: `http://${host}:${port}${path}`,
+    url: `${origin}${path}`,
     async close() {
       await handler.close();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await closed;
+      await closeNow(server);
     },
   };
 }

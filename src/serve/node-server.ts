@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
+import { closeNow, listen } from "../core/listen.js";
 import type { ServeHandler } from "./handler.js";
 
 /** Options of `startServer`. */
@@ -36,25 +36,15 @@ export async function startServer(options: NodeServerOptions): Promise<NodeServe
   server.headersTimeout = options.headersTimeoutMs ?? 15_000;
   server.requestTimeout = options.requestTimeoutMs ?? 30_000;
   server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const { port, address } = server.address() as AddressInfo;
-  const host = address.includes(":") ? `[${address}]` : address;
+  const { port, origin } = await listen(server, options.port, options.host);
   return {
-    url: `http://${host}:${port}/`,
+    url: `${origin}/`,
     port,
     server,
     async close() {
       // While still listening: requests meanwhile get 503, and streams end once their runs are handed over.
       await options.handler.drain(0);
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await closed;
+      await closeNow(server);
       await options.handler.close();
     },
   };
