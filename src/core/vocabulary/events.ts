@@ -5,18 +5,7 @@
  */
 import type { Limits } from "./limits.js";
 import type { Message } from "./messages.js";
-import type {
-  EventBase,
-  ModelFallbackEvent,
-  ModelRequestEvent,
-  ModelResponseEvent,
-  ModelRetryEvent,
-  RateLimitWaitEvent,
-  ReasoningDeltaEvent,
-  ReasoningDroppedEvent,
-  TextDeltaEvent,
-  ToolCallDeltaEvent,
-} from "./model-events.js";
+import type { EventBase, ModelCallEvent } from "./model-events.js";
 import type { ToolOutcomeStatus } from "./outcome.js";
 import type { PersonQuestion } from "./questions.js";
 import type { RunStatus } from "./status.js";
@@ -193,15 +182,7 @@ export interface RunEndEvent extends EventBase {
 export type AgentEvent =
   | RunStartEvent
   | StepStartEvent
-  | ModelRequestEvent
-  | ModelRetryEvent
-  | ModelFallbackEvent
-  | RateLimitWaitEvent
-  | ModelResponseEvent
-  | TextDeltaEvent
-  | ReasoningDeltaEvent
-  | ToolCallDeltaEvent
-  | ReasoningDroppedEvent
+  | ModelCallEvent
   | ToolCallEvent
   | ToolResultEvent
   | NestedEvent

@@ -132,3 +132,15 @@ export interface ReasoningDroppedEvent extends EventBase {
   /** The providers that produced them. */
   from: string[];
 }
+
+/** The events of one model call, as `AgentEvent` includes them. */
+export type ModelCallEvent =
+  | ModelRequestEvent
+  | ModelRetryEvent
+  | ModelFallbackEvent
+  | RateLimitWaitEvent
+  | ModelResponseEvent
+  | TextDeltaEvent
+  | ReasoningDeltaEvent
+  | ToolCallDeltaEvent
+  | ReasoningDroppedEvent;
