@@ -114,6 +114,9 @@ export async function takeTurn(
     }
   }
 
+  // The person's answers were to this turn's questions: a later call, even one the model gives the
+  // same id, is asked anew (its question's record starts empty) rather than handed an old answer.
+  state.answers = undefined;
   const messages: ToolMessage[] = calls.map((call, i) =>
     recordResult(state, step, call, results[i] as ToolOutcome),
   );

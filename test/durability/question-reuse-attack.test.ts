@@ -65,6 +65,13 @@ describe("a hostile model after the person answered one question", () => {
       expect(again).toBeInstanceOf(InputRequiredError);
       expect((again as InputRequiredError).pending).toHaveLength(1);
       expect((again as InputRequiredError).pending[0]?.question).toEqual(QUESTION);
+      // The person declines the big one: the small payment's accept must not stand in for it.
+      const second = (again as InputRequiredError).pending[0]?.toolCallId as string;
+      const result = await setup(store, secondId, paid).resume(first.runId, {
+        answers: [{ toolCallId: second, answer: { action: "decline" } }],
+      });
+      expect(paid).toEqual(["10"]);
+      expect(result.output).toBe("done");
       store.close();
     });
   }
