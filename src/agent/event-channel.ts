@@ -6,8 +6,16 @@
  */
 export class EventChannel<T> implements AsyncIterable<T> {
   readonly #onLeave: (() => void) | undefined;
-  #buffer: T[] = [];
-  #waiting: { resolve: (result: IteratorResult<T>) => void; reject: (error: unknown) => void } | undefined;
+  /**
+   * Events not read yet: `#buffer[#head]` onwards. Read from a moving head (a slot read is
+   * cleared, so the event is not kept) instead of `shift()`, which copies the rest of a long array
+   * on every read.
+   */
+  #buffer: (T | undefined)[] = [];
+  #head = 0;
+  /** The consumer's pending read, when it is waiting for the next event. */
+  #resolve: ((result: IteratorResult<T>) => void) | undefined;
+  #reject: ((error: unknown) => void) | undefined;
   #closed = false;
   #failure: { error: unknown } | undefined;
 
@@ -17,10 +25,11 @@ export class EventChannel<T> implements AsyncIterable<T> {
 
   push(item: T): void {
     if (this.#closed) return;
-    const waiting = this.#waiting;
-    if (waiting) {
-      this.#waiting = undefined;
-      waiting.resolve({ value: item, done: false });
+    const resolve = this.#resolve;
+    if (resolve) {
+      this.#resolve = undefined;
+      this.#reject = undefined;
+      resolve({ value: item, done: false });
     } else {
       this.#buffer.push(item);
     }
@@ -28,9 +37,10 @@ export class EventChannel<T> implements AsyncIterable<T> {
 
   close(): void {
     this.#closed = true;
-    const waiting = this.#waiting;
-    this.#waiting = undefined;
-    waiting?.resolve({ value: undefined, done: true });
+    const resolve = this.#resolve;
+    this.#resolve = undefined;
+    this.#reject = undefined;
+    resolve?.({ value: undefined, done: true });
   }
 
   /** Closes the channel so that, once the buffer is drained, the consumer's next read throws `error`. */
@@ -38,15 +48,28 @@ export class EventChannel<T> implements AsyncIterable<T> {
     if (this.#closed) return;
     this.#failure = { error };
     this.#closed = true;
-    const waiting = this.#waiting;
-    this.#waiting = undefined;
-    waiting?.reject(error);
+    const reject = this.#reject;
+    this.#resolve = undefined;
+    this.#reject = undefined;
+    reject?.(error);
+  }
+
+  /** The oldest unread event, taken off the buffer. */
+  #take(): T | undefined {
+    if (this.#head === this.#buffer.length) return undefined;
+    const item = this.#buffer[this.#head];
+    this.#buffer[this.#head++] = undefined;
+    if (this.#head === this.#buffer.length) {
+      this.#buffer.length = 0;
+      this.#head = 0;
+    }
+    return item;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<T> {
     return {
       next: () => {
-        const item = this.#buffer.shift();
+        const item = this.#take();
         if (item !== undefined) return Promise.resolve({ value: item, done: false });
         if (this.#failure) {
           const { error } = this.#failure;
@@ -55,7 +78,8 @@ export class EventChannel<T> implements AsyncIterable<T> {
         }
         if (this.#closed) return Promise.resolve({ value: undefined, done: true });
         return new Promise((resolve, reject) => {
-          this.#waiting = { resolve, reject };
+          this.#resolve = resolve;
+          this.#reject = reject;
         });
       },
       return: () => {
@@ -63,6 +87,7 @@ export class EventChannel<T> implements AsyncIterable<T> {
         if (!this.#closed) this.#onLeave?.();
         this.#closed = true;
         this.#buffer = [];
+        this.#head = 0;
         this.#failure = undefined;
         return Promise.resolve({ value: undefined, done: true });
       },

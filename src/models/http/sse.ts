@@ -176,23 +176,16 @@ class SseParser {
     if (first === COLON) return; // a comment (keep-alive)
     let colon = text.indexOf(":", start);
     if (colon === -1 || colon > end) colon = end;
-    const name = text.slice(start, colon);
+    // The field's name is told in place (no string made for it: this runs on every line).
+    const field = fieldOf(text, start, colon - start);
+    // `retry:` (reconnection is not ours to do) and unknown fields are ignored, as the standard says.
+    if (field === undefined) return;
     let from = colon + 1;
     if (from < end && text.charCodeAt(from) === SPACE) from++;
     const value = from >= end ? "" : text.slice(from, end);
-    switch (name) {
-      case "data":
-        this.#data = this.#data === undefined ? value : `${this.#data}\n${value}`;
-        break;
-      case "event":
-        this.#event = value === "" ? undefined : value;
-        break;
-      case "id":
-        if (!value.includes("\0")) this.#id = value;
-        break;
-      // `retry:` (reconnection is not ours to do) and unknown fields are ignored, as the
-      // standard says.
-    }
+    if (field === "data") this.#data = this.#data === undefined ? value : `${this.#data}\n${value}`;
+    else if (field === "event") this.#event = value === "" ? undefined : value;
+    else if (!value.includes("\0")) this.#id = value;
   }
 
   /** A blank line: the event so far, when it had data, goes to the handler. */
@@ -206,4 +199,12 @@ class SseParser {
     if (data === undefined) return;
     if (this.#onEvent({ data, event, id }) === true) this.stopped = true;
   }
+}
+
+/** The field a line names (`text[start, start + length)`), when it is one the parser reads. */
+function fieldOf(text: string, start: number, length: number): "data" | "event" | "id" | undefined {
+  if (length === 4 && text.startsWith("data", start)) return "data";
+  if (length === 5 && text.startsWith("event", start)) return "event";
+  if (length === 2 && text.startsWith("id", start)) return "id";
+  return undefined;
 }

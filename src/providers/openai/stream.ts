@@ -97,7 +97,8 @@ export class ChatStreamAssembler {
         this.#reasoning.append(thinking);
         this.#observer.onDelta?.({ type: "reasoning", text: thinking });
       }
-      for (const call of toolCallEntries(delta.tool_calls, this.#provider)) this.#addCallDelta(call);
+      if (delta.tool_calls !== undefined && delta.tool_calls !== null)
+        for (const call of toolCallEntries(delta.tool_calls, this.#provider)) this.#addCallDelta(call);
     }
     if (choice.finish_reason) this.#finish = choice.finish_reason;
     return false;
@@ -117,15 +118,18 @@ export class ChatStreamAssembler {
     const toolCalls = this.#quirks.fillToolCallIds ? fillToolCallIds(calls) : calls;
     const text = textOf(this.#text.toString(), this.#refusal);
     const reasoning = this.#reasoning.toString();
-    return {
+    // Built field by field, not with conditional spreads (this runs on every streamed call); the
+    // keys keep their order.
+    const response: ModelResponse = {
       text,
       toolCalls,
       usage: usageOf(this.#usage, this.#provider),
       finishReason: finishReasonOf(this.#finish, toolCalls.length > 0),
-      ...(this.#model !== undefined && { modelName: this.#model }),
-      ...(reasoning !== "" && { reasoning: [reasoningPart(this.#provider, reasoning)] }),
-      raw: this.#assembled(text, reasoning, toolCalls),
     };
+    if (this.#model !== undefined) response.modelName = this.#model;
+    if (reasoning !== "") response.reasoning = [reasoningPart(this.#provider, reasoning)];
+    response.raw = this.#assembled(text, reasoning, toolCalls);
+    return response;
   }
 
   #addCallDelta(delta: {
@@ -153,13 +157,17 @@ export class ChatStreamAssembler {
     const argumentsDelta = argumentsText(delta.function?.arguments);
     call.arguments += argumentsDelta;
     if (id !== undefined || named !== undefined || argumentsDelta !== "") {
-      this.#observer.onDelta?.({
-        type: "tool_call",
-        index,
-        ...(id !== undefined && { id }),
-        ...(named !== undefined && { name: named }),
-        argumentsDelta,
-      });
+      const onDelta = this.#observer.onDelta;
+      if (onDelta === undefined) return;
+      if (id === undefined && named === undefined) onDelta({ type: "tool_call", index, argumentsDelta });
+      else
+        onDelta({
+          type: "tool_call",
+          index,
+          ...(id !== undefined && { id }),
+          ...(named !== undefined && { name: named }),
+          argumentsDelta,
+        });
     }
   }
 
@@ -179,30 +187,22 @@ export class ChatStreamAssembler {
     });
   }
 
+  /** The Chat Completion the stream amounts to (`raw`), with the keys in the order the API sends them. */
   #assembled(text: string, reasoning: string, toolCalls: ToolCall[]): unknown {
-    return {
-      ...(this.#id !== undefined && { id: this.#id }),
-      object: "chat.completion",
-      ...(this.#model !== undefined && { model: this.#model }),
-      choices: [
-        {
-          index: 0,
-          message: {
-            role: "assistant",
-            content: text || null,
-            ...(reasoning !== "" && { reasoning_content: reasoning }),
-            ...(toolCalls.length > 0 && {
-              tool_calls: toolCalls.map((c) => ({
-                id: c.id,
-                type: "function",
-                function: { name: c.name, arguments: c.arguments },
-              })),
-            }),
-          },
-          finish_reason: this.#finish ?? null,
-        },
-      ],
-      ...(this.#usage !== undefined && { usage: this.#usage }),
-    };
+    const message: Record<string, unknown> = { role: "assistant", content: text || null };
+    if (reasoning !== "") message.reasoning_content = reasoning;
+    if (toolCalls.length > 0)
+      message.tool_calls = toolCalls.map((c) => ({
+        id: c.id,
+        type: "function",
+        function: { name: c.name, arguments: c.arguments },
+      }));
+    const completion: Record<string, unknown> = {};
+    if (this.#id !== undefined) completion.id = this.#id;
+    completion.object = "chat.completion";
+    if (this.#model !== undefined) completion.model = this.#model;
+    completion.choices = [{ index: 0, message, finish_reason: this.#finish ?? null }];
+    if (this.#usage !== undefined) completion.usage = this.#usage;
+    return completion;
   }
 }
