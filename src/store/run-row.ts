@@ -1,5 +1,6 @@
+import type { StoredRunStatus } from "../core/vocabulary/status.js";
 import type { RunUsage } from "../core/vocabulary/usage.js";
-import type { RunProgress, RunSessionLink } from "./store.js";
+import type { RunProgress, RunSessionLink, StoredRunSummary } from "./store.js";
 
 // The row shaping both stores share: what of a run's usage and progress lives in the run row, and
 // the session link's four columns. Only the driver-specific column types stay in each store.
@@ -45,4 +46,28 @@ export function sessionColumnsOf(
     session?.base ?? null,
     session?.version ?? null,
   ];
+}
+
+/** The columns of a runs row that one line of `listRuns` shows, alike in every store. */
+export interface RunSummaryColumns {
+  id: string;
+  agent: string;
+  status: StoredRunStatus;
+  session_id: string | null;
+  input: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One line of `listRuns` from a row. */
+export function summaryOf(r: RunSummaryColumns): StoredRunSummary {
+  return {
+    runId: r.id,
+    agent: r.agent,
+    status: r.status,
+    ...(r.session_id !== null && { sessionId: r.session_id }),
+    input: r.input,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
 }

@@ -2,10 +2,10 @@ import type { Message } from "../../core/vocabulary/messages.js";
 import type { StoredRunStatus } from "../../core/vocabulary/status.js";
 import type { StepUsage } from "../../core/vocabulary/usage.js";
 import { ownerOf } from "../run-claim.js";
-import { sessionLinkOf } from "../run-row.js";
+import { sessionLinkOf, summaryOf } from "../run-row.js";
 import type { PendingCall, RunProgress, StoredRun, StoredRunSummary } from "../store.js";
 import type { PgClient } from "./pg-driver.js";
-import { type PgRunRow, summaryOf } from "./pg-run-row.js";
+import type { PgRunRow } from "./pg-run-row.js";
 
 // The reads of the Postgres runs tables: a run assembled from its row and child rows, and the
 // run list. They take no locks of their own; the caller's transaction decides what they see.

@@ -1,7 +1,7 @@
 import type { StoredRunStatus } from "../../core/vocabulary/status.js";
 import type { RunUsage } from "../../core/vocabulary/usage.js";
 import type { RunSessionColumns } from "../run-row.js";
-import type { RunTools, StoredRunSummary } from "../store.js";
+import type { RunTools } from "../store.js";
 
 /** A row of the runs table as `pg` returns it (json columns parsed, int8 as numbers). */
 export interface PgRunRow extends RunSessionColumns {
@@ -24,17 +24,4 @@ export interface PgRunRow extends RunSessionColumns {
   message_count: number;
   created_at: number;
   updated_at: number;
-}
-
-/** One line of listRuns from a row. */
-export function summaryOf(r: PgRunRow): StoredRunSummary {
-  return {
-    runId: r.id,
-    agent: r.agent,
-    status: r.status,
-    ...(r.session_id !== null && { sessionId: r.session_id }),
-    input: r.input,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
 }

@@ -3,7 +3,7 @@ import type { Message } from "../../core/vocabulary/messages.js";
 import type { StoredRunStatus } from "../../core/vocabulary/status.js";
 import type { RunUsage, StepUsage } from "../../core/vocabulary/usage.js";
 import { ownerOf } from "../run-claim.js";
-import { sessionLinkOf } from "../run-row.js";
+import { sessionLinkOf, summaryOf } from "../run-row.js";
 import type { RunProgress, StoredRun, StoredRunSummary } from "../store.js";
 import { parseStored } from "./sqlite-open.js";
 import type { SqliteRunCalls } from "./sqlite-run-calls.js";
@@ -30,15 +30,7 @@ export function listRuns(
   const sql = `SELECT id, agent, status, session_id, input, created_at, updated_at FROM runs
       ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, id LIMIT ?`;
   const rows = db.prepare(sql).all(...args, filter.limit ?? 100) as RunRow[];
-  return rows.map((r) => ({
-    runId: r.id,
-    agent: r.agent,
-    status: r.status,
-    ...(r.session_id !== null && { sessionId: r.session_id }),
-    input: r.input,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  }));
+  return rows.map(summaryOf);
 }
 
 /** The transcript of a run, in order. */
