@@ -28,17 +28,22 @@ async function silentEndpoint(): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 }
 
+/** Resolves a `hf:` file that is not cached, from `endpoint`, beside the caller's `signal`. */
+function resolveFrom(endpoint: string, signal: AbortSignal, reachabilityTimeoutMs: number): Promise<string> {
+  return resolveSourceFile(noCache, parseLocalModelName("hf:someone/tiny-GGUF/tiny.gguf"), {
+    env: { HF_ENDPOINT: endpoint },
+    cacheDir: "/nonexistent",
+    onProgress: () => {},
+    signal,
+    reachabilityTimeoutMs,
+  });
+}
+
 describe("resolveSourceFile: the reachability probe", () => {
   it("gives up on an endpoint that never answers, also beside the caller's signal and under allocation", async () => {
     const endpoint = await silentEndpoint();
     const caller = new AbortController();
-    const resolving = resolveSourceFile(noCache, parseLocalModelName("hf:someone/tiny-GGUF/tiny.gguf"), {
-      env: { HF_ENDPOINT: endpoint },
-      cacheDir: "/nonexistent",
-      onProgress: () => {},
-      signal: caller.signal,
-      reachabilityTimeoutMs: 50,
-    });
+    const resolving = resolveFrom(endpoint, caller.signal, 50);
     // Garbage made while waiting: the deadline must still fire (an AbortSignal.timeout inside any may not).
     const junk: unknown[] = [];
     for (let i = 0; i < 2e5; i++) junk.push({ i });
@@ -52,13 +57,7 @@ describe("resolveSourceFile: the reachability probe", () => {
   it("the caller's abort wins over the probe's failure", async () => {
     const endpoint = await silentEndpoint();
     const caller = new AbortController();
-    const resolving = resolveSourceFile(noCache, parseLocalModelName("hf:someone/tiny-GGUF/tiny.gguf"), {
-      env: { HF_ENDPOINT: endpoint },
-      cacheDir: "/nonexistent",
-      onProgress: () => {},
-      signal: caller.signal,
-      reachabilityTimeoutMs: 10_000,
-    });
+    const resolving = resolveFrom(endpoint, caller.signal, 10_000);
     setTimeout(() => caller.abort(new Error("stop")), 20);
     await expect(resolving).rejects.toThrow("stop");
   });
