@@ -11,6 +11,8 @@
  * - in structured values, anything under a credential-named key (`authorization`, `cookie`, …).
  */
 
+import { TextMemo } from "./text-memo.js";
+
 /** What a redacted secret is replaced with. */
 export const REDACTED = "[REDACTED]";
 
@@ -134,12 +136,29 @@ export interface RedactionOptions {
 const MAX_CONTEXT_NODES = 10_000;
 
 /**
+ * No built-in pattern matches fewer characters than this (`?key=x` and `a://u@` are the shortest
+ * texts that hold a match), and no literal secret is shorter (MIN_SECRET_LENGTH): a shorter text
+ * of a redactor without caller patterns holds nothing to scrub.
+ */
+const SHORTEST_BUILTIN_MATCH = 6;
+
+/**
  * Scrubs secrets from text and values bound for any output. Redaction works on values, not on
  * serialized text, so a redacted value stays valid JSON of the same shape.
  */
 export class Redactor {
   readonly #secrets: string[];
   readonly #patterns: readonly RegExp[];
+  /** Texts this short hold nothing to scrub: SHORTEST_BUILTIN_MATCH, or 0 with caller patterns. */
+  readonly #shortest: number;
+  /**
+   * Scrubbed texts by the text they were scrubbed from: a history is scrubbed at every sink it
+   * reaches and again at every step (a model step's output, its request event, the workflow's
+   * output, the store), each time the same messages. Strings are immutable and `text` is a pure
+   * function of the string (the secrets and patterns are fixed at construction), so a remembered
+   * answer is the answer, whatever object the text arrived in.
+   */
+  readonly #memo = new TextMemo();
 
   constructor(options: RedactionOptions = {}) {
     const found = new Set<string>(envSecrets(options.env ?? process.env));
@@ -158,6 +177,8 @@ export class Redactor {
       .filter((s) => s.length >= MIN_SECRET_LENGTH)
       .sort((a, b) => b.length - a.length);
     this.#patterns = [...BUILTIN_PATTERNS, ...(options.patterns ?? [])];
+    // A caller's pattern may match a single character.
+    this.#shortest = options.patterns?.length ? 0 : SHORTEST_BUILTIN_MATCH;
   }
 
   /** The length of the longest literal secret (0: none): how much of a stream may hide one's start. */
@@ -167,6 +188,16 @@ export class Redactor {
 
   /** Scrubs one string. */
   text(value: string): string {
+    if (value.length < this.#shortest) return value;
+    const known = this.#memo.get(value);
+    if (known !== undefined) return known;
+    const out = this.#scrub(value);
+    this.#memo.set(value, out);
+    return out;
+  }
+
+  /** `text` without the memo: every literal secret, then every pattern. */
+  #scrub(value: string): string {
     let out = value;
     for (const secret of this.#secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
     for (const pattern of this.#patterns) out = out.replace(pattern, REDACTED);
