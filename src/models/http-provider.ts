@@ -52,7 +52,7 @@ export async function callHttp<S>(
   settings: S,
   request: ModelRequest,
   observer: ModelObserver,
-  http: HttpOptions = {},
+  http: HttpOptions = NO_OPTIONS,
 ): Promise<ModelResponse> {
   checkContextWindow(connection, request);
   const { provider } = connection;
@@ -87,6 +87,10 @@ export async function callHttp<S>(
     throw error;
   }
 }
+
+// One object for every call without options: the transport works out an options object's
+// settings once per object, and a fresh `{}` per call would have it do so on every call.
+const NO_OPTIONS: HttpOptions = Object.freeze({});
 
 /**
  * A streamed answer's text is built by appending its deltas, and V8 keeps such a string as a tree
