@@ -93,7 +93,10 @@ export interface StartedRun<TContext> {
  * `limits.timeoutMs`, so the loop, the model and the tools need to watch only that one.
  */
 export function startRun<TContext>(start: RunStart<TContext>): StartedRun<TContext> {
-  const { runId, limits, meter, signal } = start;
+  const { limits, signal } = start;
+  // Without a timeout nothing but the caller's signal stops the run: that signal is the run's own
+  // (no controller of its own, no listener to add and remove; `stream` always passes one).
+  if (signal && limits.timeoutMs === undefined) return { state: runState(start, signal), stop: noStop };
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal?.reason);
   if (signal?.aborted) onAbort();
@@ -102,24 +105,30 @@ export function startRun<TContext>(start: RunStart<TContext>): StartedRun<TConte
     limits.timeoutMs !== undefined
       ? startTimer(limits.timeoutMs, () => controller.abort(new RunTimeout()))
       : undefined;
-  const state: RunState<TContext> = {
+  return {
+    state: runState(start, controller.signal),
+    stop: () => {
+      cancelTimer?.();
+      signal?.removeEventListener("abort", onAbort);
+    },
+  };
+}
+
+const noStop = () => {};
+
+function runState<TContext>(start: RunStart<TContext>, signal: AbortSignal): RunState<TContext> {
+  const { runId, limits, meter } = start;
+  return {
     runId,
     model: start.model,
     environment: new Environment(start.registry, start.context, start.environment),
     budget: new Budget(limits, meter),
     meter,
     messages: start.messages,
-    signal: controller.signal,
+    signal,
     emit: makeEmitter(runId, start.listener),
     // The agent attaches the run's features once they are built (attachFeatures below).
     hooks: NO_HOOKS,
-  };
-  return {
-    state,
-    stop: () => {
-      cancelTimer?.();
-      signal?.removeEventListener("abort", onAbort);
-    },
   };
 }
 
