@@ -1,5 +1,5 @@
 import { ModelCallError, RunError } from "../core/errors.js";
-import type { ModelResponseEvent } from "../core/vocabulary/events.js";
+import type { EventInit, ModelRequestEvent, ModelResponseEvent } from "../core/vocabulary/events.js";
 import type { AssistantMessage, Message, ToolCall } from "../core/vocabulary/messages.js";
 import type { Model, ModelDelta, ModelObserver, ModelRequest, ModelResponse } from "../models/model.js";
 import type { RunState, StepRequest } from "./hooks.js";
@@ -93,15 +93,17 @@ function callObserver(
   const observer: ModelObserver = {
     onRequest({ body, url, attempt, model }) {
       sent.count++;
-      emit({
+      // Assigned in the key order of a literal with conditional spreads, without its slow path.
+      const event: EventInit<ModelRequestEvent> = {
         type: "model_request",
         step,
         model: model ?? modelId,
         attempt,
         body,
-        ...(url !== undefined && { url }),
-        ...tag,
-      });
+      };
+      if (url !== undefined) event.url = url;
+      if (purpose !== undefined) event.purpose = purpose;
+      emit(event);
     },
     onRetry({ attempt, maxAttempts, delayMs, error }) {
       emit({
@@ -182,20 +184,26 @@ function recordResponse(
     throw callError(state, error);
   }
   if (state.emit === silent) return;
-  state.emit({
-    type: "model_response",
-    step,
-    ...(response.answeredBy !== undefined && { model: response.answeredBy }),
-    text: response.text,
-    toolCalls: response.toolCalls,
-    finishReason: response.finishReason,
-    usage: response.usage,
-    latencyMs: performance.now() - startedMs,
-    ...(response.reasoning !== undefined &&
-      response.reasoning.length > 0 && { reasoning: response.reasoning }),
-    ...(response.raw !== undefined && { raw: response.raw }),
-    ...(purpose !== undefined && { purpose }),
-  });
+  // Assigned in the key order of a literal with conditional spreads, without its slow path.
+  const { text, toolCalls, finishReason, usage } = response;
+  const latencyMs = performance.now() - startedMs;
+  const event: EventInit<ModelResponseEvent> =
+    response.answeredBy === undefined
+      ? { type: "model_response", step, text, toolCalls, finishReason, usage, latencyMs }
+      : {
+          type: "model_response",
+          step,
+          model: response.answeredBy,
+          text,
+          toolCalls,
+          finishReason,
+          usage,
+          latencyMs,
+        };
+  if (response.reasoning !== undefined && response.reasoning.length > 0) event.reasoning = response.reasoning;
+  if (response.raw !== undefined) event.raw = response.raw;
+  if (purpose !== undefined) event.purpose = purpose;
+  state.emit(event);
 }
 
 /** `promise`, or a rejection as soon as `signal` fires; the listener never outlives the call. */
