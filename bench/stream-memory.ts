@@ -108,7 +108,7 @@ export async function streamMemoryBench(): Promise<BenchTable[]> {
       rows,
       notes: [
         "Targets: ms per MB flat from 1 to 20 MB; peak RSS growth ≤ 3× the answer; nothing left once the answer is dropped.",
-        "Heap held after: the run's result still referenced (the answer, flat, is all it should hold).",
+        "Held after: V8's heap plus memory off it (external strings, array buffers), the run's result still referenced (the answer, flat, is all it should hold).",
         "The trace writes every delta (scrubbed as one stream, so a secret split across deltas is caught) and the whole answer again in model_response and run_end (in scrubbed 64 Ki-character slices).",
         "The answer is 100-character deltas of one letter: no word breaks, the dearest case for stream scrubbing (it holds up to 4 Ki characters).",
         `One fresh process per row. Load average (1 min): ${load.map((l) => l.toFixed(2)).join(", ")}.`,

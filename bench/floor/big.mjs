@@ -1,8 +1,9 @@
 // One streamed answer of BYTES bytes (100-character text deltas) through glassloop's Agent.stream,
 // a TraceWriter on (text deltas included) and every event consumed, in its own process:
 // node --expose-gc big.mjs   env: GLASSLOOP_ENTRY, BASE_URL (the mock's /v1), BYTES, TRACE_DIR.
-// Prints "RESULT {json}": ms, peak RSS growth over the process before the run, heap after the run
-// (answer still held) and after it is dropped.
+// Prints "RESULT {json}": ms, peak RSS growth over the process before the run, memory after the run
+// (answer still held) and after it is dropped: V8's heap plus what lives off it (external strings,
+// array buffers), since a long answer may be held there.
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -42,8 +43,12 @@ async function once(size) {
 
 await once(10_000); // warm-up: modules loaded, code compiled
 await gc();
+const held = () => {
+  const { heapUsed, external } = process.memoryUsage();
+  return heapUsed + external;
+};
 const rssBefore = process.memoryUsage().rss;
-const heapBefore = process.memoryUsage().heapUsed;
+const heapBefore = held();
 const started = performance.now();
 const cpu0 = process.cpuUsage();
 let run = await once(bytes);
@@ -51,12 +56,12 @@ const ms = performance.now() - started;
 const cpu = process.cpuUsage(cpu0);
 const peakGrowth = process.resourceUsage().maxRSS * 1024 - rssBefore;
 await gc();
-const heapHeld = process.memoryUsage().heapUsed - heapBefore;
+const heapHeld = held() - heapBefore;
 const chars = run.chars;
 const output = run.result?.output?.length ?? 0;
 run = undefined;
 await gc();
-const heapAfter = process.memoryUsage().heapUsed - heapBefore;
+const heapAfter = held() - heapBefore;
 process.stdout.write(
   `RESULT ${JSON.stringify({ bytes, chars, output, ms, cpuMs: (cpu.user + cpu.system) / 1000, peakGrowthMB: mb(peakGrowth), heapHeldMB: mb(heapHeld), heapAfterMB: mb(heapAfter) })}\n`,
 );

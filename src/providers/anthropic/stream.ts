@@ -1,15 +1,17 @@
 import type { ReasoningPart, ToolCall } from "../../core/vocabulary/messages.js";
 import type { ProviderProtocolError } from "../../models/errors.js";
 import type { ModelDelta, ModelResponse } from "../../models/model.js";
+import { StreamedText } from "../../models/streamed-text.js";
 import { parseArguments } from "../../models/tool-arguments.js";
 import { anthropicProtocolError } from "./protocol-error.js";
 import { thinkingPart, toFinishReason, toTokenUsage } from "./response.js";
 import type { AnthropicErrorBody, AnthropicMessage, AnthropicResponseBlock, AnthropicUsage } from "./wire.js";
 
 type Block =
-  | { kind: "text"; text: string }
+  // A text's and a thinking's deltas are kept off V8's heap as they grow (see StreamedText).
+  | { kind: "text"; text: StreamedText }
   | { kind: "tool"; ordinal: number; id: string; name: string; json: string; initial: unknown }
-  | { kind: "thinking"; start: Record<string, unknown>; thinking: string; signature: string }
+  | { kind: "thinking"; start: Record<string, unknown>; thinking: StreamedText; signature: string }
   | { kind: "other"; start: Record<string, unknown> };
 
 /** A stream's `error` event; `type` is Anthropic's error type, e.g. `overloaded_error`. */
@@ -91,7 +93,7 @@ export class AnthropicStreamAssembler {
       if (block.kind === "thinking") {
         const whole = {
           ...block.start,
-          thinking: block.thinking,
+          thinking: block.thinking.toString(),
           signature: block.signature,
           type: "thinking",
         };
@@ -100,8 +102,9 @@ export class AnthropicStreamAssembler {
         reasoning.push(part);
         content.push(whole as AnthropicResponseBlock);
       } else if (block.kind === "text") {
-        text += block.text;
-        content.push({ type: "text", text: block.text });
+        const blockText = block.text.toString();
+        text += blockText;
+        content.push({ type: "text", text: blockText });
       } else if (block.kind === "tool") {
         const args = toolArguments(block);
         toolCalls.push({ id: block.id, name: block.name, arguments: args });
@@ -158,8 +161,10 @@ export class AnthropicStreamAssembler {
     if (this.#blocks.has(index)) throw this.#bad(`content block ${index} started twice`, e);
     let block: Block;
     if (start.type === "text") {
-      block = { kind: "text", text: typeof start.text === "string" ? start.text : "" };
-      if (block.text) this.onDelta?.({ type: "text", text: block.text });
+      const first = typeof start.text === "string" ? start.text : "";
+      block = { kind: "text", text: new StreamedText() };
+      block.text.append(first);
+      if (first) this.onDelta?.({ type: "text", text: first });
     } else if (start.type === "tool_use") {
       if (typeof start.name !== "string" || start.name === "")
         throw this.#bad("a tool_use block has no name", e);
@@ -169,7 +174,8 @@ export class AnthropicStreamAssembler {
     } else if (start.type === "thinking") {
       const thinking = typeof start.thinking === "string" ? start.thinking : "";
       const signature = typeof start.signature === "string" ? start.signature : "";
-      block = { kind: "thinking", start, thinking, signature };
+      block = { kind: "thinking", start, thinking: new StreamedText(), signature };
+      block.thinking.append(thinking);
       if (thinking) this.onDelta?.({ type: "reasoning", text: thinking });
     } else block = { kind: "other", start };
     this.#blocks.set(index, block);
@@ -186,7 +192,7 @@ export class AnthropicStreamAssembler {
     if (delta.type === "text_delta") {
       if (block?.kind !== "text" || typeof delta.text !== "string")
         throw this.#bad(`text_delta for block ${String(e.index)}, which is not an open text block`, e);
-      block.text += delta.text;
+      block.text.append(delta.text);
       if (delta.text) this.onDelta?.({ type: "text", text: delta.text });
     } else if (delta.type === "input_json_delta") {
       if (block?.kind !== "tool" || typeof delta.partial_json !== "string")
@@ -203,7 +209,7 @@ export class AnthropicStreamAssembler {
         throw this.#bad(`${delta.type} for block ${String(e.index)}, which is not an open thinking block`, e);
       if (delta.type === "signature_delta") block.signature += piece;
       else {
-        block.thinking += piece;
+        block.thinking.append(piece);
         if (piece) this.onDelta?.({ type: "reasoning", text: piece });
       }
     }

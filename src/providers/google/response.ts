@@ -2,6 +2,7 @@ import type { FinishReason, ReasoningPart, ToolCall } from "../../core/vocabular
 import type { TokenUsage } from "../../core/vocabulary/usage.js";
 import { errorForStatus, ProviderProtocolError, StreamIncompleteError } from "../../models/errors.js";
 import type { ModelDelta, ModelResponse } from "../../models/model.js";
+import { StreamedText } from "../../models/streamed-text.js";
 import { checkedTokenUsage, reportedCount } from "../../models/usage-check.js";
 import { freshToolCallId } from "../openai/response.js";
 import { GeminiBlockedError } from "./errors.js";
@@ -27,7 +28,8 @@ const FILTERED = new Set([
 export class GeminiAnswer {
   readonly #provider: string;
   readonly #onDelta: ((delta: ModelDelta) => void) | undefined;
-  #text = "";
+  /** The answer's text (off V8's heap once it is long: see StreamedText). */
+  readonly #text = new StreamedText();
   #thought: ReasoningPart | undefined;
   #textSignature: string | undefined;
   readonly #calls: ToolCall[] = [];
@@ -89,7 +91,7 @@ export class GeminiAnswer {
         body: this.raw(),
       });
     const finish = this.#finish ?? "";
-    if (FILTERED.has(finish) && this.#text === "" && this.#calls.length === 0)
+    if (FILTERED.has(finish) && this.#text.length === 0 && this.#calls.length === 0)
       throw new GeminiBlockedError(finish, "response", { provider: this.#provider, body: this.raw() });
     const reasoning: ReasoningPart[] = [];
     if (this.#thought) reasoning.push(this.#thought);
@@ -103,7 +105,7 @@ export class GeminiAnswer {
       });
     reasoning.push(...this.#callSignatures);
     return {
-      text: this.#text,
+      text: this.#text.toString(),
       toolCalls: this.#calls,
       usage: usageOf(this.#usage),
       finishReason: finishReasonOf(finish, this.#calls.length > 0),
@@ -176,7 +178,7 @@ export class GeminiAnswer {
       if (signature !== undefined) this.#thought.signature = signature;
       if (part.text) this.#onDelta?.({ type: "reasoning", text: part.text });
     } else {
-      this.#text += part.text;
+      this.#text.append(part.text);
       if (signature !== undefined) this.#textSignature = signature;
       if (part.text) this.#onDelta?.({ type: "text", text: part.text });
     }
