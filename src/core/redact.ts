@@ -244,10 +244,11 @@ export class Redactor {
 
   /** A deep copy of `value` with every string scrubbed and credential-named keys blanked. */
   value<T>(value: T): T {
-    return this.#walk(value, new WeakMap()) as T;
+    // A Map, not a WeakMap: it lives only for this walk, and V8's Map is the cheaper of the two.
+    return this.#walk(value, new Map()) as T;
   }
 
-  #walk(value: unknown, seen: WeakMap<object, unknown>): unknown {
+  #walk(value: unknown, seen: Map<object, unknown>): unknown {
     if (typeof value === "string") return this.text(value);
     if (value === null || typeof value !== "object") return value;
     const done = seen.get(value);
@@ -260,7 +261,9 @@ export class Redactor {
     }
     const out: Record<string, unknown> = {};
     seen.set(value, out);
-    for (const [key, item] of Object.entries(value)) {
+    // Object.keys, not Object.entries: the same own enumerable keys, without a pair per key.
+    for (const key of Object.keys(value)) {
+      const item: unknown = (value as Record<string, unknown>)[key];
       out[key] = SECRET_KEYS.has(key.toLowerCase()) && item != null ? REDACTED : this.#walk(item, seen);
     }
     return out;
