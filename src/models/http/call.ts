@@ -1,10 +1,11 @@
 // What a call of the transport is: the options every provider accepts, the POST a provider asks
 // for, what comes back, and the route (URL, headers, secrets) it resolves to once per model.
+
+import type { RequestOptions } from "node:http";
 import { ConfigError } from "../../core/errors.js";
 import { READ_CAPS } from "../../core/read-caps.js";
 import { redact, urlSecrets } from "../../core/redact.js";
 import type { ModelObserver } from "../model.js";
-import type { NodeTarget } from "./node-exchange.js";
 
 /** Transport settings every provider accepts (as its `http` option). */
 export interface HttpOptions {
@@ -147,6 +148,18 @@ export function mergeHeaders(
   return merged;
 }
 
+/** Node's request options for a route (node-exchange.ts makes them): parsed and merged once, the body's length filled in per request. */
+export interface NodeTarget {
+  /** Everything but the headers, which each request sets before node copies the options. */
+  options: RequestOptions;
+  /**
+   * The headers as name/value pairs, `host` first and `content-length` last: a list skips node's
+   * per-header bookkeeping (`setHeader` for each, an object of them), and is checked as written.
+   */
+  pairs: string[];
+  request: typeof import("node:http").request;
+}
+
 /** Where a call goes and what it sends, as every call with the same URL, headers and secrets does. */
 export interface Route {
   /** The URL requests go to, without its userinfo (fetch refuses URLs with credentials). */
@@ -215,3 +228,36 @@ function sameStrings(a: readonly string[], b: readonly string[]): boolean {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
+
+/**
+ * What the transport needs of an HTTP answer, whichever client fetched it: the status, a header,
+ * the body fed chunk by chunk. Over `node:http` the `IncomingMessage` is read directly; a web
+ * `Response` (from a `fetch`) is read through its body stream.
+ */
+export interface WireReply {
+  readonly status: number;
+  /** One header's value by its lower-case name; repeated headers joined with `, `. */
+  header(name: string): string | undefined;
+  /** Every header, as a web `Headers` (built on first use: only errors and replies that ask need it). */
+  readonly headers: Headers;
+  /**
+   * Feeds the body to `onChunk`, chunk by chunk, and resolves once it ended. What `onChunk` throws
+   * ends the reading with that error and drops the connection. When `onChunk` returns `true` the
+   * rest is not wanted: the reading waits one turn of the event loop at most for the body's end
+   * (which lets the connection be reused; the end marker is usually the last thing sent), then
+   * drops the connection and resolves.
+   */
+  read(onChunk: (chunk: Uint8Array) => boolean | undefined): Promise<void>;
+  /** Drops the body unread (and with it the connection). */
+  cancel(): void;
+}
+
+/** One request in flight: its answer once the headers are in, and the one way to end it early. */
+export interface Exchange {
+  readonly reply: Promise<WireReply>;
+  /** Ends the request with `reason`, dropping the connection: the `reply` (or, later, `read`) rejects with it. */
+  abort(reason: unknown): void;
+}
+
+/** Starts one POST of a serialized body along a route. */
+export type Exchanger = (route: Route, body: string) => Exchange;

@@ -13,8 +13,8 @@ import {
   ResponseTooLargeError,
   StreamIdleTimeoutError,
 } from "../errors.js";
-import type { HttpCall, RetryPolicy, Route, Settings } from "./call.js";
-import { readCapped, type WireReply } from "./reply.js";
+import type { HttpCall, RetryPolicy, Route, Settings, WireReply } from "./call.js";
+import { readCapped } from "./reply.js";
 
 /** An error plus what the retry decision needs to know about it. */
 export class Failure {

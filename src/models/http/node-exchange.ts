@@ -1,9 +1,8 @@
-import type { ClientRequest, IncomingMessage, RequestOptions } from "node:http";
+import type { ClientRequest, IncomingMessage } from "node:http";
 import { createRequire } from "node:module";
 import type { Readable } from "node:stream";
 import { urlToHttpOptions } from "node:url";
-import type { Route } from "./call.js";
-import { type Exchange, rawHeader, type WireReply } from "./reply.js";
+import type { Exchange, NodeTarget, Route, WireReply } from "./call.js";
 
 // node:http, node:https (with tls) and node:zlib are loaded on the first call that needs them, not
 // when glassloop is imported: they were a large share of its import time, and a program that never
@@ -21,18 +20,6 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY = new Set([204, 205, 304]);
 // What `fetch` would have added; the caller's own headers of these names win.
 const DEFAULT_HEADERS = { "accept-encoding": "gzip, deflate", "user-agent": "node" };
-
-/** Node's request options for a route: parsed and merged once, the body's length filled in per request. */
-export interface NodeTarget {
-  /** Everything but the headers, which each request sets before node copies the options. */
-  options: RequestOptions;
-  /**
-   * The headers as name/value pairs, `host` first and `content-length` last: a list skips node's
-   * per-header bookkeeping (`setHeader` for each, an object of them), and is checked as written.
-   */
-  pairs: string[];
-  request: typeof import("node:http").request;
-}
 
 function targetOf(url: string, headers: Record<string, string>): NodeTarget {
   const parsed = new URL(url);
@@ -297,4 +284,21 @@ function decoded(res: IncomingMessage, fail: (error: unknown) => void): Readable
   if (decoder === undefined) return res;
   decoder.on("error", fail);
   return res.pipe(decoder);
+}
+
+/**
+ * One header's value from node's raw name/value list, as `IncomingMessage.headers` would give it
+ * (without building that object per answer: it showed in the profile). `name` is lower-case; a
+ * repeated header is joined with `, `, but `content-length` and `content-type` keep the first.
+ */
+export function rawHeader(raw: readonly string[], name: string): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const key = raw[i] as string;
+    if (key.length !== name.length || key.toLowerCase() !== name) continue;
+    if (value === undefined) value = raw[i + 1] as string;
+    else if (name === "content-length" || name === "content-type") break;
+    else value = `${value}, ${raw[i + 1]}`;
+  }
+  return value;
 }

@@ -1,7 +1,9 @@
 // The node:http path shaped like fetch, for code that wants a fetch (Bedrock signs each request
 // and reads a binary event stream through a web `Response`). The transport itself does not use it.
+
+import type { WireReply } from "./call.js";
 import { exchangeWithNode } from "./node-exchange.js";
-import { usesFetch, type WireReply } from "./reply.js";
+import { usesFetch } from "./reply.js";
 
 export { resetEnvProxy } from "./reply.js";
 

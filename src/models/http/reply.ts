@@ -1,43 +1,7 @@
 // What the transport reads an answer through, whichever client fetched it, and the fetch path.
 import { type OversizedPart, ResponseTooLargeError } from "../errors.js";
-import type { Route } from "./call.js";
+import type { Exchange, Exchanger, Route, WireReply } from "./call.js";
 import { exchangeWithNode } from "./node-exchange.js";
-
-/**
- * What the transport needs of an HTTP answer, whichever client fetched it: the status, a header,
- * the body fed chunk by chunk. Over `node:http` the `IncomingMessage` is read directly; a web
- * `Response` (from a `fetch`) is read through its body stream.
- */
-export interface WireReply {
-  readonly status: number;
-  /** One header's value by its lower-case name; repeated headers joined with `, `. */
-  header(name: string): string | undefined;
-  /** Every header, as a web `Headers` (built on first use: only errors and replies that ask need it). */
-  readonly headers: Headers;
-  /**
-   * Feeds the body to `onChunk`, chunk by chunk, and resolves once it ended. What `onChunk` throws
-   * ends the reading with that error and drops the connection. When `onChunk` returns `true` the
-   * rest is not wanted: the reading waits one turn of the event loop at most for the body's end
-   * (which lets the connection be reused; the end marker is usually the last thing sent), then
-   * drops the connection and resolves.
-   */
-  read(onChunk: (chunk: Uint8Array) => boolean | undefined): Promise<void>;
-  /** Drops the body unread (and with it the connection). */
-  cancel(): void;
-}
-
-/** One request in flight: its answer once the headers are in, and the one way to end it early. */
-export interface Exchange {
-  readonly reply: Promise<WireReply>;
-  /**
-   * Ends the request with `reason` and drops the connection: before the headers the `reply`
-   * rejects with it, after them the body's `read` does.
-   */
-  abort(reason: unknown): void;
-}
-
-/** Starts one POST of a serialized body along a route. */
-export type Exchanger = (route: Route, body: string) => Exchange;
 
 /**
  * How the transport POSTs: through `fetchFn` when one is given, else over `node:http` unless
@@ -170,22 +134,4 @@ export async function readCapped(
   const only = chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks, total);
   // A view, not a copy: node's chunks are Buffers already, fetch's are Uint8Arrays.
   return Buffer.from(only.buffer, only.byteOffset, only.byteLength).toString("utf8");
-}
-
-/**
- * One header's value from node's raw name/value list, as `IncomingMessage.headers` would give it
- * for the few the transport reads: reading them this way spares building that object for every
- * answer (it showed in the profile). `name` is lower-case; a repeated header is joined with `, `,
- * but for `content-length` and `content-type`, of which node keeps the first.
- */
-export function rawHeader(raw: readonly string[], name: string): string | undefined {
-  let value: string | undefined;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const key = raw[i] as string;
-    if (key.length !== name.length || key.toLowerCase() !== name) continue;
-    if (value === undefined) value = raw[i + 1] as string;
-    else if (name === "content-length" || name === "content-type") break;
-    else value = `${value}, ${raw[i + 1]}`;
-  }
-  return value;
 }

@@ -10,18 +10,19 @@ import {
   ResponseTooLargeError,
 } from "../errors.js";
 import type { ModelDelta } from "../model.js";
-import {
-  type HttpCall,
-  type HttpOptions,
-  type JsonReply,
-  type Route,
-  routeOf,
-  type Settings,
-  type StreamEnd,
-  settingsOf,
+import type {
+  Exchange,
+  HttpCall,
+  HttpOptions,
+  JsonReply,
+  Route,
+  Settings,
+  StreamEnd,
+  WireReply,
 } from "./call.js";
+import { routeOf, settingsOf } from "./call.js";
 import { type Attempt, classify, excerptOf, Failure, failureOf, parseOrUndefined, scrub } from "./failure.js";
-import { type Exchange, exchangerOf, readCapped, type WireReply } from "./reply.js";
+import { exchangerOf, readCapped } from "./reply.js";
 import { readBodyEvents, SseFormatError, type SseHandler } from "./sse.js";
 
 export type { HttpCall, HttpOptions, JsonReply, StreamEnd } from "./call.js";
