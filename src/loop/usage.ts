@@ -4,17 +4,18 @@ import { checkedCost, checkedRunUsage, checkedTokenUsage } from "../models/usage
 
 /** A fresh, all-zero usage record. */
 export function emptyUsage(knownPrice: boolean): RunUsage {
-  return {
-    requests: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    cachedInputTokens: 0,
-    toolCalls: 0,
-    durationMs: 0,
-    ...(knownPrice && { costUsd: 0 }),
-    steps: [],
-  };
+  // Two literals, not one with a conditional spread (its slow path, every run); same key order.
+  return knownPrice ? { ...ZERO, costUsd: 0, steps: [] } : { ...ZERO, steps: [] };
 }
+
+const ZERO = {
+  requests: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cachedInputTokens: 0,
+  toolCalls: 0,
+  durationMs: 0,
+};
 
 /** Accumulates usage as the loop goes; `snapshot()` gives an independent copy. */
 export class UsageMeter {
@@ -49,15 +50,17 @@ export class UsageMeter {
   }
 
   startStep(step: number): void {
-    this.#usage.steps.push({
+    // Assigned, not a conditional spread (its slow path, every step); same key order.
+    const usage: StepUsage = {
       step,
       inputTokens: 0,
       outputTokens: 0,
       cachedInputTokens: 0,
       toolCalls: 0,
       durationMs: 0,
-      ...(this.#price && { costUsd: 0 }),
-    });
+    };
+    if (this.#price) usage.costUsd = 0;
+    this.#usage.steps.push(usage);
   }
 
   /**
