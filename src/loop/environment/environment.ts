@@ -91,7 +91,8 @@ export class Environment<TContext> {
   admit(calls: ToolCall[]): ToolCall[] {
     const { maxArgumentChars, maxToolCallsPerTurn } = this.options;
     let admitted: ToolCall[] | undefined;
-    for (const [i, call] of calls.entries()) {
+    for (let i = 0; i < calls.length; i++) {
+      const call = calls[i] as ToolCall;
       let feedback: string | undefined;
       if (i >= maxToolCallsPerTurn) {
         feedback = `Not run: this answer made ${calls.length} tool calls and at most ${maxToolCallsPerTurn} run per answer. Make the rest in your next answer.`;
