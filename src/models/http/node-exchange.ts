@@ -18,6 +18,9 @@ let httpsAgent: import("node:https").Agent | undefined;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY = new Set([204, 205, 304]);
+// How long, and how many bytes, the rest of a body the reader did not want may take to end.
+const UNWANTED_MS = 1000;
+const UNWANTED_BYTES = 64 * 1024;
 // What `fetch` would have added; the caller's own headers of these names win.
 const DEFAULT_HEADERS = { "accept-encoding": "gzip, deflate", "user-agent": "node" };
 
@@ -108,9 +111,10 @@ class NodeExchange implements Exchange, WireReply {
   #failed: { error: unknown } | undefined;
   /** The body's reader, while one reads. */
   #reading: Reading | undefined;
-  #stopped = false;
+  /** Bytes of the body that came after the reader wanted no more (undefined while it wants them). */
+  #unwanted: number | undefined;
   /** The wait for the body's end once the reader wanted no more. */
-  #waitForEnd: NodeJS.Immediate | undefined;
+  #waitForEnd: NodeJS.Timeout | undefined;
 
   constructor(request: ClientRequest) {
     this.#request = request;
@@ -202,8 +206,13 @@ class NodeExchange implements Exchange, WireReply {
   };
 
   #onData = (chunk: Buffer): void => {
+    if (this.#unwanted !== undefined) {
+      this.#unwanted += chunk.byteLength;
+      if (this.#unwanted > UNWANTED_BYTES) this.cancel();
+      return;
+    }
     const reading = this.#reading;
-    if (this.#phase !== "response" || reading === undefined || this.#stopped) return;
+    if (this.#phase !== "response" || reading === undefined) return;
     let stop: boolean | undefined;
     try {
       stop = reading.onChunk(chunk);
@@ -212,15 +221,12 @@ class NodeExchange implements Exchange, WireReply {
       return;
     }
     if (stop !== true) return;
-    // The rest is unwanted: its end (usually already on its way) lets the socket be reused;
-    // a body still open after a turn of the event loop is dropped instead.
-    this.#stopped = true;
-    this.#waitForEnd = setImmediate(this.#late);
-  };
-
-  #late = (): void => {
-    if (this.#phase === "done") return;
-    this.cancel();
+    // The rest is unwanted and the reader is answered now. The body's end (a chunked body's last
+    // chunk, often a packet behind the end marker) lets the connection be reused, sparing the next
+    // call a new TCP and TLS handshake, so it may still come; a body open longer is dropped.
+    this.#unwanted = 0;
+    this.#finishReading()?.done();
+    this.#waitForEnd = setTimeout(() => this.cancel(), UNWANTED_MS).unref();
   };
 
   #onEnd = (): void => {
@@ -236,7 +242,7 @@ class NodeExchange implements Exchange, WireReply {
   #finishReading(): Reading | undefined {
     const reading = this.#reading;
     this.#reading = undefined;
-    clearImmediate(this.#waitForEnd);
+    clearTimeout(this.#waitForEnd);
     this.#waitForEnd = undefined;
     return reading;
   }
@@ -256,9 +262,9 @@ class NodeExchange implements Exchange, WireReply {
     this.#drop();
     const reading = this.#finishReading();
     if (!streaming) this.#reject(error);
-    else if (this.#stopped) reading?.done();
     else if (reading) reading.fail(error);
-    else this.#failed = { error };
+    // (After the reader was answered, what fails is the unwanted rest: nobody is told.)
+    else if (this.#unwanted === undefined) this.#failed = { error };
   };
 
   #drop(): void {
