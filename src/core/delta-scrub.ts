@@ -17,6 +17,8 @@ export type DeltaEvent = Extract<AgentEvent, { type: "text_delta" | "reasoning_d
 
 interface OpenStream {
   runId: string;
+  /** The stream's first delta: what tells the stream's deltas (see `sameStream`). */
+  first: DeltaEvent;
   redact: PieceRedactor;
   /** The deltas whose text is not final yet, in order. */
   held: DeltaEvent[];
@@ -35,6 +37,8 @@ export function isDelta(event: AgentEvent): event is DeltaEvent {
 export class DeltaScrubber {
   readonly #redactor: Redactor;
   readonly #streams = new Map<string, OpenStream>();
+  /** The stream the last delta went to (still open: it is forgotten when its stream ends). */
+  #last: OpenStream | undefined;
 
   constructor(redactor: Redactor) {
     this.#redactor = redactor;
@@ -47,11 +51,16 @@ export class DeltaScrubber {
       write(event);
       return;
     }
-    const key = keyOf(event);
-    let stream = this.#streams.get(key);
-    if (stream === undefined) {
-      stream = { runId: event.runId, redact: new PieceRedactor(this.#redactor), held: [] };
-      this.#streams.set(key, stream);
+    // A stream's deltas come in runs: the stream of the last delta is checked before a key is made.
+    let stream = this.#last;
+    if (stream === undefined || !sameStream(stream.first, event)) {
+      const key = keyOf(event);
+      stream = this.#streams.get(key);
+      if (stream === undefined) {
+        stream = { runId: event.runId, first: event, redact: new PieceRedactor(this.#redactor), held: [] };
+        this.#streams.set(key, stream);
+      }
+      this.#last = stream;
     }
     stream.held.push(event);
     release(stream, stream.redact.push(pieceOf(event)), write);
@@ -61,6 +70,7 @@ export class DeltaScrubber {
   end(write: (event: AgentEvent) => void): void {
     for (const [key, stream] of this.#streams) {
       this.#streams.delete(key);
+      if (this.#last === stream) this.#last = undefined;
       release(stream, stream.redact.end(), write);
     }
   }
@@ -69,6 +79,7 @@ export class DeltaScrubber {
     for (const [key, stream] of this.#streams) {
       if (stream.runId !== runId) continue;
       this.#streams.delete(key);
+      if (this.#last === stream) this.#last = undefined;
       release(stream, stream.redact.end(), write);
     }
   }
@@ -89,6 +100,12 @@ function release(stream: OpenStream, texts: readonly string[], write: (event: Ag
 
 function pieceOf(event: DeltaEvent): string {
   return event.type === "tool_call_delta" ? event.argumentsDelta : event.text;
+}
+
+/** Whether `b` belongs to the stream of `a` (what `keyOf` tells, without making the key). */
+function sameStream(a: DeltaEvent, b: DeltaEvent): boolean {
+  if (a.type !== b.type || a.runId !== b.runId || a.step !== b.step) return false;
+  return a.type !== "tool_call_delta" || a.index === (b as typeof a).index;
 }
 
 /** One stream: a run's text or reasoning of one step, or the arguments of one call of a step. */

@@ -59,6 +59,20 @@ const SECRET_KEYS = new Set([
   "refresh_token",
 ]);
 
+/** The shortest and longest of SECRET_KEYS: a key outside these lengths is none of them. */
+const SECRET_KEY_MIN = Math.min(...[...SECRET_KEYS].map((k) => k.length));
+const SECRET_KEY_MAX = Math.max(...[...SECRET_KEYS].map((k) => k.length));
+
+/**
+ * Whether `key` names a credential (SECRET_KEYS, any case). The length test comes first so the
+ * short keys every event has (`type`, `runId`, `text`) are told without a lower-cased copy.
+ * Exact: lower-casing never makes a key shorter, and where it makes one longer (`İ`) it adds a
+ * character no credential key has.
+ */
+function isSecretKey(key: string): boolean {
+  return key.length >= SECRET_KEY_MIN && key.length <= SECRET_KEY_MAX && SECRET_KEYS.has(key.toLowerCase());
+}
+
 /** `_`-separated parts of an environment variable's name that say its value is a credential. */
 const SECRET_NAME_PARTS = new Set([
   "KEY",
@@ -221,7 +235,7 @@ export class Redactor {
     return JSON.stringify(
       value,
       (key, item: unknown) => {
-        if (key !== "" && SECRET_KEYS.has(key.toLowerCase()) && item != null) return REDACTED;
+        if (key !== "" && isSecretKey(key) && item != null) return REDACTED;
         return typeof item === "string" ? this.text(item) : item;
       },
       space,
@@ -236,7 +250,7 @@ export class Redactor {
    */
   stringifyAside(value: unknown, aside: (item: string) => string | undefined): string {
     return JSON.stringify(value, (key, item: unknown) => {
-      if (key !== "" && SECRET_KEYS.has(key.toLowerCase()) && item != null) return REDACTED;
+      if (key !== "" && isSecretKey(key) && item != null) return REDACTED;
       if (typeof item !== "string") return item;
       return aside(item) ?? this.text(item);
     });
@@ -264,7 +278,7 @@ export class Redactor {
     // Object.keys, not Object.entries: the same own enumerable keys, without a pair per key.
     for (const key of Object.keys(value)) {
       const item: unknown = (value as Record<string, unknown>)[key];
-      out[key] = SECRET_KEYS.has(key.toLowerCase()) && item != null ? REDACTED : this.#walk(item, seen);
+      out[key] = isSecretKey(key) && item != null ? REDACTED : this.#walk(item, seen);
     }
     return out;
   }

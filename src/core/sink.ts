@@ -61,27 +61,34 @@ export function redactingJsonSink<T, R = void>(
   if (!options.sliceLongText) return { name, write: (value: T) => writer(redactor.stringify(value), true) };
   // A stand-in no serialized string can equal: a NUL and a per-process random tag.
   const tag = `\u0000glassloop-slice-${Math.random().toString(36).slice(2)}-`;
+  // One list and one callback for every write (most records hold no long text: a streamed delta
+  // is written per piece, and what each write allocates makes the young generation grow).
+  const long: string[] = [];
+  const aside = (item: string): string | undefined => {
+    if (item.length < LINE_SLICE_CHARS) return undefined;
+    long.push(item);
+    return `${tag}${long.length - 1}`;
+  };
+  const piece = (text: string) => {
+    writer(text, false);
+  };
   return {
     name,
     write(value: T) {
-      const long: string[] = [];
-      const json = redactor.stringifyAside(value, (item) => {
-        if (item.length < LINE_SLICE_CHARS) return undefined;
-        long.push(item);
-        return `${tag}${long.length - 1}`;
-      });
-      const piece = (text: string) => {
-        writer(text, false);
-      };
+      long.length = 0;
+      const json = redactor.stringifyAside(value, aside);
+      if (long.length === 0) return writer(json, true);
+      // Taken out of the shared list: a writer that writes again must not change them.
+      const texts = long.splice(0);
       let at = 0;
-      for (const [i, text] of long.entries()) {
+      for (const [i, text] of texts.entries()) {
         const mark = JSON.stringify(`${tag}${i}`);
         const found = json.indexOf(mark, at);
         piece(`${json.slice(at, found)}"`);
         writeScrubbed(text, redactor, piece);
         at = found + mark.length;
         // The closing quote goes with what follows.
-        if (i + 1 < long.length) piece('"');
+        if (i + 1 < texts.length) piece('"');
         else return writer(`"${json.slice(at)}`, true);
       }
       return writer(json, true);

@@ -61,7 +61,10 @@ function scrub(value: unknown, kinds: DigestKinds): unknown {
     if (typeof type === "string") kind ??= kindOf(type, kinds);
   }
   let out: Record<string, unknown> | undefined;
-  for (const [key, item] of Object.entries(record)) {
+  // Object.keys, not Object.entries: the same own enumerable keys in the same order, without a
+  // pair per key (this runs for every record a trace writes, every streamed delta included).
+  for (const key of Object.keys(record)) {
+    const item = record[key];
     const next = kind && key === "data" && typeof item === "string" ? digest(kind, item) : scrub(item, kinds);
     if (next !== item) {
       out ??= { ...record };
