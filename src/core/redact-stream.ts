@@ -49,6 +49,8 @@ function lastWordsStart(text: string, floor: number): number {
 
 /** Overlapping or touching ranges joined, in order. */
 function merge(spans: [number, number][]): [number, number][] {
+  // Most scans find nothing (or one secret): nothing to sort or join, no copy.
+  if (spans.length <= 1) return spans;
   const out: [number, number][] = [];
   for (const [start, end] of [...spans].sort((a, b) => a[0] - b[0])) {
     const last = out.at(-1);
@@ -188,20 +190,21 @@ export class PieceRedactor {
     const { cut: within, spans } = cutOf(this.#redactor, this.#maxHeld, text, from);
     // Only whole pieces leave: the cut moves back to the end of the last piece before it that is
     // not inside a secret (a secret's rest must stay with what follows to be recognised again).
-    const ends: number[] = [];
-    let at = from;
-    for (const length of this.#pieces) {
-      at += length;
-      ends.push(at);
-    }
+    // (Walked with running sums and a plain loop: this runs on every scan of a stream.)
+    const pieces = this.#pieces;
     let count = 0;
-    for (let i = 0; i < ends.length && (ends[i] as number) <= within; i++) {
-      const end = ends[i] as number;
-      if (!spans.some(([start, stop]) => start < end && end < stop)) count = i + 1;
+    let cut = from;
+    let end = from;
+    for (let i = 0; i < pieces.length; i++) {
+      end += pieces[i] as number;
+      if (end > within) break;
+      if (!insideSpan(spans, end)) {
+        count = i + 1;
+        cut = end;
+      }
     }
     // A piece of nothing right after them leaves with them: it has no text to wait for.
-    while (count < this.#pieces.length && this.#pieces[count] === 0) count++;
-    const cut = count === 0 ? from : (ends[count - 1] as number);
+    while (count < pieces.length && pieces[count] === 0) count++;
     const out = this.#render(text, from, count, spans);
     this.#held = text.slice(cut);
     this.#context = text.slice(Math.max(0, cut - CONTEXT_CHARS), cut);
@@ -233,6 +236,15 @@ export class PieceRedactor {
     }
     return out;
   }
+}
+
+/** Whether `at` is strictly inside one of `spans`. */
+function insideSpan(spans: readonly [number, number][], at: number): boolean {
+  for (let i = 0; i < spans.length; i++) {
+    const span = spans[i] as [number, number];
+    if (span[0] < at && at < span[1]) return true;
+  }
+  return false;
 }
 
 /**

@@ -225,8 +225,14 @@ export class Redactor {
       for (let at = value.indexOf(secret); at !== -1; at = value.indexOf(secret, at + 1))
         found.push([at, at + secret.length]);
     }
-    for (const pattern of this.#patterns)
-      for (const match of value.matchAll(pattern)) found.push([match.index, match.index + match[0].length]);
+    for (const pattern of this.#patterns) {
+      // A pattern without the `g` flag is refused by matchAll, as it always was.
+      if (!pattern.global) {
+        for (const match of value.matchAll(pattern)) found.push([match.index, match.index + match[0].length]);
+        continue;
+      }
+      collectMatches(pattern, value, found);
+    }
     return found;
   }
 
@@ -290,6 +296,37 @@ export class Redactor {
  */
 export function redact(text: string, secrets: readonly string[]): string {
   return new Redactor({ env: {}, secrets }).text(text);
+}
+
+/**
+ * Every match of the global `pattern` in `value` as `[start, end)`, pushed to `into`: what
+ * `value.matchAll(pattern)` finds, without the copy of the pattern and the iterator matchAll makes
+ * on every call (this runs on every scan of a streamed answer). Starts at 0 and leaves `lastIndex`
+ * at 0, as `replace` does with the same pattern.
+ */
+export function collectMatches(pattern: RegExp, value: string, into: [number, number][]): void {
+  // `v` (unicodeSets) steps by code points too; ES2023's lib does not name it yet.
+  const unicode = pattern.unicode || (pattern as { unicodeSets?: boolean }).unicodeSets === true;
+  pattern.lastIndex = 0;
+  try {
+    for (let match = pattern.exec(value); match !== null; match = pattern.exec(value)) {
+      const length = match[0].length;
+      into.push([match.index, match.index + length]);
+      // An empty match moves on one character (one code point with `u`), as matchAll does.
+      if (length === 0) pattern.lastIndex = advance(value, pattern.lastIndex, unicode);
+    }
+  } finally {
+    pattern.lastIndex = 0;
+  }
+}
+
+/** The index after `at` in `value`: past a whole surrogate pair when `unicode`. */
+function advance(value: string, at: number, unicode: boolean): number {
+  if (!unicode || at + 1 >= value.length) return at + 1;
+  const code = value.charCodeAt(at);
+  if (code < 0xd800 || code > 0xdbff) return at + 1;
+  const next = value.charCodeAt(at + 1);
+  return next >= 0xdc00 && next <= 0xdfff ? at + 2 : at + 1;
 }
 
 function safeDecode(text: string): string {

@@ -39,6 +39,10 @@ function kindOf(mediaType: string, kinds: DigestKinds): "image" | "file" | undef
 
 function scrub(value: unknown, kinds: DigestKinds): unknown {
   if (typeof value === "string") {
+    // Only a text that starts with `d` or `D` can be a data URL: every other string of every
+    // record (a streamed delta's text, its run id) is passed without running the pattern.
+    const first = value.charCodeAt(0);
+    if (first !== 100 && first !== 68) return value;
     const match = DATA_URL.exec(value);
     const kind = match ? kindOf(match[1] as string, kinds) : undefined;
     return match && kind ? `data:${match[1]};base64,${digest(kind, value.slice(match[0].length))}` : value;
