@@ -6,7 +6,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { collectMatches, REDACTED, Redactor } from "./redact.js";
+import { collectMatches } from "./pattern-matches.js";
+import { REDACTED, Redactor } from "./redact.js";
 import { MAX_HELD_CHARS as NEW_MAX_HELD, PieceRedactor } from "./redact-stream.js";
 
 const MAX_HELD_CHARS = NEW_MAX_HELD;

@@ -11,6 +11,8 @@
  * - in structured values, anything under a credential-named key (`authorization`, `cookie`, …).
  */
 
+import { collectMatches } from "./pattern-matches.js";
+import { isSecretKey } from "./secret-keys.js";
 import { TextMemo } from "./text-memo.js";
 
 /** What a redacted secret is replaced with. */
@@ -41,37 +43,6 @@ const BUILTIN_PATTERNS: readonly RegExp[] = [
   URL_USERINFO,
   URL_CREDENTIAL_PARAM,
 ];
-
-/** Object keys whose values are credentials wherever they appear (headers, config, tool arguments). */
-const SECRET_KEYS = new Set([
-  "authorization",
-  "proxy-authorization",
-  "x-api-key",
-  "api-key",
-  "api_key",
-  "apikey",
-  "x-goog-api-key",
-  "cookie",
-  "set-cookie",
-  "password",
-  "client_secret",
-  "access_token",
-  "refresh_token",
-]);
-
-/** The shortest and longest of SECRET_KEYS: a key outside these lengths is none of them. */
-const SECRET_KEY_MIN = Math.min(...[...SECRET_KEYS].map((k) => k.length));
-const SECRET_KEY_MAX = Math.max(...[...SECRET_KEYS].map((k) => k.length));
-
-/**
- * Whether `key` names a credential (SECRET_KEYS, any case). The length test comes first so the
- * short keys every event has (`type`, `runId`, `text`) are told without a lower-cased copy.
- * Exact: lower-casing never makes a key shorter, and where it makes one longer (`İ`) it adds a
- * character no credential key has.
- */
-function isSecretKey(key: string): boolean {
-  return key.length >= SECRET_KEY_MIN && key.length <= SECRET_KEY_MAX && SECRET_KEYS.has(key.toLowerCase());
-}
 
 /** `_`-separated parts of an environment variable's name that say its value is a credential. */
 const SECRET_NAME_PARTS = new Set([
@@ -296,37 +267,6 @@ export class Redactor {
  */
 export function redact(text: string, secrets: readonly string[]): string {
   return new Redactor({ env: {}, secrets }).text(text);
-}
-
-/**
- * Every match of the global `pattern` in `value` as `[start, end)`, pushed to `into`: what
- * `value.matchAll(pattern)` finds, without the copy of the pattern and the iterator matchAll makes
- * on every call (this runs on every scan of a streamed answer). Starts at 0 and leaves `lastIndex`
- * at 0, as `replace` does with the same pattern.
- */
-export function collectMatches(pattern: RegExp, value: string, into: [number, number][]): void {
-  // `v` (unicodeSets) steps by code points too; ES2023's lib does not name it yet.
-  const unicode = pattern.unicode || (pattern as { unicodeSets?: boolean }).unicodeSets === true;
-  pattern.lastIndex = 0;
-  try {
-    for (let match = pattern.exec(value); match !== null; match = pattern.exec(value)) {
-      const length = match[0].length;
-      into.push([match.index, match.index + length]);
-      // An empty match moves on one character (one code point with `u`), as matchAll does.
-      if (length === 0) pattern.lastIndex = advance(value, pattern.lastIndex, unicode);
-    }
-  } finally {
-    pattern.lastIndex = 0;
-  }
-}
-
-/** The index after `at` in `value`: past a whole surrogate pair when `unicode`. */
-function advance(value: string, at: number, unicode: boolean): number {
-  if (!unicode || at + 1 >= value.length) return at + 1;
-  const code = value.charCodeAt(at);
-  if (code < 0xd800 || code > 0xdbff) return at + 1;
-  const next = value.charCodeAt(at + 1);
-  return next >= 0xdc00 && next <= 0xdfff ? at + 2 : at + 1;
 }
 
 function safeDecode(text: string): string {
