@@ -11,7 +11,7 @@ import { checkAnswer, type PendingQuestion } from "../core/questions.js";
 import type { Redactor } from "../core/redact.js";
 import type { PersonAnswer, PersonQuestion } from "../core/vocabulary/questions.js";
 import { refuse } from "./errors.js";
-import type { QuestionItem } from "./log-items.js";
+import type { ApprovalItem, QuestionItem } from "./log-items.js";
 import type { ApprovalRecord, RunRecord, ServeLog } from "./serve-log.js";
 
 /** How a question's id starts: it shares the approvals' table, and neither route takes the other's. */
@@ -23,30 +23,35 @@ export function isQuestion(record: Pick<ApprovalRecord, "approvalId">): boolean 
 }
 
 /**
- * The questions of a paused run as the log keeps them (`validated`: the question as asked) and the
- * stream shows them: `pending` from the run here (`InputRequiredError`) or on a worker (its wait).
+ * The questions of a paused run as the log keeps them (rows of the approvals' table, `validated`:
+ * the question as asked) and as the stream shows them: `pending` from the run here
+ * (`InputRequiredError`) or on a worker (its wait).
  */
 export function questionItems(
   pending: readonly PendingQuestion[],
   redactor: Redactor,
-): { stored: (QuestionItem & { validated: string; input: unknown })[]; shown: QuestionItem[] } {
-  const stored = pending.map((p) => {
+): { rows: (ApprovalItem & { validated: string })[]; shown: QuestionItem[] } {
+  const rows: (ApprovalItem & { validated: string })[] = [];
+  const shown: QuestionItem[] = [];
+  for (const p of pending) {
     // The asker's text and form as the person sees them: scrubbed of secrets like any streamed text.
-    const shown = redactor.value({
+    const seen = redactor.value({
       source: p.question.source,
       message: p.question.message,
       schema: p.question.schema,
-    });
-    return {
-      questionId: `${QUESTION_PREFIX}${randomBytes(18).toString("base64url")}`,
-      toolCallId: p.toolCallId,
-      toolName: p.toolName,
-      ...(shown as Pick<QuestionItem, "source" | "message" | "schema">),
-      input: shown,
+    }) as Pick<QuestionItem, "source" | "message" | "schema">;
+    const questionId = `${QUESTION_PREFIX}${randomBytes(18).toString("base64url")}`;
+    const { toolCallId, toolName } = p;
+    rows.push({
+      approvalId: questionId,
+      toolCallId,
+      toolName,
+      input: seen,
       validated: JSON.stringify(p.question),
-    };
-  });
-  return { stored, shown: stored.map(({ validated: _v, input: _i, ...item }) => item) };
+    });
+    shown.push({ questionId, toolCallId, toolName, ...seen });
+  }
+  return { rows, shown };
 }
 
 const answerSchema = z.discriminatedUnion("action", [

@@ -244,18 +244,8 @@ export class RunDriver {
 
   /** The run paused on a tool's question: its questions get ids in the log and go to the stream. */
   async #ask(run: RunRecord, channel: RunChannel, normalizer: EventNormalizer, error: InputRequiredError) {
-    const { stored, shown } = questionItems(error.pending, this.#o.redactor);
-    await this.#o.log.addApprovals(
-      run.runId,
-      stored.map((q) => ({
-        approvalId: q.questionId,
-        toolCallId: q.toolCallId,
-        toolName: q.toolName,
-        input: q.input,
-        validated: q.validated,
-      })),
-      this.id,
-    );
+    const { rows, shown } = questionItems(error.pending, this.#o.redactor);
+    await this.#o.log.addApprovals(run.runId, rows, this.id);
     const held = normalizer.takeHeldEnd();
     channel.append([
       { kind: "question", questions: shown },

@@ -97,18 +97,8 @@ export async function recordPause(
     await o.log.addApprovals(run.runId, approvals, o.driver);
     item = { kind: "approval", approvals: approvals.map(({ validated: _v, ...shown }) => shown), ...after };
   } else {
-    const { stored, shown } = questionItems(wait.waiting, o.redactor);
-    await o.log.addApprovals(
-      run.runId,
-      stored.map((q) => ({
-        approvalId: q.questionId,
-        toolCallId: q.toolCallId,
-        toolName: q.toolName,
-        input: q.input,
-        validated: q.validated,
-      })),
-      o.driver,
-    );
+    const { rows, shown } = questionItems(wait.waiting, o.redactor);
+    await o.log.addApprovals(run.runId, rows, o.driver);
     item = {
       kind: "question",
       questions: shown,
