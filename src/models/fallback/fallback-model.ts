@@ -1,15 +1,9 @@
 import { ConfigError } from "../../core/errors.js";
 import { redact } from "../../core/redact.js";
+import { sleep } from "../../core/sleep.js";
+import type { FallbackReason } from "../../core/vocabulary/events.js";
 import { RequestTimeoutError } from "../errors.js";
-import { sleep } from "../http/transport.js";
-import type {
-  FallbackReason,
-  Model,
-  ModelObserver,
-  ModelPrice,
-  ModelRequest,
-  ModelResponse,
-} from "../model.js";
+import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../model.js";
 import { type BreakerOptions, type CircuitBreakers, sharedBreakers } from "./breaker.js";
 import { type FallbackAttempt, FallbackExhaustedError } from "./errors.js";
 import { defaultReason, statusOf } from "./reasons.js";

@@ -18,4 +18,4 @@ export {
 } from "./call.js";
 export { backoffMs, isRetryableStatus, retryAfterMs } from "./failure.js";
 export { MAX_EVENT_CHARS, readEvents, type SseEvent, type SseHandler } from "./sse.js";
-export { postEvents, postJson, type StreamHandlerFactory, sleep } from "./transport.js";
+export { postEvents, postJson, type StreamHandlerFactory } from "./transport.js";

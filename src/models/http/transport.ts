@@ -1,7 +1,9 @@
 // One model call over HTTP, top to bottom: `postJson` or `postEvents` → `Send.run` (the route,
 // the body serialized once, the attempts) → an exchange (node-exchange.ts, or a fetch) → the reader
 // of the answer. Failures become typed, redacted errors in failure.ts.
+
 import { redact } from "../../core/redact.js";
+import { sleep } from "../../core/sleep.js";
 import {
   CallDeadlineError,
   errorFields,
@@ -251,22 +253,6 @@ class Answer implements JsonReply, StreamEnd {
   get headers(): Headers {
     return this.#reply.headers;
   }
-}
-
-/** A sleep that ends early, rejecting with the signal's reason, when `signal` fires. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /**
