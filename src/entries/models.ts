@@ -5,6 +5,7 @@
  * (`"openai:gpt-4o-mini"`) need none of this: they resolve from the root.
  */
 
+export type { FallbackReason } from "../core/vocabulary/events.js";
 export { UnsupportedContentError } from "../models/attachments.js";
 export { CloudCredentialsError, type TokenProvider } from "../models/cloud-credentials.js";
 export {
@@ -54,7 +55,6 @@ export {
 export {
   costOf,
   type FallbackInfo,
-  type FallbackReason,
   type RateLimitWaitInfo,
   type RetryInfo,
 } from "../models/model.js";

@@ -1,3 +1,4 @@
+import type { FallbackReason } from "../core/vocabulary/events.js";
 import type { FinishReason, Message, ReasoningPart, ToolCall } from "../core/vocabulary/messages.js";
 import type { TokenUsage } from "../core/vocabulary/usage.js";
 
@@ -89,16 +90,6 @@ export interface RetryInfo {
   /** The model retrying, when it is not the called one (a fallback chain's member). */
   model?: string;
 }
-
-/** Why a fallback chain did not take a model's answer. */
-export type FallbackReason =
-  | "rate_limited"
-  | "overloaded"
-  | "server_error"
-  | "timeout"
-  | "network"
-  | "circuit_open"
-  | "user_rule";
 
 /** A fallback chain moved on from `from` to `to` (absent when none was left). */
 export interface FallbackInfo {

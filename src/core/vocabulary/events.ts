@@ -13,6 +13,7 @@ import type { RunUsage } from "./usage.js";
 
 // What one model call reports lives in model-events.ts; this file is still the one import point.
 export type {
+  FallbackReason,
   ModelFallbackEvent,
   ModelRequestEvent,
   ModelResponseEvent,

@@ -38,6 +38,16 @@ export interface ModelRetryEvent extends EventBase {
   error: string;
 }
 
+/** Why a fallback chain did not take a model's answer. */
+export type FallbackReason =
+  | "rate_limited"
+  | "overloaded"
+  | "server_error"
+  | "timeout"
+  | "network"
+  | "circuit_open"
+  | "user_rule";
+
 /**
  * A fallback chain did not take `from`'s answer and moved on to `to` (absent: none was left);
  * `reason` says why (a 429, an overload, a 5xx, a timeout, a network failure, an open circuit
@@ -48,14 +58,7 @@ export interface ModelFallbackEvent extends EventBase {
   step: number;
   from: string;
   to?: string;
-  reason:
-    | "rate_limited"
-    | "overloaded"
-    | "server_error"
-    | "timeout"
-    | "network"
-    | "circuit_open"
-    | "user_rule";
+  reason: FallbackReason;
   error: string;
   status?: number;
   /** Milliseconds spent on `from`. */

@@ -1,5 +1,5 @@
 import { GlassloopError } from "../../core/errors.js";
-import type { FallbackReason } from "../model.js";
+import type { FallbackReason } from "../../core/vocabulary/events.js";
 
 /** One model of a chain that did not answer, and why. */
 export interface FallbackAttempt {

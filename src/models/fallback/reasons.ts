@@ -1,3 +1,4 @@
+import type { FallbackReason } from "../../core/vocabulary/events.js";
 import {
   AuthenticationError,
   ContextOverflowError,
@@ -7,7 +8,6 @@ import {
   RateLimitError,
   StreamIncompleteError,
 } from "../errors.js";
-import type { FallbackReason } from "../model.js";
 
 /**
  * Why a chain may leave a model after `error`, or `undefined` when the error is the caller's (a
