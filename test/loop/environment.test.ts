@@ -337,6 +337,49 @@ describe("results", () => {
     await callOnce({ name: "t", args: { n: "5" } }, [t]);
     expect(seen).toEqual([{ n: 5, unit: "c" }, "c1", 2]);
   });
+
+  it("hands the tool options that behave as a plain object: spread, listed and read alike", async () => {
+    const seen: Record<string, unknown>[] = [];
+    const t = tool({
+      name: "t",
+      description: "d",
+      input: z.object({}),
+      run: (_args, options) => {
+        const copy = { ...options };
+        seen.push({
+          keys: Object.keys(options).sort(),
+          copiedSignal: copy.signal instanceof AbortSignal && !copy.signal.aborted,
+          sameSignal: options.signal === options.signal,
+          usage: copy.usage.requests,
+          remaining: copy.remaining.toolCalls,
+          id: copy.toolCallId,
+        });
+        return "ok";
+      },
+    });
+    const model = new ScriptedModel([{ toolCalls: [{ id: "c1", name: "t", args: {} }] }, { text: "done" }]);
+    await new Agent({ model, tools: [t], limits: { maxToolCalls: 4 } }).run("go");
+    expect(seen).toEqual([
+      {
+        keys: [
+          "addUsage",
+          "answered",
+          "context",
+          "forward",
+          "messages",
+          "remaining",
+          "signal",
+          "toolCallId",
+          "usage",
+        ],
+        copiedSignal: true,
+        sameSignal: true,
+        usage: 1,
+        remaining: 3,
+        id: "c1",
+      },
+    ]);
+  });
 });
 
 describe("options are validated at construction", () => {

@@ -1,13 +1,10 @@
 import { ToolError } from "../../core/errors.js";
 import { QuestionAsked } from "../../core/questions.js";
-import type { AgentEvent } from "../../core/vocabulary/events.js";
-import type { RemainingBudget } from "../../core/vocabulary/limits.js";
-import type { Message, ToolCall } from "../../core/vocabulary/messages.js";
+import type { ToolCall } from "../../core/vocabulary/messages.js";
 import type { ToolOutcome } from "../../core/vocabulary/outcome.js";
-import type { PersonAnswer, PersonQuestion } from "../../core/vocabulary/questions.js";
-import type { RunUsage } from "../../core/vocabulary/usage.js";
 import type { AgentTool } from "../../tools/tool.js";
 import type { ToolRegistry } from "../../tools/tool-registry.js";
+import { CallOptions, type ExecuteOptions } from "./call-options.js";
 import { CallStop, ToolTimeout } from "./call-stop.js";
 import { abortedOutcome, formatIssues, okOutcome, truncate } from "./feedback.js";
 import { omitArguments, omittedFeedback } from "./omitted-arguments.js";
@@ -53,18 +50,6 @@ export interface InvalidCall {
   content: string;
   /** Details for events and traces only; never sent to the model. */
   errorDetail?: string;
-}
-
-/** What a tool run needs from the loop. */
-export interface ExecuteOptions {
-  signal: AbortSignal;
-  messages: readonly Message[];
-  usage: () => RunUsage;
-  remaining: () => RemainingBudget;
-  addUsage: (usage: RunUsage) => void;
-  forward: (event: AgentEvent) => void;
-  /** The recorded answer to a question this call asked again (a resumed run), taken once. */
-  answered: (question: PersonQuestion) => PersonAnswer | undefined;
 }
 
 /**
@@ -160,26 +145,7 @@ export class Environment<TContext> {
     if (options.signal.aborted) return timed(abortedOutcome(tool.name), started);
     const stop = new CallStop(options.signal);
     try {
-      const runOptions = {
-        context: this.context,
-        // Getters: the call's own signal is made only when the tool reads it (most tools never
-        // do, and an AbortController per call is a large share of a step's cost, see `npm run
-        // bench`), and a usage snapshot per call would cost O(steps).
-        get signal() {
-          return stop.signal;
-        },
-        toolCallId: call.id,
-        messages: options.messages,
-        get usage() {
-          return options.usage();
-        },
-        get remaining() {
-          return options.remaining();
-        },
-        addUsage: options.addUsage,
-        forward: options.forward,
-        answered: options.answered,
-      };
+      const runOptions = new CallOptions(this.context, call.id, stop, options);
       // The tool runs a microtask later (a synchronous throw becomes a rejection), raced with the
       // call's stop; one promise for both instead of a stop promise, a race and a then.
       const value = await new Promise<unknown>((resolve, reject) => {
