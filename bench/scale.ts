@@ -8,7 +8,10 @@
  * BENCH_SCALE_ONLY=steps|throughput|idle: one table (idle: bench/scale-idle.ts). BENCH_SCALE_ROUNDS (7): interleaved rounds per
  * step table. BENCH_SCALE_RUNS (60): runs per throughput row. BENCH_SCALE_PROFILE=<dir>: a CPU
  * profile of each child process; BENCH_SCALE_WINDOW_PROFILE=<dir>: of each throughput worker's
- * measured window only.
+ * measured window only. BENCH_SCALE_PLAN: the throughput rows, a comma list of `bare` and worker
+ * counts (default `bare,1,bare,1,2,4`); with BENCH_SCALE_AB=<another checkout>, `B` is one worker
+ * of that checkout's glassloop (its own src, started in its directory), for a before/after of
+ * worker code in one sitting on one cluster.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -105,13 +108,14 @@ class BenchChild {
   readonly #waiting: { [K in keyof ChildLines]: ((json: string) => void)[] } = { STEP: [], SPENT: [] };
   #err = "";
 
-  constructor(script: string, args: string[], env: Record<string, string> = {}) {
+  constructor(script: string, args: string[], env: Record<string, string> = {}, cwd?: string) {
     // BENCH_SCALE_PROFILE=<dir>: a CPU profile of each child (the worker's side of a step) there.
     const profile = process.env.BENCH_SCALE_PROFILE;
     const prof = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [];
     this.child = spawn(process.execPath, [...prof, "--import", TSX, script, ...args], {
       stdio: ["pipe", "pipe", "pipe"],
       env: { ...process.env, NODE_NO_WARNINGS: "1", ...env },
+      ...(cwd !== undefined && { cwd }),
     });
     this.child.stderr?.on("data", (d: Buffer) => {
       this.#err = (this.#err + d.toString()).slice(-2_000);
@@ -321,17 +325,27 @@ async function allEnded(url: string, ids: string[]): Promise<void> {
  */
 async function throughput(
   base: string,
-  workers: number | "bare",
+  workers: number | "bare" | "B",
   index: number,
 ): Promise<{ row: (string | number)[]; kinds: string }> {
   const url = await database(base, `bench_tp_${index}`);
   const runs = Number(process.env.BENCH_SCALE_RUNS ?? 60);
   const ids = Array.from({ length: runs }, (_, i) => `tp${index}_${i}`);
   const poll = String(TIMING.pollMs);
+  const other = process.env.BENCH_SCALE_AB;
   const children =
     workers === "bare"
       ? [new BenchChild(BARE, [url, "worker", poll])]
-      : Array.from({ length: workers }, (_, i) => new BenchChild(GLASSLOOP, [url, "5", poll, `tp${i}`]));
+      : workers === "B"
+        ? [
+            new BenchChild(
+              join(other ?? ".", "bench/scale-glassloop.ts"),
+              [url, "5", poll, "tp0"],
+              { TSX_TSCONFIG_PATH: join(other ?? ".", "tsconfig.json") },
+              other,
+            ),
+          ]
+        : Array.from({ length: workers }, (_, i) => new BenchChild(GLASSLOOP, [url, "5", poll, `tp${i}`]));
   const { DBOSClient } = await import("@dbos-inc/dbos-sdk");
   const { ScaleClient } = await import("glassloop/scale");
   const bareClient = workers === "bare" ? await DBOSClient.create({ systemDatabaseUrl: url }) : undefined;
@@ -362,7 +376,9 @@ async function throughput(
     const name =
       workers === "bare"
         ? "bare DBOS workflow, 1 worker"
-        : `glassloop, ${workers} worker${workers > 1 ? "s" : ""}`;
+        : workers === "B"
+          ? "B: glassloop of BENCH_SCALE_AB, 1 worker"
+          : `glassloop, ${workers} worker${workers > 1 ? "s" : ""}`;
     const byKind: Record<string, number> = {};
     for (const s of spent) for (const [k, v] of Object.entries(s.byKind)) byKind[k] = (byKind[k] ?? 0) + v;
     return {
@@ -468,17 +484,20 @@ export async function scaleBench(): Promise<BenchTable[]> {
     const steps = only === "throughput" ? undefined : await perStep(cluster.url, settings);
     if (steps && only === "steps") return [steps];
     // Bare and glassloop with one worker twice, interleaved; then 2 and 4 glassloop workers.
-    const plan: (number | "bare")[] = ["bare", 1, "bare", 1, 2, 4];
+    const plan = (process.env.BENCH_SCALE_PLAN ?? "bare,1,bare,1,2,4")
+      .split(",")
+      .map((w) => (w === "bare" || w === "B" ? w : Number(w)));
     const rows: (string | number)[][] = [];
     const kinds = new Map<string, string>();
     for (const [i, n] of plan.entries()) {
       const { row, kinds: k } = await throughput(cluster.url, n, i);
       rows.push(row);
-      if (n === "bare" || n === 1) kinds.set(String(n), k);
+      if (n === "bare" || n === 1 || n === "B") kinds.set(String(n), k);
     }
     const best = (prefix: string) =>
       Math.max(...rows.filter((r) => String(r[0]).startsWith(prefix)).map((r) => Number(r[3])));
     const ratio = best("glassloop, 1 worker") / best("bare");
+    const ratioB = best("B: ") / best("bare");
     const tp: BenchTable = {
       title: `Scale-out: throughput of a 5-step zero-latency agent (${process.env.BENCH_SCALE_RUNS ?? 60} runs, worker processes with concurrency 8)`,
       columns: [
@@ -492,7 +511,8 @@ export async function scaleBench(): Promise<BenchTable[]> {
       ],
       rows,
       notes: [
-        `glassloop with 1 worker / the bare DBOS workflow with 1 worker (best of 2 each): ${round(ratio, 2)} (target ≥ 0.8).`,
+        `glassloop with 1 worker / the bare DBOS workflow with 1 worker (best of each): ${round(ratio, 2)} (target ≥ 0.8).`,
+        ...(plan.includes("B") ? [`B (BENCH_SCALE_AB) / bare, best of each: ${round(ratioB, 2)}.`] : []),
         "Worker CPU, round trips and transactions: what the worker processes spent from the first enqueue to the last run's end (queue polls, leases included), per run.",
         ...[...kinds.values()].map((k) => `By kind per run, ${k}.`),
         `Postgres: ${settings}.`,
