@@ -1,4 +1,3 @@
-import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { PgPool } from "../store/postgres/pg-driver.js";
 import { NOW_MS } from "./scale-db.js";
 
@@ -16,7 +15,12 @@ const MAX_BATCH = 512;
 export interface EventRow {
   op: number;
   seq: number;
-  event: AgentEvent;
+  /**
+   * The event as JSON text, already scrubbed. Text, not the event: a row waits up to
+   * EVENT_FLUSH_MS, and a kept object graph (a `model_request` holds the whole history) outlives
+   * young-generation collections and is copied into the old generation; one string is not walked.
+   */
+  json: string;
 }
 
 /** Where a run's rows wait, and the first write of them that failed. */
@@ -80,14 +84,16 @@ export class EventWriter {
     if (this.#waiting === 0) return;
     this.#waiting = 0;
     const ids: string[] = [];
-    const rows: { r: number; op: number; seq: number; event: AgentEvent }[] = [];
+    // The rows' JSON array, written out: each event is JSON text already (see EventRow).
+    let rows = "";
     const runs: RunRows[] = [];
     for (const [runId, run] of this.#runs) {
       if (run.rows.length === 0) continue;
       ids.push(runId);
       runs.push(run);
       // Postgres arrays count from 1.
-      for (const row of run.rows) rows.push({ r: ids.length, ...row });
+      for (const row of run.rows)
+        rows += `${rows === "" ? "[" : ","}{"r":${ids.length},"op":${row.op},"seq":${row.seq},"event":${row.json}}`;
       run.rows = [];
     }
     this.#writing = this.#writing.then(async () => {
@@ -101,7 +107,7 @@ export class EventWriter {
              from json_to_recordset($3::json) as e(r integer, op integer, seq integer, event json)
              on conflict (run_id, op, seq) do nothing)
            select pg_notify('${EVENTS_CHANNEL}', $4)`,
-          [this.#worker, ids, JSON.stringify(rows), noticePayload(ids)],
+          [this.#worker, ids, `${rows}]`, noticePayload(ids)],
         );
         // Written: a run with nothing new since is forgotten until it has rows again.
         for (const [i, run] of runs.entries())

@@ -1,6 +1,6 @@
 import { DeltaScrubber } from "../core/delta-scrub.js";
 import type { Redactor } from "../core/redact.js";
-import { redactingSink, type Sink } from "../core/sink.js";
+import { redactingJsonSink, type Sink } from "../core/sink.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { PgPool } from "../store/postgres/pg-driver.js";
 import { type EventWriter, eventWriter } from "./event-writer.js";
@@ -35,8 +35,12 @@ export interface ScaleEvent {
 export class EventLog {
   readonly #writer: EventWriter;
   readonly #runId: string;
-  /** Each event is scrubbed on its way to `run_events`, where any client with the URL reads it. */
-  readonly #events: Sink<AgentEvent, AgentEvent>;
+  /**
+   * Each event is scrubbed on its way to `run_events`, where any client with the URL reads it:
+   * scrubbed while it is serialized, so no copy of it is made (a `model_request` event holds the
+   * whole history) and its row waits for the write as one string (see EventRow).
+   */
+  readonly #events: Sink<AgentEvent, string>;
   /**
    * Text, reasoning and tool-argument deltas are scrubbed as streams (a secret split across two is
    * caught), each still one row: a replay after a crash numbers them as the first execution did.
@@ -49,7 +53,7 @@ export class EventLog {
   constructor(pool: PgPool, runId: string, worker: string, scrubber: Redactor) {
     this.#writer = eventWriter(pool, worker);
     this.#runId = runId;
-    this.#events = redactingSink("run events", scrubber, (clean: AgentEvent) => clean);
+    this.#events = redactingJsonSink("run events", scrubber, (json: string) => json);
     this.#deltas = new DeltaScrubber(scrubber);
   }
 
@@ -63,7 +67,7 @@ export class EventLog {
   }
 
   readonly #keep = (event: AgentEvent): void => {
-    this.#writer.add(this.#runId, { op: this.#op, seq: this.#seq++, event: this.#events.write(event) });
+    this.#writer.add(this.#runId, { op: this.#op, seq: this.#seq++, json: this.#events.write(event) });
   };
 
   /** Waits until every recorded event is written (what a stream still held too); a failed write is thrown here. */
