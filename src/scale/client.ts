@@ -6,6 +6,7 @@ import type { ApprovalTarget, WaitingApproval } from "../features/approval/appro
 import { PostgresStore } from "../store/postgres/postgres-store.js";
 import { listenForEvents } from "./event-notices.js";
 import { type EventPosition, readEvents, type ScaleEvent } from "./events.js";
+import { fromJsonOutput } from "./json-output.js";
 import type { CallAnswer, WaitingQuestion } from "./questions.js";
 import { listQueuedRuns, type QueuedRun, queuedRequest, type RunListFilter } from "./run-list.js";
 import { answerQuestions, approveCall, pendingApprovals, waitingQuestions } from "./run-waits.js";
@@ -162,9 +163,10 @@ export class ScaleClient {
   /** Waits for `runId` to end. */
   async result(runId: string): Promise<QueuedRunResult> {
     try {
-      return (await this.#dbos.retrieveWorkflow<QueuedRunResult>(runId).getResult({
-        pollingIntervalMs: this.#pollMs,
-      })) as QueuedRunResult;
+      // JSON text from a worker of this release (json-output.ts), the value itself from an older one.
+      return fromJsonOutput<QueuedRunResult>(
+        await this.#dbos.retrieveWorkflow<unknown>(runId).getResult({ pollingIntervalMs: this.#pollMs }),
+      );
     } catch (error) {
       const status = await this.#dbos.getWorkflow(runId);
       if (status?.status === "CANCELLED")

@@ -1,10 +1,8 @@
-import type { Scrubber } from "../core/sink.js";
-import { redactingSink, type Sink } from "../core/sink.js";
+import type { Redactor } from "../core/redact.js";
+import { redactingJsonSink, redactingSink, type Sink } from "../core/sink.js";
 import { wakeOnCancel } from "./cancellable-recv.js";
+import { fromJsonOutput, jsonOutput } from "./json-output.js";
 import type { DbosModule } from "./sdk.js";
-
-/** The key of a step output recorded as a JSON string (see `RunSteps.step`). */
-const JSON_OUTPUT = "glassloop.json";
 
 /** Whether this worker may still take steps; a worker whose runs were adopted never does (see lease.ts). */
 export interface Fence {
@@ -30,14 +28,17 @@ export class RunSteps {
    * the step, so the live run and a replay see the same (scrubbed) value.
    */
   readonly #outputs: Sink<unknown, unknown>;
+  /** The same, for an output recorded as JSON text: scrubbed while it is serialized, with no copy first. */
+  readonly #jsonOutputs: Sink<unknown, string>;
   /** DBOS operations started so far in this execution of the workflow. */
   #ops = 0;
 
-  constructor(dbos: DbosModule["DBOS"], runId: string, fence: Fence, scrubber: Scrubber) {
+  constructor(dbos: DbosModule["DBOS"], runId: string, fence: Fence, scrubber: Redactor) {
     this.#dbos = dbos;
     this.runId = runId;
     this.#fence = fence;
     this.#outputs = redactingSink("dbos step output", scrubber, (clean: unknown) => clean);
+    this.#jsonOutputs = redactingJsonSink("dbos step output", scrubber, (json: string) => json);
   }
 
   /** How many DBOS operations this execution has started: the key events are filed under. */
@@ -54,18 +55,15 @@ export class RunSteps {
    * `json`: the output is JSON by nature (a model call: wire bodies, deltas, the response) and is
    * recorded as one JSON string. DBOS's own serializer walks every value in JavaScript, which for
    * a request body that holds the whole history cost more than the rest of the step. The value is
-   * scrubbed before the string is made (a secret is never looked for inside escaped text); live
-   * and replayed executions both get the parsed string, so they see the same value.
+   * scrubbed while the string is made, string by string (a secret is never looked for inside
+   * escaped text), with no scrubbed copy first; live and replayed executions both get the parsed
+   * string, so they see the same value.
    */
   step<T>(name: string, fn: (op: number) => Promise<T>, options: { json?: boolean } = {}): Promise<T> {
     if (!options.json) return this.#run(name, async (op) => this.#outputs.write(await fn(op)) as T);
-    return this.#run<unknown>(name, async (op) => ({
-      [JSON_OUTPUT]: JSON.stringify(this.#outputs.write(await fn(op))),
-    })).then((out) => {
-      const json = (out as Record<string, unknown> | null)?.[JSON_OUTPUT];
-      // A step recorded before outputs were encoded holds the value itself.
-      return (typeof json === "string" ? JSON.parse(json) : out) as T;
-    });
+    return this.#run<unknown>(name, async (op) => jsonOutput(this.#jsonOutputs.write(await fn(op)))).then(
+      (out) => fromJsonOutput<T>(out),
+    );
   }
 
   #run<T>(name: string, recorded: (op: number) => Promise<T>): Promise<T> {

@@ -2,7 +2,7 @@ import { Agent } from "../agent/agent.js";
 import type { AgentConfigWithoutOutput, AgentStream, RunResult } from "../agent/agent-config.js";
 import { ConfigError, RunError, runStatusOf } from "../core/errors.js";
 import type { Redactor } from "../core/redact.js";
-import { redactingSink } from "../core/sink.js";
+import { redactingJsonSink } from "../core/sink.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { Limits } from "../core/vocabulary/limits.js";
 import type { FilePart, ImagePart, Message } from "../core/vocabulary/messages.js";
@@ -19,6 +19,7 @@ import { ApprovalWaits } from "./approval-waits.js";
 import { dbosToolHooks } from "./dbos-hooks.js";
 import { durableModel } from "./durable-model.js";
 import { EventLog } from "./events.js";
+import { type JsonOutput, jsonOutput } from "./json-output.js";
 import { QuestionWaits } from "./questions.js";
 import { type Fence, RunSteps } from "./run-steps.js";
 import type { ScaleDb } from "./scale-db.js";
@@ -86,16 +87,19 @@ export interface WorkflowEnv {
  * One run as a DBOS workflow whose id is the run id. DBOS replays it from the top after a crash:
  * every model call, tool call, session load and approval wait is a step, so the replay gets their
  * recorded results and continues where the dead worker stopped; the run's record at its end is
- * written so that writing it twice changes nothing.
+ * written so that writing it twice changes nothing. It returns its `QueuedRunResult` as JSON
+ * text (json-output.ts: the transcript is not walked by DBOS's serializer); `ScaleClient.result`
+ * parses it.
  */
-export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<QueuedRunResult> {
+export function runWorkflow(env: WorkflowEnv): (request: RunRequest) => Promise<JsonOutput> {
   const { DBOS } = env.dbos;
-  return async function glassloopRun(request: RunRequest): Promise<QueuedRunResult> {
+  return async function glassloopRun(request: RunRequest): Promise<JsonOutput> {
     const runId = DBOS.workflowID as string;
     const steps = new RunSteps(DBOS, runId, env.fence, env.scrubber);
     const events = new EventLog(env.db.pool, runId, env.executorId, env.scrubber);
-    // DBOS records what the workflow returns (and any client reads it): a sink like the others.
-    const output = redactingSink("dbos workflow output", env.scrubber, (clean: QueuedRunResult) => clean);
+    // DBOS records what the workflow returns (and any client reads it): a sink like the others,
+    // scrubbed while it is serialized (no scrubbed copy of the transcript first).
+    const output = redactingJsonSink("dbos workflow output", env.scrubber, jsonOutput);
     // Loaded at run time: any factory; what it returns is passed to `Agent`, which checks it.
     const factory = (env.module.agents as Record<string, AgentFactory>)[request.agent];
     if (!factory) {
