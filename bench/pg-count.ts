@@ -5,6 +5,7 @@
  * milliseconds on a shared machine. Patches `pg.Client.prototype.query`, which DBOS's pool and
  * glassloop's pools share (one `pg` in node_modules).
  */
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
 /** What was sent: round trips, transactions, and round trips by kind (`insert run_events`…). */
@@ -130,6 +131,11 @@ export class StepWindow {
 /** What a worker process spent between two points: its CPU and what it sent to Postgres. */
 export interface Spent {
   cpuMs: number;
+  /**
+   * The part of `cpuMs` spent on the main thread (the JavaScript), 10 ms resolution; the rest is
+   * V8's compiler and GC threads and libuv's pool. Undefined where /proc is not there.
+   */
+  mainCpuMs?: number;
   roundTrips: number;
   transactions: number;
   byKind: Record<string, number>;
@@ -154,7 +160,10 @@ export class SpentSince {
     }
     this.#cpu = process.cpuUsage();
     this.#pg = pgCounts();
+    this.#main = mainThreadMs();
   }
+
+  #main: number | undefined;
 
   async spent(): Promise<Spent> {
     const cpu = process.cpuUsage(this.#cpu);
@@ -167,6 +176,22 @@ export class SpentSince {
       this.#session.disconnect();
       this.#session = undefined;
     }
-    return { cpuMs: (cpu.user + cpu.system) / 1000, ...pg };
+    const main = mainThreadMs();
+    return {
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      ...(main !== undefined && this.#main !== undefined && { mainCpuMs: main - this.#main }),
+      ...pg,
+    };
+  }
+}
+
+/** The CPU this process's main thread has used, in ms (Linux: its utime and stime in /proc, in 10 ms ticks). */
+function mainThreadMs(): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
   }
 }

@@ -371,8 +371,8 @@ async function throughput(
       const outcomes = await Promise.all(ids.map((id) => client.result(id)));
       if (outcomes.some((o) => o.status !== "ok")) throw new Error("a bench run failed");
     }
-    const per = (key: "cpuMs" | "roundTrips" | "transactions") =>
-      round(spent.reduce((sum, s) => sum + s[key], 0) / runs, 2);
+    const per = (key: "cpuMs" | "mainCpuMs" | "roundTrips" | "transactions") =>
+      round(spent.reduce((sum, s) => sum + (s[key] ?? Number.NaN), 0) / runs, 2);
     const name =
       workers === "bare"
         ? "bare DBOS workflow, 1 worker"
@@ -388,6 +388,7 @@ async function throughput(
         round(seconds, 2),
         round(runs / seconds, 1),
         per("cpuMs"),
+        per("mainCpuMs"),
         per("roundTrips"),
         per("transactions"),
       ],
@@ -506,6 +507,7 @@ export async function scaleBench(): Promise<BenchTable[]> {
         "seconds",
         "runs/s",
         "worker CPU ms/run",
+        "main thread",
         "round trips/run",
         "transactions/run",
       ],
@@ -513,7 +515,7 @@ export async function scaleBench(): Promise<BenchTable[]> {
       notes: [
         `glassloop with 1 worker / the bare DBOS workflow with 1 worker (best of each): ${round(ratio, 2)} (target ≥ 0.8).`,
         ...(plan.includes("B") ? [`B (BENCH_SCALE_AB) / bare, best of each: ${round(ratioB, 2)}.`] : []),
-        "Worker CPU, round trips and transactions: what the worker processes spent from the first enqueue to the last run's end (queue polls, leases included), per run.",
+        "Worker CPU, round trips and transactions: what the worker processes spent from the first enqueue to the last run's end (queue polls, leases included), per run; main thread: the part of the CPU on the JavaScript thread (the rest: V8's compiler and GC threads).",
         ...[...kinds.values()].map((k) => `By kind per run, ${k}.`),
         `Postgres: ${settings}.`,
         `This machine: ${cpus().length} cores shared by the workers, Postgres and the client; on 2 cores more workers mostly add contention.`,
