@@ -349,6 +349,7 @@ describe("results", () => {
         seen.push({
           keys: Object.keys(options).sort(),
           copiedSignal: copy.signal instanceof AbortSignal && !copy.signal.aborted,
+          // biome-ignore lint/suspicious/noSelfCompare: two reads of the lazy accessor must give one signal
           sameSignal: options.signal === options.signal,
           usage: copy.usage.requests,
           remaining: copy.remaining.toolCalls,
