@@ -5,7 +5,8 @@
  * milliseconds on a shared machine. Patches `pg.Client.prototype.query`, which DBOS's pool and
  * glassloop's pools share (one `pg` in node_modules).
  */
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
 /** What was sent: round trips, transactions, and round trips by kind (`insert run_events`…). */
@@ -136,6 +137,8 @@ export interface Spent {
    * V8's compiler and GC threads and libuv's pool. Undefined where /proc is not there.
    */
   mainCpuMs?: number;
+  /** Instructions executed in the window, all threads (BENCH_SCALE_CALLGRIND: the child runs under callgrind). */
+  instructions?: number;
   roundTrips: number;
   transactions: number;
   byKind: Record<string, number>;
@@ -158,6 +161,7 @@ export class SpentSince {
       await this.#session.post("Profiler.enable");
       await this.#session.post("Profiler.start");
     }
+    if (process.env.BENCH_SCALE_CALLGRIND) callgrind("-z", "-i", "on");
     this.#cpu = process.cpuUsage();
     this.#pg = pgCounts();
     this.#main = mainThreadMs();
@@ -168,6 +172,7 @@ export class SpentSince {
   async spent(): Promise<Spent> {
     const cpu = process.cpuUsage(this.#cpu);
     const pg = pgDelta(this.#pg, pgCounts());
+    const instructions = process.env.BENCH_SCALE_CALLGRIND ? callgrindWindow() : undefined;
     const dir = process.env.BENCH_SCALE_WINDOW_PROFILE;
     if (this.#session && dir) {
       const { profile } = await this.#session.post("Profiler.stop");
@@ -180,6 +185,7 @@ export class SpentSince {
     return {
       cpuMs: (cpu.user + cpu.system) / 1000,
       ...(main !== undefined && this.#main !== undefined && { mainCpuMs: main - this.#main }),
+      ...(instructions !== undefined && { instructions }),
       ...pg,
     };
   }
@@ -194,4 +200,21 @@ function mainThreadMs(): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Runs `callgrind_control <args> <this process>` (this process runs under callgrind). */
+function callgrind(...args: string[]): void {
+  execFileSync("callgrind_control", [...args, String(process.pid)], { stdio: "ignore" });
+}
+
+/** Stops callgrind's instrumentation, dumps, and returns the dump's total instructions. */
+function callgrindWindow(): number {
+  callgrind("-i", "off");
+  callgrind("-d");
+  const dir = process.env.BENCH_SCALE_CALLGRIND as string;
+  const prefix = `cg-${process.pid}.out.`;
+  const dumps = readdirSync(dir).filter((f) => f.startsWith(prefix));
+  const last = dumps.sort((a, b) => Number(a.slice(prefix.length)) - Number(b.slice(prefix.length))).at(-1);
+  const text = last ? readFileSync(`${dir}/${last}`, "utf8") : "";
+  return Number(/^totals: (\d+)/m.exec(text)?.[1] ?? Number.NaN);
 }

@@ -8,7 +8,9 @@
  * BENCH_SCALE_ONLY=steps|throughput|idle: one table (idle: bench/scale-idle.ts). BENCH_SCALE_ROUNDS (7): interleaved rounds per
  * step table. BENCH_SCALE_RUNS (60): runs per throughput row. BENCH_SCALE_PROFILE=<dir>: a CPU
  * profile of each child process; BENCH_SCALE_WINDOW_PROFILE=<dir>: of each throughput worker's
- * measured window only. BENCH_SCALE_PLAN: the throughput rows, a comma list of `bare` and worker
+ * measured window only; BENCH_SCALE_CALLGRIND=<dir>: each child under callgrind, instrumented in
+ * that window (its instructions per run in the table). BENCH_SCALE_WARM (1): unmeasured runs
+ * first. BENCH_SCALE_PLAN: the throughput rows, a comma list of `bare` and worker
  * counts (default `bare,1,bare,1,2,4`); with BENCH_SCALE_AB=<another checkout>, `B` is one worker
  * of that checkout's glassloop (its own src, started in its directory), for a before/after of
  * worker code in one sitting on one cluster.
@@ -112,7 +114,25 @@ class BenchChild {
     // BENCH_SCALE_PROFILE=<dir>: a CPU profile of each child (the worker's side of a step) there.
     const profile = process.env.BENCH_SCALE_PROFILE;
     const prof = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [];
-    this.child = spawn(process.execPath, [...prof, "--import", TSX, script, ...args], {
+    // BENCH_SCALE_CALLGRIND=<dir>: each child under callgrind, instrumented only in its measured
+    // window (pg-count.ts toggles it), its instructions reported beside its CPU.
+    const grind = process.env.BENCH_SCALE_CALLGRIND;
+    const node = [...prof, "--import", TSX, script, ...args];
+    const [command, argv] = grind
+      ? [
+          "valgrind",
+          [
+            "--tool=callgrind",
+            "--instr-atstart=no",
+            `--callgrind-out-file=${grind}/cg-%p.out`,
+            process.execPath,
+            "--hash-seed=1",
+            "--random-seed=1",
+            ...node,
+          ],
+        ]
+      : [process.execPath, node];
+    this.child = spawn(command, argv, {
       stdio: ["pipe", "pipe", "pipe"],
       env: { ...process.env, NODE_NO_WARNINGS: "1", ...env },
       ...(cwd !== undefined && { cwd }),
@@ -352,12 +372,19 @@ async function throughput(
   const client = workers === "bare" ? undefined : await ScaleClient.connect({ url, pollMs: 20 });
   try {
     await Promise.all(children.map((c) => c.ready));
-    // One run first, unmeasured: what a worker loads on its first run is not a run's cost.
-    const warm = `tp${index}_warm`;
-    if (bareClient)
-      await bareClient.enqueue({ workflowName: "bare", queueName: "bare", workflowID: warm }, 5);
-    else await client?.enqueue("zero", "go", { runId: warm });
-    await allEnded(url, [warm]);
+    // Runs first, unmeasured: what a worker loads on its first run is not a run's cost.
+    // BENCH_SCALE_WARM (1): runs before the measured ones. A worker's first hundreds of runs
+    // still compile its hot code (V8's optimizing compiler, on other threads), which a
+    // long-running worker has done; glassloop has more code to compile than the bare workflow.
+    const warm = Array.from(
+      { length: Number(process.env.BENCH_SCALE_WARM ?? 1) },
+      (_, i) => `tp${index}_warm${i}`,
+    );
+    for (const id of warm)
+      if (bareClient)
+        await bareClient.enqueue({ workflowName: "bare", queueName: "bare", workflowID: id }, 5);
+      else await client?.enqueue("zero", "go", { runId: id });
+    await allEnded(url, warm);
     for (const c of children) c.send("mark");
     const started = performance.now();
     for (const id of ids)
@@ -371,7 +398,7 @@ async function throughput(
       const outcomes = await Promise.all(ids.map((id) => client.result(id)));
       if (outcomes.some((o) => o.status !== "ok")) throw new Error("a bench run failed");
     }
-    const per = (key: "cpuMs" | "mainCpuMs" | "roundTrips" | "transactions") =>
+    const per = (key: "cpuMs" | "mainCpuMs" | "instructions" | "roundTrips" | "transactions") =>
       round(spent.reduce((sum, s) => sum + (s[key] ?? Number.NaN), 0) / runs, 2);
     const name =
       workers === "bare"
@@ -389,6 +416,7 @@ async function throughput(
         round(runs / seconds, 1),
         per("cpuMs"),
         per("mainCpuMs"),
+        ...(process.env.BENCH_SCALE_CALLGRIND ? [round(per("instructions") / 1e6, 3)] : []),
         per("roundTrips"),
         per("transactions"),
       ],
@@ -508,6 +536,7 @@ export async function scaleBench(): Promise<BenchTable[]> {
         "runs/s",
         "worker CPU ms/run",
         "main thread",
+        ...(process.env.BENCH_SCALE_CALLGRIND ? ["M instructions/run"] : []),
         "round trips/run",
         "transactions/run",
       ],
