@@ -70,6 +70,32 @@ describe("readEvents", () => {
     );
   });
 
+  it("decodes bytes that are no valid UTF-8 as a whole body would be decoded, however they are cut", async () => {
+    // Stray continuation bytes, lead bytes without their continuation, an overlong form, 0xFF,
+    // and a character cut at the body's end (one replacement character).
+    const body = Buffer.concat([
+      Buffer.from("data: a"),
+      Buffer.from([0x80, 0xbf, 0xe2, 0x82, 0x41, 0xc0, 0xaf, 0xff, 0xf0, 0x9f, 0x8e, 0x89, 0xed, 0xa0, 0x80]),
+      Buffer.from("z\n\ndata: "),
+      Buffer.from([0xf0, 0x9f, 0x8e]),
+      Buffer.from("\n\n"),
+    ]);
+    const whole = body
+      .toString("utf8")
+      .split("\n\n")
+      .slice(0, 2)
+      .map((e) => ({ data: e.slice(6) }));
+    expect((await collect([body])).events).toEqual(whole);
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(fc.integer({ min: 1, max: body.length - 1 })), async (cuts) => {
+        const points = [0, ...cuts.sort((a, b) => a - b), body.length];
+        const chunks = points.slice(1).map((end, i) => new Uint8Array(body.subarray(points[i], end)));
+        expect((await collect(chunks)).events).toEqual(whole);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it("refuses a runaway event instead of buffering without end", async () => {
     const huge = `data: ${"x".repeat(17 * 1024 * 1024)}`;
     await expect(collect([huge])).rejects.toThrow(/larger than/);
