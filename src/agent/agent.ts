@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { ConfigError } from "../core/errors.js";
 import type { RecordedAnswers } from "../core/questions.js";
+import { RunStop } from "../core/stop.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { Limits } from "../core/vocabulary/limits.js";
 import { lastUserText } from "../core/vocabulary/messages.js";
@@ -43,6 +44,17 @@ import { type AgentToolOptions, agentAsTool, type SubAgent } from "./as-tool.js"
 import { checkContinue } from "./continue-check.js";
 import { EventChannel } from "./event-channel.js";
 import { attachFeatures, initialMessages, startRun } from "./run-start.js";
+
+/** How a run starts, besides its input and options. */
+interface StartHow {
+  stream: boolean;
+  listener: ((event: AgentEvent) => void) | undefined;
+  /** The run's stop when the caller made it: a stream fires it when its reader leaves. */
+  stop?: RunStop;
+  resumed?: StoredRun;
+  decisions?: readonly ApprovalDecision[];
+  answers?: RecordedAnswers;
+}
 
 /** A model in a loop with tools, hidden context, budgets and events: goal (instructions), actions (tools), memory (history) and environment. */
 export class Agent<TContext = undefined, TOutput = string> {
@@ -130,15 +142,13 @@ export class Agent<TContext = undefined, TOutput = string> {
     });
     try {
       // The claim succeeded only if the run was still as read, so the decisions fit the claimed run.
-      return await this.#start(
-        stored.input,
-        options,
-        options.stream === true,
-        options.onEvent,
-        stored,
+      return await this.#start(stored.input, options, {
+        stream: options.stream === true,
+        listener: options.onEvent,
+        resumed: stored,
         decisions,
         answers,
-      );
+      });
     } finally {
       release();
     }
@@ -152,7 +162,7 @@ export class Agent<TContext = undefined, TOutput = string> {
   run(input: string, options?: RunOptions<TContext>): Promise<RunResult<TOutput>>;
   run(input: null, options: ContinueOptions<TContext>): Promise<RunResult<TOutput>>;
   run(input: string | null, options: RunOptions<TContext> = {}): Promise<RunResult<TOutput>> {
-    return this.#start(input, options, false, options.onEvent);
+    return this.#start(input, options, { stream: false, listener: options.onEvent });
   }
 
   /**
@@ -162,17 +172,19 @@ export class Agent<TContext = undefined, TOutput = string> {
   stream(input: string, options?: RunOptions<TContext>): AgentStream<TOutput>;
   stream(input: null, options: ContinueOptions<TContext>): AgentStream<TOutput>;
   stream(input: string | null, options: RunOptions<TContext> = {}): AgentStream<TOutput> {
-    const leave = new AbortController();
+    // The run's stop, made here so that the reader leaving fires it (the caller's signal and the
+    // timeout are wired to it when the run starts).
+    const stop = new RunStop();
     const channel = new EventChannel<AgentEvent>(() =>
-      leave.abort(new Error("the caller stopped reading the stream")),
+      stop.abort(new Error("the caller stopped reading the stream")),
     );
-    const signal = options.signal ? AbortSignal.any([options.signal, leave.signal]) : leave.signal;
     let started = false;
-    const result = this.#start(input, { ...options, signal }, true, (event) => {
+    const listener = (event: AgentEvent) => {
       started = true;
       options.onEvent?.(event);
       channel.push(event);
-    });
+    };
+    const result = this.#start(input, options, { stream: true, listener, stop });
     // A run that started reports its failure in its events (error, run_end); one that could not
     // start (bad history, context or limits) has no events, so the iteration itself throws.
     const settled = result.then(
@@ -193,12 +205,9 @@ export class Agent<TContext = undefined, TOutput = string> {
   async #start(
     input: string | null,
     options: RunOptions<TContext>,
-    stream: boolean,
-    listener: ((event: AgentEvent) => void) | undefined,
-    resumed?: StoredRun,
-    decisions?: readonly ApprovalDecision[],
-    answers?: RecordedAnswers,
+    how: StartHow,
   ): Promise<RunResult<TOutput>> {
+    const { stream, listener, resumed, decisions, answers } = how;
     if (input === null) checkContinue(options);
     else if (typeof input !== "string")
       throw new ConfigError("The run's input must be a string, or null to continue without a new message");
@@ -213,7 +222,7 @@ export class Agent<TContext = undefined, TOutput = string> {
       : initialMessages(config.instructions, input, options.history, options);
     const meter = new UsageMeter(this.model.price, resumed?.usage);
     const limits = this.#limits(options);
-    const { state, stop } = startRun<TContext>({
+    const { state, finish } = startRun<TContext>({
       runId,
       model: this.model,
       registry: this.registry,
@@ -223,6 +232,7 @@ export class Agent<TContext = undefined, TOutput = string> {
       meter,
       messages,
       signal: options.signal,
+      ...(how.stop && { stop: how.stop }),
       listener,
     });
     if (answers) state.answers = answers;
@@ -255,7 +265,7 @@ export class Agent<TContext = undefined, TOutput = string> {
       };
     } finally {
       release?.();
-      stop();
+      finish();
     }
   }
 

@@ -17,7 +17,7 @@ async function hooksOf(
   tools: AgentTool<undefined>[],
   config: Pick<AgentConfig<unknown, unknown>, "loopGuard"> = {},
 ): Promise<string[]> {
-  const { state, stop } = startRun<undefined>({
+  const { state, finish } = startRun<undefined>({
     runId: "run_features",
     model: new ScriptedModel([]),
     registry: ToolRegistry.from(tools) as ToolRegistry<undefined, unknown, boolean>,
@@ -35,7 +35,7 @@ async function hooksOf(
     tools: { names: tools.map((t) => t.name) },
   });
   release();
-  stop();
+  finish();
   return Object.keys(state.hooks).sort();
 }
 

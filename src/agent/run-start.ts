@@ -5,6 +5,7 @@
 import { ConfigError } from "../core/errors.js";
 import { checkFile } from "../core/files.js";
 import { imageProblem } from "../core/images.js";
+import { RunStop, type StopWatcher } from "../core/stop.js";
 import type { AgentEvent, EventInit } from "../core/vocabulary/events.js";
 import type { Limits } from "../core/vocabulary/limits.js";
 import { type FilePart, type ImagePart, lastUserText, type Message } from "../core/vocabulary/messages.js";
@@ -78,45 +79,53 @@ export interface RunStart<TContext> {
   messages: Message[];
   /** The caller's signal. */
   signal: AbortSignal | undefined;
+  /** The run's stop when its caller made it (a stream fires it when its reader leaves). */
+  stop?: RunStop;
   listener: ((event: AgentEvent) => void) | undefined;
 }
 
-/** A run's shared state, and `stop`, which must be called when the run ends. */
+/** A run's shared state, and `finish`, which must be called when the run ends. */
 export interface StartedRun<TContext> {
   state: RunState<TContext>;
   /** Cancels the timeout and stops listening to the caller's signal. */
-  stop: () => void;
+  finish: () => void;
 }
 
 /**
- * Builds a run's shared state. Its one abort signal fires on the caller's signal and on
+ * Builds a run's shared state. Its one stop fires on the caller's signal and on
  * `limits.timeoutMs`, so the loop, the model and the tools need to watch only that one.
  */
 export function startRun<TContext>(start: RunStart<TContext>): StartedRun<TContext> {
   const { limits, signal } = start;
-  // Without a timeout nothing but the caller's signal stops the run: that signal is the run's own
-  // (no controller of its own, no listener to add and remove; `stream` always passes one).
-  if (signal && limits.timeoutMs === undefined) return { state: runState(start, signal), stop: noStop };
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(signal?.reason);
-  if (signal?.aborted) onAbort();
-  else signal?.addEventListener("abort", onAbort, { once: true });
+  const stop = start.stop ?? new RunStop();
+  let onAbort: StopWatcher | undefined;
+  if (signal?.aborted) stop.abort(signal.reason);
+  else if (signal) {
+    onAbort = {
+      handleEvent() {
+        stop.abort(signal.reason);
+      },
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  }
   const cancelTimer =
     limits.timeoutMs !== undefined
-      ? startTimer(limits.timeoutMs, () => controller.abort(new RunTimeout()))
+      ? startTimer(limits.timeoutMs, () => stop.abort(new RunTimeout()))
       : undefined;
+  const state = runState(start, stop);
+  if (!onAbort && !cancelTimer) return { state, finish: nothing };
   return {
-    state: runState(start, controller.signal),
-    stop: () => {
+    state,
+    finish: () => {
       cancelTimer?.();
-      signal?.removeEventListener("abort", onAbort);
+      if (onAbort) signal?.removeEventListener("abort", onAbort);
     },
   };
 }
 
-const noStop = () => {};
+const nothing = () => {};
 
-function runState<TContext>(start: RunStart<TContext>, signal: AbortSignal): RunState<TContext> {
+function runState<TContext>(start: RunStart<TContext>, stop: RunStop): RunState<TContext> {
   const { runId, limits, meter } = start;
   return {
     runId,
@@ -125,7 +134,7 @@ function runState<TContext>(start: RunStart<TContext>, signal: AbortSignal): Run
     budget: new Budget(limits, meter),
     meter,
     messages: start.messages,
-    signal,
+    stop,
     emit: makeEmitter(runId, start.listener),
     // The agent attaches the run's features once they are built (attachFeatures below).
     hooks: NO_HOOKS,

@@ -111,7 +111,7 @@ export class ContextView {
     if (!recall) return base.instructions;
     if (this.#recalled === undefined) {
       try {
-        const notes = await recall.memory.search(base.input, recall.k ?? 3, state.signal);
+        const notes = await recall.memory.search(base.input, recall.k ?? 3, state.stop.signal);
         state.emit({
           type: "recall",
           query: base.input,
@@ -136,13 +136,13 @@ export class ContextView {
   async #summarize(state: RunState<unknown>, step: number, summary: SummaryRequest): Promise<string> {
     const breach = state.budget.beforeSideCall();
     if (breach) throw budgetError(state, breach);
-    if (state.signal.aborted) throw abortError(state);
+    if (state.stop.aborted) throw abortError(state);
     const request = {
       instructions: summary.instructions,
       messages: [{ role: "user" as const, content: summary.prompt }],
       tools: [],
       ...(summary.maxOutputTokens !== undefined && { maxOutputTokens: summary.maxOutputTokens }),
-      signal: state.signal,
+      signal: state.stop.signal,
     };
     // The step's own model call: the same events, abort race, request and usage counting.
     const response = await callModel(state, step, request, "summary", summary.model ?? state.model);

@@ -89,7 +89,7 @@ export async function judge(
     verdict = await reflect.evaluator(
       { input, output, messages: state.messages },
       {
-        signal: state.signal,
+        signal: state.stop.signal,
         remaining: state.budget.remaining(),
         addUsage: (usage) => state.meter.addSubRun(usage),
         forward: (event) =>
@@ -121,7 +121,7 @@ export async function judge(
 
 /** The run's error for a failed evaluator: the run's abort or budget stop, else the failure with the run's state. */
 function evaluatorError(state: RunState<unknown>, error: unknown): unknown {
-  if (state.signal.aborted) return abortError(state);
+  if (state.stop.aborted) return abortError(state);
   // A judge stopped by its ceiling (what the run had left) is the run's budget stop, also when
   // the run is exactly at a limit rather than past it.
   const breach =

@@ -30,7 +30,7 @@ function runWith(
   meter = new UsageMeter(undefined),
 ) {
   const events: AgentEvent[] = [];
-  const { state, stop } = startRun<undefined>({
+  const { state, finish } = startRun<undefined>({
     runId: "run_hooks",
     model,
     registry: ToolRegistry.from([echo]) as ToolRegistry<undefined, unknown, boolean>,
@@ -51,7 +51,7 @@ function runWith(
     textNotAllowed: "",
     stream: false,
   };
-  const done = runLoop(state as RunState<unknown>, settings).finally(stop);
+  const done = runLoop(state as RunState<unknown>, settings).finally(finish);
   return { state, events, done };
 }
 

@@ -8,6 +8,7 @@
 
 import type { RunError } from "../core/errors.js";
 import type { RecordedAnswers } from "../core/questions.js";
+import type { RunStop } from "../core/stop.js";
 import type { EventInit } from "../core/vocabulary/events.js";
 import type { AssistantMessage, FinishReason, Message, ToolCall } from "../core/vocabulary/messages.js";
 import type { ToolOutcome } from "../core/vocabulary/outcome.js";
@@ -25,8 +26,11 @@ export interface RunState<TContext> {
   budget: Budget;
   meter: UsageMeter;
   messages: Message[];
-  /** Fires on the caller's abort and on `limits.timeoutMs`. */
-  signal: AbortSignal;
+  /**
+   * Fires on the caller's abort, on `limits.timeoutMs` and when a stream's reader leaves. Its
+   * `signal` is made when first read: hot paths read `aborted` or watch it.
+   */
+  stop: RunStop;
   emit: (event: EventInit) => void;
   /** The run's features, composed once (agent/compose-hooks.ts): the loop calls only the methods present. */
   hooks: RunHooks;

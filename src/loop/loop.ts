@@ -60,7 +60,7 @@ export async function runLoop(state: RunState<unknown>, settings: LoopSettings):
       if (!result) {
         const breach = budget.beforeModelCall();
         if (breach) throw budgetError(state, breach);
-        if (state.signal.aborted) throw abortError(state);
+        if (state.stop.aborted) throw abortError(state);
         result = await runStep(state, settings, step);
       }
       if (hooks.decide) result = await hooks.decide(state, step, result);
@@ -167,7 +167,7 @@ function modelAnswer(state: RunState<unknown>, settings: LoopSettings, step: num
     tools,
     toolChoice: settings.toolChoice,
   };
-  const call = (r: StepRequest) => callModel(state, step, stepRequest(r, settings, state.signal));
+  const call = (r: StepRequest) => callModel(state, step, stepRequest(r, settings, state.stop));
   return state.hooks.modelCall ? state.hooks.modelCall(state, step, request, call) : call(request);
 }
 

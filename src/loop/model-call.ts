@@ -1,4 +1,5 @@
 import { ModelCallError, RunError } from "../core/errors.js";
+import { attachStop, type RunStop, type Stop } from "../core/stop.js";
 import type { EventInit, ModelRequestEvent, ModelResponseEvent } from "../core/vocabulary/events.js";
 import type { AssistantMessage, Message, ToolCall } from "../core/vocabulary/messages.js";
 import type { Model, ModelDelta, ModelObserver, ModelRequest, ModelResponse } from "../models/model.js";
@@ -19,11 +20,11 @@ export interface CallSettings {
  * The request of a step's model call: the parts the hooks shaped plus the agent's settings and the
  * run's signal.
  */
-export function stepRequest(parts: StepRequest, settings: CallSettings, signal: AbortSignal): ModelRequest {
+export function stepRequest(parts: StepRequest, settings: CallSettings, stop: RunStop): ModelRequest {
   // Built by assignment, in the key order of the literal it replaces (a replayed or recorded
   // request shows its keys in this order): a literal with conditional spreads is several times
   // slower, and this runs every step.
-  const request: Omit<ModelRequest, "signal"> & { signal?: AbortSignal } =
+  const request: Omit<ModelRequest, "signal"> =
     parts.instructions !== undefined
       ? { instructions: parts.instructions, messages: parts.messages, tools: parts.tools }
       : { messages: parts.messages, tools: parts.tools };
@@ -31,8 +32,8 @@ export function stepRequest(parts: StepRequest, settings: CallSettings, signal: 
   request.stream = settings.stream;
   if (settings.maxOutputTokens !== undefined) request.maxOutputTokens = settings.maxOutputTokens;
   if (settings.temperature !== undefined) request.temperature = settings.temperature;
-  request.signal = signal;
-  return request as ModelRequest;
+  // The run's signal is made only if the model reads it; glassloop's own models watch the stop.
+  return attachStop(request, stop);
 }
 
 /**
@@ -52,8 +53,8 @@ export async function callModel(
   const generation = model.generate(request, callObserver(state, step, model.id, purpose, sent));
   let response: ModelResponse;
   try {
-    // Raced with the signal so a model that ignores it still cannot hold the run.
-    response = await raceAbort(generation, request.signal);
+    // Raced with the run's stop so a model that ignores its signal still cannot hold the run.
+    response = await raceAbort(generation, state.stop);
   } catch (error) {
     generation.catch(() => {});
     // Attempts that failed were requests all the same: `3 requests` after three refused
@@ -159,7 +160,7 @@ function emitDelta(emit: RunState<unknown>["emit"], step: number, delta: ModelDe
 
 /** The error that ends the run for a failed model call: the abort or timeout if the signal fired. */
 function callError(state: RunState<unknown>, error: unknown): RunError {
-  if (state.signal.aborted) return abortError(state);
+  if (state.stop.aborted) return abortError(state);
   return error instanceof RunError ? error : new ModelCallError(error, errorState(state));
 }
 
@@ -206,25 +207,25 @@ function recordResponse(
   state.emit(event);
 }
 
-/** `promise`, or a rejection as soon as `signal` fires; the listener never outlives the call. */
-export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  // One promise and one listener object per call (not race + finally + a second promise): this
+/** `promise`, or a rejection as soon as `stop` fires; the watcher never outlives the call. */
+export function raceAbort<T>(promise: Promise<T>, stop: Stop): Promise<T> {
+  if (stop.aborted) return Promise.reject(stop.reason);
+  // One promise and one watcher object per call (not race + finally + a second promise): this
   // runs every step.
   return new Promise<T>((resolve, reject) => {
-    const listener = {
+    const watcher = {
       handleEvent() {
-        reject(signal.reason);
+        reject(stop.reason);
       },
     };
-    signal.addEventListener("abort", listener, { once: true });
+    stop.watch(watcher);
     promise.then(
       (value) => {
-        signal.removeEventListener("abort", listener);
+        stop.unwatch(watcher);
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener("abort", listener);
+        stop.unwatch(watcher);
         reject(error);
       },
     );

@@ -21,7 +21,7 @@ export function budgetError(state: RunState<unknown>, breach: Breach): BudgetExc
 
 /** The error for a fired run signal: the timeout limit or the caller's abort. */
 export function abortError(state: RunState<unknown>): BudgetExceededError | RunAbortedError {
-  const reason: unknown = state.signal.reason;
+  const reason: unknown = state.stop.reason;
   if (reason instanceof RunTimeout) {
     const max = state.budget.limits.timeoutMs ?? 0;
     // Node's timers run on the event loop's cached clock and can fire a fraction of a ms early.

@@ -123,7 +123,7 @@ export async function takeTurn(
   state.messages.push(...messages);
 
   if (halt) throw halt.error(state);
-  if (state.signal.aborted) throw abortError(state);
+  if (state.stop.aborted) throw abortError(state);
   if (stop.breach) throw budgetError(state, stop.breach);
   hooks.afterTurn?.(state, step, { prepared, outcomes: results, resumed: known !== undefined });
   if (ended) return { kind: "done", outcome: { output: ended.output, finishedBy: ended.toolName } };
@@ -155,7 +155,7 @@ async function askPerson(
   stop: BudgetStop,
 ): Promise<boolean> {
   const { pauseForInput } = state.hooks;
-  if (pauseForInput && !state.signal.aborted && !stop.breach) {
+  if (pauseForInput && !state.stop.aborted && !stop.breach) {
     const questions = new Map<number, AskedQuestion[]>();
     for (const [i, { question }] of asked) {
       const id = (calls[i] as ToolCall).id;
@@ -205,7 +205,7 @@ function dispatchCall(
   // A resumed turn: a call that finished before the crash (or was cut off by it) is not run again.
   const known = stop.known?.get(ready.call.id);
   if (known) return Promise.resolve(known);
-  if (state.signal.aborted) return Promise.resolve(abortedOutcome(ready.tool.name));
+  if (state.stop.aborted) return Promise.resolve(abortedOutcome(ready.tool.name));
   // final_result runs no code of anyone's: it only carries an answer the model already paid
   // for, so like a text answer it spends no budget and no budget can refuse it.
   if (!isFinalResult(ready)) {
@@ -232,7 +232,7 @@ function executeTool(
 ): Promise<ToolOutcome> {
   // Methods, not arrow properties: no per-call name definitions under a name-keeping loader.
   return state.environment.execute(ready, {
-    signal: state.signal,
+    stop: state.stop,
     messages: state.messages,
     usage() {
       return state.meter.snapshot();

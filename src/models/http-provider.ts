@@ -5,6 +5,7 @@
  * kit makes each call: the context-window check, the body, the POST with its retries, deadline
  * and caps (models/http), and the assembler each streamed attempt starts afresh.
  */
+import { stopOf } from "../core/stop.js";
 import { checkContextWindow } from "./context-window.js";
 import type { SseEvent } from "./http/sse.js";
 import { type HttpCall, type HttpOptions, postEvents, postJson } from "./http/transport.js";
@@ -62,7 +63,7 @@ export async function callHttp<S>(
     url: request.stream ? connection.streamUrl : connection.url,
     headers: connection.headers,
     body: wire.toBody(request, settings),
-    signal: request.signal,
+    stop: stopOf(request),
     observer,
     secrets: connection.secrets,
   };

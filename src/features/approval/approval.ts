@@ -115,7 +115,7 @@ export class ApprovalGate {
       shown.set(i, text);
       let decision = takeDecision(decisions, state.runId, p.call, text);
       if (decision === undefined && this.#handler)
-        decision = await this.#handler(describe(p.call, text), state.signal);
+        decision = await this.#handler(describe(p.call, text), state.stop.signal);
       if (decision === undefined) undecided.push(i);
       else if (!decision) rejected.set(i, { status: "rejected", content: NOT_APPROVED });
     }

@@ -60,11 +60,11 @@ export async function runCheck<V extends GuardrailVerdict>(
       // Raced with the signal: a check that ignores it still cannot hold the run past its timeout.
       const verdict = await raceAbort(
         Promise.resolve().then(() => check(tools)),
-        state.signal,
+        state.stop,
       );
       return { verdict, usage, events, durationMs: performance.now() - started };
     } catch (error) {
-      if (state.signal.aborted) throw error;
+      if (state.stop.aborted) throw error;
       return {
         error: error instanceof Error ? error.message : String(error),
         ...(error instanceof BudgetExceededError && { budget: true as const }),
@@ -79,7 +79,7 @@ export async function runCheck<V extends GuardrailVerdict>(
     const { sideStep } = state.hooks;
     record = sideStep ? await sideStep(state, `guardrail:${site.guardrail}`, run) : await run();
   } catch (error) {
-    if (state.signal.aborted) throw abortError(state);
+    if (state.stop.aborted) throw abortError(state);
     throw error;
   }
   // What the check spent and reported is the run's, whatever it decided.
@@ -128,13 +128,13 @@ function checkTools(
 ): GuardrailTools<unknown> {
   const remaining = state.budget.remaining();
   return {
-    signal: state.signal,
+    signal: state.stop.signal,
     context: state.environment.context,
     remaining,
     async runAgent(agent, input) {
       try {
         const result = await agent.run(input, {
-          signal: state.signal,
+          signal: state.stop.signal,
           onEvent: (event) => events.push(event),
           limits: limitsWithin(remaining),
         });

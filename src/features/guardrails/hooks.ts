@@ -169,7 +169,7 @@ function toolHooks(guardrails: readonly ToolGuardrail[]): RunHooks {
         const outcome = await next();
         return (await judgeCall(state, step, ready, watched, outcome)) ?? outcome;
       } catch (error) {
-        if (state.signal.aborted) throw error;
+        if (state.stop.aborted) throw error;
         stop ??= error as RunError;
         return notRun(stop);
       }

@@ -1,3 +1,4 @@
+import type { Stop } from "../../core/stop.js";
 import type { AgentEvent } from "../../core/vocabulary/events.js";
 import type { RemainingBudget } from "../../core/vocabulary/limits.js";
 import type { Message } from "../../core/vocabulary/messages.js";
@@ -8,7 +9,8 @@ import type { CallStop } from "./call-stop.js";
 
 /** What a tool run needs from the loop. */
 export interface ExecuteOptions {
-  signal: AbortSignal;
+  /** The run's stop: a call whose run stopped does not start, and one running is abandoned. */
+  stop: Stop;
   messages: readonly Message[];
   usage: () => RunUsage;
   remaining: () => RemainingBudget;

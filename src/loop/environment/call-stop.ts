@@ -1,10 +1,11 @@
+import type { Stop } from "../../core/stop.js";
 import { startTimer } from "./timer.js";
 
 /** The reason a call's stop carries when its timeout fired. */
 export class ToolTimeout extends Error {}
 
 /**
- * What stops one tool call: the run's signal (it is the listener) or the call's timeout. It rejects
+ * What stops one tool call: the run's stop (it is the watcher) or the call's timeout. It rejects
  * the call's race and aborts the call's own signal, which exists only once the tool asked for it.
  */
 export class CallStop {
@@ -13,7 +14,7 @@ export class CallStop {
   #controller: AbortController | undefined;
   #cancelTimer: (() => void) | undefined;
 
-  constructor(private readonly parent: AbortSignal) {}
+  constructor(private readonly parent: Stop) {}
 
   get signal(): AbortSignal {
     if (!this.#controller) {
@@ -24,14 +25,14 @@ export class CallStop {
   }
 
   /**
-   * The tool's run returned `result`. The run's signal and the timeout are watched only now, and
+   * The tool's run returned `result`. The run's stop and the timeout are watched only now, and
    * only for a promise (until `release`): a listener and a timer are most of what a synchronous
    * call costs, and neither could stop one. A stop of the run before or while it ran still wins.
    */
   watch(result: unknown, timeoutMs: number): void {
     if (this.parent.aborted) this.handleEvent();
     else if (typeof (result as { then?: unknown } | null)?.then === "function") {
-      this.parent.addEventListener("abort", this, { once: true });
+      this.parent.watch(this);
       this.#cancelTimer = startTimer(timeoutMs, () => this.abort(new ToolTimeout()));
     }
   }
@@ -40,10 +41,10 @@ export class CallStop {
   release(): void {
     if (!this.#cancelTimer) return;
     this.#cancelTimer();
-    this.parent.removeEventListener("abort", this);
+    this.parent.unwatch(this);
   }
 
-  /** The run's signal fired. */
+  /** The run's stop fired. */
   handleEvent(): void {
     this.abort(this.parent.reason);
   }

@@ -133,7 +133,7 @@ export class Environment<TContext> {
   }
 
   /**
-   * Runs a validated call under its timeout and the run's signal; never throws, except the
+   * Runs a validated call under its timeout and the run's stop; never throws, except the
    * QuestionAsked a tool throws to ask the person (the turn pauses the run with it).
    */
   async execute(ready: ReadyCall<TContext>, options: ExecuteOptions): Promise<ToolOutcome> {
@@ -142,8 +142,8 @@ export class Environment<TContext> {
     const timeoutMs = tool.timeoutMs ?? this.options.toolTimeoutMs;
     const maxResultChars = tool.maxResultChars ?? this.options.maxResultChars;
     // A call whose run is already stopped must not start at all.
-    if (options.signal.aborted) return timed(abortedOutcome(tool.name), started);
-    const stop = new CallStop(options.signal);
+    if (options.stop.aborted) return timed(abortedOutcome(tool.name), started);
+    const stop = new CallStop(options.stop);
     try {
       const runOptions = new CallOptions(this.context, call.id, stop, options);
       // The tool runs a microtask later (a synchronous throw becomes a rejection), raced with the

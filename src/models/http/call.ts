@@ -5,6 +5,7 @@ import type { RequestOptions } from "node:http";
 import { ConfigError } from "../../core/errors.js";
 import { READ_CAPS } from "../../core/read-caps.js";
 import { redact, urlSecrets } from "../../core/redact.js";
+import type { Stop } from "../../core/stop.js";
 import type { ModelObserver } from "../model.js";
 
 /** Transport settings every provider accepts (as its `http` option). */
@@ -111,7 +112,12 @@ export interface HttpCall {
    * receives on every attempt, so the event shows exactly the bytes sent. Do not mutate it later.
    */
   body: unknown;
-  signal: AbortSignal;
+  /**
+   * What stops the call, one of the two: the caller's `signal`, or a `stop` (a provider of
+   * glassloop's own passes `stopOf(request)`: the run's stop, whose signal is made only if read).
+   */
+  signal?: AbortSignal;
+  stop?: Stop;
   observer: ModelObserver;
   /** Values (API keys) that must never appear in an error, event or log. */
   secrets?: readonly string[];

@@ -4,6 +4,7 @@
 
 import { redact } from "../../core/redact.js";
 import { sleep } from "../../core/sleep.js";
+import { type Stop, type StopWatcher, signalStop } from "../../core/stop.js";
 import {
   CallDeadlineError,
   errorFields,
@@ -64,7 +65,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * first that may come due, and when it fires it checks which has (a chunk only notes the time, so
  * a busy stream moves no timer). A timer per bound, or per chunk, showed in the profile.
  */
-class Send implements Attempt {
+class Send implements Attempt, StopWatcher {
   readonly call: HttpCall;
   readonly settings: Settings;
   /** Set by `run` (a URL with credentials and an API key both is refused there, as a rejection). */
@@ -76,6 +77,7 @@ class Send implements Attempt {
   delivered = false;
   readonly #fetch: typeof globalThis.fetch | undefined;
   readonly #deadlineAt: number;
+  readonly #stop: Stop | undefined;
   #exchange: Exchange | undefined;
   #timer: NodeJS.Timeout | undefined;
   #attemptAt = 0;
@@ -89,18 +91,31 @@ class Send implements Attempt {
     this.open = open;
     this.#fetch = options.fetch;
     this.#deadlineAt = performance.now() + this.settings.deadlineMs;
+    this.#stop = call.stop ?? (call.signal && signalStop(call.signal));
   }
 
   async run<T>(read: (send: Send, reply: WireReply) => Promise<T>): Promise<T> {
+    const stop = this.#stop;
+    if (!stop) throw new TypeError("An HTTP call needs a signal or a stop");
+    // The call watches its stop while it runs: one watcher on the run's stop (an array push), and
+    // when the stop fires it ends the request in flight.
+    if (stop.aborted) throw stop.reason;
+    stop.watch(this);
+    try {
+      return await this.#attempts(read, stop);
+    } finally {
+      stop.unwatch(this);
+    }
+  }
+
+  async #attempts<T>(read: (send: Send, reply: WireReply) => Promise<T>, stop: Stop): Promise<T> {
     const { call, settings } = this;
-    const { signal } = call;
     const route = routeOf(call, this.open !== undefined);
     this.route = route;
     const exchange = exchangerOf(this.#fetch);
     const text = JSON.stringify(call.body);
-    const requests = inFlightOf(signal);
     for (let n = 1; ; n++) {
-      if (signal.aborted) throw signal.reason;
+      if (stop.aborted) throw stop.reason;
       this.#attemptAt = performance.now();
       if (this.#attemptAt >= this.#deadlineAt)
         throw new CallDeadlineError(call.provider, settings.deadlineMs);
@@ -108,19 +123,17 @@ class Send implements Attempt {
       this.stage = "request";
       this.#arm(this.#attemptAt);
       let failure: Failure;
-      let current: Exchange | undefined;
       try {
         call.observer.onRequest({ body: call.body, url: route.shownUrl, attempt: n });
-        current = this.#exchange = exchange(route, text);
-        requests.add(current);
+        const current = exchange(route, text);
+        this.#exchange = current;
         const reply = await current.reply;
         if (reply.status < 200 || reply.status > 299) throw await failureOf(reply, this);
         return await read(this, reply);
       } catch (error) {
-        if (signal.aborted) throw signal.reason;
+        if (stop.aborted) throw stop.reason;
         failure = error instanceof Failure ? error : classify(error, this);
       } finally {
-        if (current !== undefined) requests.delete(current);
         clearTimeout(this.#timer);
         this.#timer = this.#exchange = undefined;
       }
@@ -136,8 +149,13 @@ class Send implements Attempt {
         ...(failure.serverWaitMs !== undefined && { retryAfterMs: failure.serverWaitMs }),
         cause: scrub(failure.error, route.secrets),
       });
-      await sleep(delayMs, signal);
+      await sleep(delayMs, stop.signal);
     }
+  }
+
+  /** The call's stop fired: the request in flight ends with its reason. */
+  handleEvent(): void {
+    this.#exchange?.abort(this.#stop?.reason);
   }
 
   /** The headers of a stream are in: from now on the idle timeout applies, and its bytes count. */
@@ -253,26 +271,4 @@ class Answer implements JsonReply, StreamEnd {
   get headers(): Headers {
     return this.#reply.headers;
   }
-}
-
-/**
- * The requests in flight under each caller's signal, and one listener per signal that ends them
- * when it fires: a run's calls share its signal, and a listener added and removed for every call
- * cost more than the rest of the call's own bookkeeping. The set empties as calls end; the
- * listener goes with the signal.
- */
-const inFlight = new WeakMap<AbortSignal, Set<Exchange>>();
-
-function inFlightOf(signal: AbortSignal): Set<Exchange> {
-  let requests = inFlight.get(signal);
-  if (requests === undefined) {
-    const live = new Set<Exchange>();
-    const onAbort = () => {
-      for (const request of live) request.abort(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    inFlight.set(signal, live);
-    requests = live;
-  }
-  return requests;
 }

@@ -1,5 +1,6 @@
 import { ConfigError } from "../../core/errors.js";
 import { redact } from "../../core/redact.js";
+import { stopOf } from "../../core/stop.js";
 import { errorForStatus, type ProviderError } from "../../models/errors.js";
 import type { HttpOptions } from "../../models/http/call.js";
 import { postJson } from "../../models/http/transport.js";
@@ -183,7 +184,7 @@ export class AnthropicModel implements Model {
         url: url.toString(),
         headers: this.#connection.headers,
         body,
-        signal: request.signal,
+        stop: stopOf(request),
         observer: { onRequest: () => {} },
         secrets: this.#connection.secrets,
       },

@@ -4,7 +4,9 @@
  * decoded with its checksums. Any model Converse serves (Anthropic, Nova, Llama, Mistral…) by its
  * model or inference-profile id.
  */
+
 import { ConfigError } from "../../core/errors.js";
+import { stopOf } from "../../core/stop.js";
 import { defaultPost, type PostFetch } from "../../models/http/node-post.js";
 import { type HttpOptions, postJson } from "../../models/http/transport.js";
 import { endpointUrl } from "../../models/http/url.js";
@@ -143,7 +145,7 @@ export class BedrockModel implements Model {
         url: this.#connection.url.replace(/\/converse$/, "/count-tokens"),
         headers: this.#connection.headers,
         body: { input: { converse: { messages, system, ...(toolConfig !== undefined && { toolConfig }) } } },
-        signal: request.signal,
+        stop: stopOf(request),
         observer: { onRequest: () => {} },
         secrets: this.#connection.secrets,
       },

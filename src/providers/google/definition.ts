@@ -1,5 +1,6 @@
 import { ConfigError } from "../../core/errors.js";
 import { redact } from "../../core/redact.js";
+import { stopOf } from "../../core/stop.js";
 import { ProviderProtocolError } from "../../models/errors.js";
 import type { HttpOptions } from "../../models/http/call.js";
 import { postJson } from "../../models/http/transport.js";
@@ -140,7 +141,7 @@ export class GeminiModel implements Model {
         url: countUrl(this.#connection.url),
         headers: this.#connection.headers,
         body: toCountBody(request, this.#settings, this.modelName, this.#api),
-        signal: request.signal,
+        stop: stopOf(request),
         observer: { onRequest: () => {} },
         secrets: this.#connection.secrets,
       },

@@ -4,7 +4,9 @@
  * the URL rather than the body, `anthropic_version: "vertex-2023-10-16"` in the body, and the
  * same OAuth access token as Gemini on Vertex. Answers are Anthropic's, byte for byte.
  */
+
 import { ConfigError } from "../../core/errors.js";
+import { stopOf } from "../../core/stop.js";
 import {
   CloudCredentialsError,
   TokenBoundModel,
@@ -148,7 +150,7 @@ export class VertexAnthropicModel implements Model {
         url: endpointUrl(this.baseURL, "/count-tokens:rawPredict"),
         headers: connection.headers,
         body: { anthropic_version: VERTEX_ANTHROPIC_VERSION, ...anthropicCountBody(request, this.#settings) },
-        signal: request.signal,
+        stop: stopOf(request),
         observer: { onRequest: () => {} },
         secrets: connection.secrets,
       },
