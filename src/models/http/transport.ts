@@ -188,8 +188,11 @@ class Send implements Attempt, StopWatcher {
       this.stage === "request" ? this.#attemptAt + timeoutMs : this.#lastChunkAt + streamIdleTimeoutMs;
     // Before a stream's headers, it may begin at any moment: look again within its idle timeout.
     if (this.open !== undefined && this.stage === "request") due = Math.min(due, now + streamIdleTimeoutMs);
-    // Node fires a longer timer at once; one that far off is looked at again when it fires.
-    const ms = Math.min(Math.max(0, Math.min(due, this.#deadlineAt) - now), MAX_TIMER_MS);
+    // Node fires a longer timer at once; one that far off is looked at again when it fires. Whole
+    // milliseconds, rounded up (never early): node keeps a list of timers per duration and stores
+    // the duration on every timer, so a fraction (a deadline's remainder) would be a list of its
+    // own and a boxed number.
+    const ms = Math.min(Math.ceil(Math.max(0, Math.min(due, this.#deadlineAt) - now)), MAX_TIMER_MS);
     this.#timer = setTimeout(Send.#fire, ms, this);
   }
 
