@@ -20,7 +20,7 @@ import { textNotAllowed } from "../loop/output.js";
 import { UsageMeter } from "../loop/usage.js";
 import type { Model } from "../models/model.js";
 import { resolveModel } from "../providers/resolve.js";
-import type { Store, StoredRun } from "../store/store.js";
+import type { Store } from "../store/store.js";
 import type { Tool } from "../tools/tool.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
 import type {
@@ -43,18 +43,7 @@ import {
 import { type AgentToolOptions, agentAsTool, type SubAgent } from "./as-tool.js";
 import { checkContinue } from "./continue-check.js";
 import { EventChannel } from "./event-channel.js";
-import { attachFeatures, initialMessages, startRun } from "./run-start.js";
-
-/** How a run starts, besides its input and options. */
-interface StartHow {
-  stream: boolean;
-  listener: ((event: AgentEvent) => void) | undefined;
-  /** The run's stop when the caller made it: a stream fires it when its reader leaves. */
-  stop?: RunStop;
-  resumed?: StoredRun;
-  decisions?: readonly ApprovalDecision[];
-  answers?: RecordedAnswers;
-}
+import { attachFeatures, initialMessages, type StartHow, startRun } from "./run-start.js";
 
 /** A model in a loop with tools, hidden context, budgets and events: goal (instructions), actions (tools), memory (history) and environment. */
 export class Agent<TContext = undefined, TOutput = string> {

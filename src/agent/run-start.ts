@@ -5,6 +5,7 @@
 import { ConfigError } from "../core/errors.js";
 import { checkFile } from "../core/files.js";
 import { imageProblem } from "../core/images.js";
+import type { RecordedAnswers } from "../core/questions.js";
 import { RunStop, type StopWatcher } from "../core/stop.js";
 import type { AgentEvent, EventInit } from "../core/vocabulary/events.js";
 import type { Limits } from "../core/vocabulary/limits.js";
@@ -65,6 +66,17 @@ function checkedInput<P>(parts: readonly P[], problemOf: (part: P) => string | u
     if (problem) throw new ConfigError(`The run's input has ${problem}`);
   }
   return [...parts];
+}
+
+/** How a run starts, besides its input and options. */
+export interface StartHow {
+  stream: boolean;
+  listener: ((event: AgentEvent) => void) | undefined;
+  /** The run's stop when the caller made it: a stream fires it when its reader leaves. */
+  stop?: RunStop;
+  resumed?: StoredRun;
+  decisions?: readonly ApprovalDecision[];
+  answers?: RecordedAnswers;
 }
 
 /** What one run's shared state is built from (already checked by the agent). */
