@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { batchPool } from "../../test/helpers/batch-pool.js";
 import { scrubberFor } from "../core/sink.js";
 import type { AgentEvent } from "../core/vocabulary/events.js";
-import type { PgPool } from "../store/postgres/pg-driver.js";
 import { EventLog } from "./events.js";
 import { fromJsonOutput, jsonOutput } from "./json-output.js";
 import { type Fence, RunSteps } from "./run-steps.js";
@@ -66,13 +66,7 @@ describe("values DBOS records as JSON text", () => {
   });
 
   it("an event's row is its scrubbed JSON, in a batch that is one valid JSON array", async () => {
-    const batches: string[] = [];
-    const pool = {
-      query: async (_sql: string, params: unknown[]) => {
-        batches.push(params[2] as string);
-        return { rows: [], rowCount: 0 };
-      },
-    } as unknown as PgPool;
+    const { pool, batches } = batchPool();
     const log = new EventLog(pool, "run-json", "worker-1", redactor);
     const event = { type: "model_request", step: 1, model: "m", attempt: 1, body: output() } as AgentEvent;
     log.record(1, event);

@@ -19,8 +19,8 @@ import {
   type ModelResponse,
 } from "../../src/index.js";
 import { EventLog } from "../../src/scale/events.js";
-import type { PgPool } from "../../src/store/postgres/pg-driver.js";
 import { TraceWriter } from "../../src/trace/writer.js";
+import { batchPool } from "../helpers/batch-pool.js";
 import { fragments, secretCases } from "../helpers/secret-shapes.js";
 import { tempDir } from "../helpers/traced-run.js";
 
@@ -109,13 +109,7 @@ describe("a secret split across two streamed deltas", () => {
 
     it(`${name}: scale-out's run_events rows never hold it, one row per delta`, async () => {
       for (const [a, b] of splits(text)) {
-        const batches: string[] = [];
-        const pool = {
-          query: async (_sql: string, params: unknown[]) => {
-            batches.push(params[2] as string);
-            return { rows: [], rowCount: 0 };
-          },
-        } as unknown as PgPool;
+        const { pool, batches } = batchPool();
         const log = new EventLog(pool, "run-1", "worker-1", new Redactor({ env }));
         const events = await eventsOf([a, b]);
         for (const [i, event] of events.entries()) log.record(i, event);
