@@ -1,7 +1,11 @@
-import { useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { ChatStatus } from "./chat-session.js";
 
-/** The message box: Enter sends, Shift+Enter breaks the line, Escape stops a running answer. */
+/**
+ * The message box: Enter sends, Shift+Enter breaks the line, Escape stops a running answer. A message
+ * sent while the chat's history is still loading waits in the box and goes out once it has loaded
+ * (the page takes typing from its first frame; an Enter then must not vanish).
+ */
 export function Composer({
   status,
   onSend,
@@ -14,11 +18,19 @@ export function Composer({
   const [text, setText] = useState("");
   const box = useRef<HTMLTextAreaElement>(null);
   const running = status === "submitted" || status === "streaming" || status === "awaiting-approval";
-  const send = () => {
-    if (!text.trim() || running || status === "loading") return;
-    onSend(text);
-    setText("");
+  // The text of an Enter pressed while the history loads; sent as it was then, once loading ends.
+  const [queued, setQueued] = useState<string | undefined>();
+  const send = (message = text) => {
+    if (!message.trim() || running) return;
+    if (status === "loading") return setQueued(message);
+    setQueued(undefined);
+    onSend(message);
+    // What was typed after a queued Enter stays in the box.
+    setText((now) => (now === message ? "" : now));
   };
+  useEffect(() => {
+    if (queued !== undefined && status !== "loading") send(queued);
+  }, [queued, status]);
   return (
     <form
       class="composer"
@@ -39,6 +51,7 @@ export function Composer({
           status === "awaiting-approval" ? "Approve or reject the waiting call first" : "Message the agent"
         }
         data-testid="message-box"
+        data-queued={queued === undefined ? undefined : "true"}
         onInput={(e) => setText(e.currentTarget.value)}
         onKeyDown={(e) => {
           if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
@@ -55,7 +68,7 @@ export function Composer({
           Stop
         </button>
       ) : (
-        <button type="submit" class="send" data-testid="send" disabled={!text.trim() || status === "loading"}>
+        <button type="submit" class="send" data-testid="send" disabled={!text.trim()}>
           Send
         </button>
       )}

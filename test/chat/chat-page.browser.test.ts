@@ -174,6 +174,33 @@ describeBrowser("the chat page glassloop serve serves at /, in a real browser", 
     await page.close();
   });
 
+  it("an Enter pressed while the chat's history still loads is sent once it has loaded, not dropped", async () => {
+    await signInAs(browser.context, server.url, "alice");
+    const page = await browser.context.newPage();
+    // Hold the chat's history until the message has been typed and Enter pressed.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(/\/api\/chats\/[^/?#]+$/, async (route) => {
+      if (route.request().method() === "GET") await held;
+      await route.continue();
+    });
+    await page.goto(server.url);
+    await send(page, "early bird");
+    await expect.poll(() => page.getByTestId("message-box").getAttribute("data-queued")).toBe("true");
+    expect(await status(page)).toBe("loading");
+    expect(await page.locator('[data-role="user"]').count()).toBe(0);
+    release();
+    await expect
+      .poll(() => lastAssistant(page).getByTestId("assistant-text").textContent())
+      .toBe("You said: early bird");
+    await expect.poll(() => status(page)).toBe("ready");
+    expect(await page.getByTestId("message-box").inputValue()).toBe("");
+    expect(await page.locator('[data-role="user"]').count()).toBe(1);
+    await page.close();
+  });
+
   it("shows a <script>, an onerror image and a markdown link from the model as characters: nothing runs, nothing links", async () => {
     const page = await open();
     await send(page, "hostile");
