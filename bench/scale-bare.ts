@@ -17,6 +17,7 @@ import { createInterface } from "node:readline";
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import { registerInternalQueue } from "@dbos-inc/dbos-sdk/internal/wfqueue";
 import { countPgQueries, SpentSince, StepWindow } from "./pg-count.js";
+import { WORKER_CONCURRENCY } from "./scale-settings.js";
 
 const [url, mode, pollArg] = process.argv.slice(2);
 if (!url || (mode !== "steps" && mode !== "worker"))
@@ -58,7 +59,10 @@ DBOS.setConfig({ name: "bench-bare", systemDatabaseUrl: url, logLevel: "error" }
 const workflow = DBOS.registerWorkflow(bare, { name: "bare" });
 // A process-local queue, as a glassloop worker's (src/scale/worker-queue.ts).
 if (mode === "worker")
-  registerInternalQueue("bare", { workerConcurrency: 8, minPollingIntervalMs: Number(pollArg ?? 50) });
+  registerInternalQueue("bare", {
+    workerConcurrency: WORKER_CONCURRENCY,
+    minPollingIntervalMs: Number(pollArg ?? 50),
+  });
 await DBOS.launch();
 process.stdout.write("READY\n");
 const since = new SpentSince();

@@ -14,6 +14,7 @@ import { type Model, type ModelObserver, type ModelRequest, type ModelResponse, 
 import { defineWorker, startWorker } from "glassloop/scale";
 import { z } from "zod";
 import { countPgQueries, SpentSince, StepWindow } from "./pg-count.js";
+import { WORKER_CONCURRENCY } from "./scale-settings.js";
 import { ZeroLatencyModel } from "./zero-model.js";
 
 const [url, stepsArg, pollArg, idArg] = process.argv.slice(2);
@@ -62,6 +63,7 @@ const worker = await startWorker({
   module: defineWorker({ agents: { zero: agent("zero"), marked: agent("marked") } }),
   id: idArg ?? "bench-steps",
   pollMs: Number(pollArg ?? 50),
+  concurrency: WORKER_CONCURRENCY,
   logLevel: "error",
 });
 process.stdout.write("READY\n");

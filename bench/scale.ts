@@ -9,7 +9,8 @@
  * step table. BENCH_SCALE_RUNS (60): runs per throughput row. BENCH_SCALE_PROFILE=<dir>: a CPU
  * profile of each child process; BENCH_SCALE_WINDOW_PROFILE=<dir>: of each throughput worker's
  * measured window only; BENCH_SCALE_CALLGRIND=<dir>: each child under callgrind, instrumented in
- * that window (its instructions per run in the table). BENCH_SCALE_WARM (1): unmeasured runs
+ * that window (its instructions per run in the table); BENCH_SCALE_NODE_FLAGS: more node flags for
+ * each child (`--trace-generalization`). BENCH_SCALE_WARM (1): unmeasured runs
  * first. BENCH_SCALE_PLAN: the throughput rows, a comma list of `bare` and worker
  * counts (default `bare,1,bare,1,2,4`); with BENCH_SCALE_AB=<another checkout>, `B` is one worker
  * of that checkout's glassloop (its own src, started in its directory), for a before/after of
@@ -30,6 +31,7 @@ import { loadPg, type PgPoolConfig } from "../src/store/postgres/pg-driver.js";
 import { postgresInstalled, startCluster } from "../test/helpers/postgres-cluster.js";
 import type { Spent, StepCost } from "./pg-count.js";
 import { idleTable } from "./scale-idle.js";
+import { WORKER_CONCURRENCY } from "./scale-settings.js";
 import { type BenchTable, round } from "./table.js";
 import { ZeroLatencyModel } from "./zero-model.js";
 
@@ -78,7 +80,7 @@ function spawnWorker(
       "--id",
       id,
       "--concurrency",
-      "8",
+      String(WORKER_CONCURRENCY),
       "--lease-ms",
       String(TIMING.leaseMs),
       "--adopt-ms",
@@ -117,7 +119,9 @@ class BenchChild {
     // BENCH_SCALE_CALLGRIND=<dir>: each child under callgrind, instrumented only in its measured
     // window (pg-count.ts toggles it), its instructions reported beside its CPU.
     const grind = process.env.BENCH_SCALE_CALLGRIND;
-    const node = [...prof, "--import", TSX, script, ...args];
+    // BENCH_SCALE_NODE_FLAGS: more node/V8 flags for each child (`--trace-generalization`, `--log-maps`).
+    const flags = (process.env.BENCH_SCALE_NODE_FLAGS ?? "").split(" ").filter(Boolean);
+    const node = [...prof, ...flags, "--import", TSX, script, ...args];
     const [command, argv] = grind
       ? [
           "valgrind",
@@ -528,7 +532,7 @@ export async function scaleBench(): Promise<BenchTable[]> {
     const ratio = best("glassloop, 1 worker") / best("bare");
     const ratioB = best("B: ") / best("bare");
     const tp: BenchTable = {
-      title: `Scale-out: throughput of a 5-step zero-latency agent (${process.env.BENCH_SCALE_RUNS ?? 60} runs, worker processes with concurrency 8)`,
+      title: `Scale-out: throughput of a 5-step zero-latency agent (${process.env.BENCH_SCALE_RUNS ?? 60} runs, worker processes with concurrency ${WORKER_CONCURRENCY})`,
       columns: [
         "workers",
         "runs",
