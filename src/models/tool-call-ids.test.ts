@@ -33,6 +33,16 @@ function pairs(messages: Message[]): [string, string][] {
 }
 
 describe("normalizeToolCallIds", () => {
+  it("checks an id against its rules whole: a line break, a character outside the class or a flag on the class cannot slip through", () => {
+    const multiline = { ...ANTHROPIC_TOOL_CALL_IDS, allowedChar: /[a-z]/gm };
+    for (const rules of [ANTHROPIC_TOOL_CALL_IDS, multiline])
+      for (const id of ["ab\ncd", "ab\n", "a b", "𝒳", "ab\u0000", "abc"]) {
+        const kept = normalizeToolCallIds(transcript([[id]]), rules)[1];
+        const valid = [...id].every((ch) => new RegExp(rules.allowedChar.source).test(ch));
+        expect(kept?.role === "assistant" && kept.toolCalls?.[0]?.id === id).toBe(valid);
+      }
+  });
+
   it("keeps a transcript whose ids are already valid exactly as it is", () => {
     const messages = transcript([["call_abc", "toolu_01X-y"], ["c3"]]);
     expect(normalizeToolCallIds(messages, ANTHROPIC_TOOL_CALL_IDS)).toEqual(messages);
