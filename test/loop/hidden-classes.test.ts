@@ -3,24 +3,38 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { expect, it } from "vitest";
 
-const CHILD = fileURLToPath(new URL("./fixtures/usage-shapes.ts", import.meta.url));
+const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** What a fixture prints: each record's name, and whether two builds of it share a hidden class. */
+async function shapes(name: string): Promise<Record<string, boolean>> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ["--allow-natives-syntax", "--import", "tsx", fixture(name)],
+    { cwd: ROOT },
+  );
+  return JSON.parse(stdout) as Record<string, boolean>;
+}
 
 // On Node 20's V8, `{ ...source, key }` with a key the source lacks makes a new hidden class for
 // every object once the code is optimized: about 2 µs each, and every later read or write of the
 // record misses V8's caches. The usage records were built that way (a tenth of a streamed call's
 // instructions). Timing belongs in the benchmarks; this checks the cause itself, in V8's terms.
 it("usage records built the same way share one hidden class, run after run (and the check tells the spread pattern apart)", async () => {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ["--allow-natives-syntax", "--import", "tsx", CHILD],
-    { cwd: ROOT },
-  );
-  const shared = JSON.parse(stdout) as Record<string, boolean>;
+  const shared = await shapes("usage-shapes.ts");
   const records = ["empty", "progress", "snapshot", "step"];
   expect(shared).toEqual({
     ...Object.fromEntries(records.map((r) => [`${r} (priced)`, true])),
     ...Object.fromEntries(records.map((r) => [r, true])),
     "control: spread with a new key": false,
   });
+}, 60_000);
+
+it("every record a streamed run hands out (each event, what it carries, the result and its messages) has the same hidden class run after run", async () => {
+  const shared = await shapes("run-shapes.ts");
+  // Every event kind of a tool call and an answer is there, and each one kept its class.
+  expect(Object.keys(shared)).toEqual(
+    expect.arrayContaining(["event model_request #1", "event step_end #2.usage", "result.usage"]),
+  );
+  expect(Object.entries(shared).filter(([, same]) => !same)).toEqual([]);
 }, 60_000);
