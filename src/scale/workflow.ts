@@ -11,6 +11,7 @@ import type { RunUsage } from "../core/vocabulary/usage.js";
 import type { PendingApproval } from "../features/approval/approval.js";
 import { ENVIRONMENT_DEFAULTS } from "../loop/environment/environment.js";
 import type { RunHooks } from "../loop/hooks.js";
+import { emptyUsage } from "../loop/usage.js";
 import { resolveModel } from "../providers/resolve.js";
 import { currentOwner } from "../store/owner.js";
 import type { PostgresStore } from "../store/postgres/postgres-store.js";
@@ -221,7 +222,7 @@ async function recordEnd(
   const base = history ? history.messages.filter((m) => m.role !== "system").length : 0;
   // The messages the run started with: its system prompt, the session's history, the input.
   const start = Math.min(messages.length, offset + base + 1);
-  const usage = outcome.usage ?? emptyUsage();
+  const usage = outcome.usage ?? emptyUsage(false);
   const end =
     outcome.status === "ok"
       ? { status: "ok" as const, output: outcome.output }
@@ -249,18 +250,6 @@ async function recordEnd(
     // Ended by the execution that crashed right after writing it: nothing is left to do.
     if ((error as { code?: unknown }).code !== "run_ended") throw error;
   }
-}
-
-function emptyUsage(): RunUsage {
-  return {
-    requests: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    cachedInputTokens: 0,
-    toolCalls: 0,
-    durationMs: 0,
-    steps: [],
-  };
 }
 
 /** The model's name as the store keeps it: the string, the model's id, or a chain's ids. */
