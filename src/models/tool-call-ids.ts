@@ -126,23 +126,18 @@ function sanitize(id: string, rules: ToolCallIdRules): string {
 }
 
 /** Each rules' whole-id pattern, made once: one match per id, not one per character (every request checks every id). */
-const wholeIds = new WeakMap<ToolCallIdRules, RegExp | null>();
+const wholeIds = new WeakMap<ToolCallIdRules, RegExp>();
 
 function allMatch(id: string, rules: ToolCallIdRules): boolean {
   let whole = wholeIds.get(rules);
-  if (whole === undefined) {
-    try {
-      // The class's own flags, less the stateful ones (`test` would move on from `lastIndex`) and `m`
-      // (its `^` and `$` would match at each line).
-      whole = new RegExp(`^(?:${rules.allowedChar.source})*$`, rules.allowedChar.flags.replace(/[gym]/g, ""));
-    } catch {
-      whole = null;
-    }
+  if (!whole) {
+    // The class's own flags, less the stateful ones (`test` would move on from `lastIndex`) and `m`
+    // (its `^` and `$` would match at each line). A non-capturing group around a valid pattern is
+    // valid with a subset of its flags, so this cannot throw.
+    whole = new RegExp(`^(?:${rules.allowedChar.source})*$`, rules.allowedChar.flags.replace(/[gym]/g, ""));
     wholeIds.set(rules, whole);
   }
-  if (whole) return whole.test(id);
-  for (const ch of id) if (!rules.allowedChar.test(ch)) return false;
-  return true;
+  return whole.test(id);
 }
 
 function callsOf(m: Message): ToolCall[] {
