@@ -10,7 +10,8 @@
  * profile of each child process; BENCH_SCALE_WINDOW_PROFILE=<dir>: of each throughput worker's
  * measured window only; BENCH_SCALE_CALLGRIND=<dir>: each child under callgrind, instrumented in
  * that window (its instructions per run in the table); BENCH_SCALE_NODE_FLAGS: more node flags for
- * each child (`--trace-generalization`). BENCH_SCALE_WARM (1): unmeasured runs
+ * each child (`--trace-generalization`). BENCH_SCALE_PGSS=1: the server's time by statement per
+ * throughput row (pg_stat_statements, bench/pg-server.ts). BENCH_SCALE_WARM (1): unmeasured runs
  * first. BENCH_SCALE_PLAN: the throughput rows, a comma list of `bare` and worker
  * counts (default `bare,1,bare,1,2,4`); with BENCH_SCALE_AB=<another checkout>, `B` is one worker
  * of that checkout's glassloop (its own src, started in its directory), for a before/after of
@@ -27,9 +28,10 @@ import { Agent, tool } from "glassloop";
 import type { ScaleClient } from "glassloop/scale";
 import { SqliteStore } from "glassloop/store";
 import { z } from "zod";
-import { loadPg, type PgPoolConfig } from "../src/store/postgres/pg-driver.js";
+import { loadPg, type PgPool, type PgPoolConfig } from "../src/store/postgres/pg-driver.js";
 import { postgresInstalled, startCluster } from "../test/helpers/postgres-cluster.js";
 import type { Spent, StepCost } from "./pg-count.js";
+import { PGSS_SETTINGS, serverCpuMs, topStatements } from "./pg-server.js";
 import { idleTable } from "./scale-idle.js";
 import { WORKER_CONCURRENCY } from "./scale-settings.js";
 import { type BenchTable, round } from "./table.js";
@@ -53,13 +55,21 @@ const echo = tool({
 });
 
 async function database(base: string, name: string): Promise<string> {
-  const pg = loadPg();
-  const admin = new pg.Pool({ connectionString: base, max: 1 } as PgPoolConfig);
-  await admin.query(`create database ${name}`);
-  await admin.end();
+  await withPool(base, (admin) => admin.query(`create database ${name}`));
   const url = new URL(base);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+/** `use` with a one-connection pool on `url`, ended after. */
+async function withPool<T>(url: string, use: (pool: PgPool) => Promise<T>): Promise<T> {
+  const pg = loadPg();
+  const pool = new pg.Pool({ connectionString: url, max: 1 } as PgPoolConfig);
+  try {
+    return await use(pool);
+  } finally {
+    await pool.end();
+  }
 }
 
 function spawnWorker(
@@ -324,23 +334,25 @@ async function perStep(base: string, settings: string): Promise<BenchTable> {
  * fails if one did not succeed.
  */
 async function allEnded(url: string, ids: string[]): Promise<void> {
-  const pg = loadPg();
-  const pool = new pg.Pool({ connectionString: url, max: 1 } as PgPoolConfig);
-  try {
+  // Asks about the oldest runs not seen ended yet, a few hundred at a time (and at once again
+  // while all of those have ended): a poll over every id of the window cost the server CPU in
+  // proportion to the window's size, on the cores the workers and Postgres share.
+  let pending = ids;
+  await withPool(url, async (pool) => {
     for (;;) {
-      const { rows } = await pool.query<{ ended: string; failed: string }>(
-        `select count(*) filter (where status in ('SUCCESS', 'ERROR', 'CANCELLED')) as ended,
-                count(*) filter (where status <> 'SUCCESS' and status in ('ERROR', 'CANCELLED')) as failed
-         from dbos.workflow_status where workflow_uuid = any($1)`,
-        [ids],
+      const asked = pending.slice(0, 256);
+      const { rows } = await pool.query<{ id: string; status: string }>(
+        `select workflow_uuid as id, status from dbos.workflow_status
+         where workflow_uuid = any($1) and status in ('SUCCESS', 'ERROR', 'CANCELLED')`,
+        [asked],
       );
-      if (Number(rows[0]?.failed) > 0) throw new Error("a bench run failed");
-      if (Number(rows[0]?.ended) === ids.length) return;
-      await new Promise((r) => setTimeout(r, 20));
+      if (rows.some((r) => r.status !== "SUCCESS")) throw new Error("a bench run failed");
+      const ended = new Set(rows.map((r) => r.id));
+      pending = pending.filter((id) => !ended.has(id));
+      if (pending.length === 0) return;
+      if (ended.size < asked.length) await new Promise((r) => setTimeout(r, 20));
     }
-  } finally {
-    await pool.end();
-  }
+  });
 }
 
 /**
@@ -348,10 +360,11 @@ async function allEnded(url: string, ids: string[]): Promise<void> {
  * runs of 5 steps, with what the workers spent per run (CPU, round trips, transactions).
  */
 async function throughput(
-  base: string,
+  cluster: { url: string; dir: string },
   workers: number | "bare" | "B",
   index: number,
-): Promise<{ row: (string | number)[]; kinds: string }> {
+): Promise<{ row: (string | number)[]; kinds: string; statements: string[] }> {
+  const base = cluster.url;
   const url = await database(base, `bench_tp_${index}`);
   const runs = Number(process.env.BENCH_SCALE_RUNS ?? 60);
   const ids = Array.from({ length: runs }, (_, i) => `tp${index}_${i}`);
@@ -390,6 +403,7 @@ async function throughput(
       else await client?.enqueue("zero", "go", { runId: id });
     await allEnded(url, warm);
     for (const c of children) c.send("mark");
+    const serverBefore = serverCpuMs(cluster.dir);
     const started = performance.now();
     for (const id of ids)
       if (bareClient)
@@ -397,6 +411,7 @@ async function throughput(
       else await client?.enqueue("zero", "go", { runId: id });
     await allEnded(url, ids);
     const seconds = (performance.now() - started) / 1000;
+    const serverAfter = serverCpuMs(cluster.dir);
     const spent = await Promise.all(children.map((c) => c.spent()));
     if (client) {
       const outcomes = await Promise.all(ids.map((id) => client.result(id)));
@@ -412,6 +427,13 @@ async function throughput(
           : `glassloop, ${workers} worker${workers > 1 ? "s" : ""}`;
     const byKind: Record<string, number> = {};
     for (const s of spent) for (const [k, v] of Object.entries(s.byKind)) byKind[k] = (byKind[k] ?? 0) + v;
+    const server =
+      serverBefore === undefined || serverAfter === undefined
+        ? "n/a"
+        : round((serverAfter - serverBefore) / runs, 2);
+    const statements = process.env.BENCH_SCALE_PGSS
+      ? await withPool(url, (pool) => topStatements(pool, runs + warm.length))
+      : [];
     return {
       row: [
         name,
@@ -420,11 +442,13 @@ async function throughput(
         round(runs / seconds, 1),
         per("cpuMs"),
         per("mainCpuMs"),
+        server,
         ...(process.env.BENCH_SCALE_CALLGRIND ? [round(per("instructions") / 1e6, 3)] : []),
         per("roundTrips"),
         per("transactions"),
       ],
       kinds: `${name}: ${kindsPer(byKind, runs)}`,
+      statements: statements.length > 0 ? [`${name}, ${statements[0]}`, ...statements.slice(1)] : [],
     };
   } finally {
     await bareClient?.destroy();
@@ -509,7 +533,10 @@ export async function scaleBench(): Promise<BenchTable[]> {
   const settings = durable
     ? "the server's durable defaults (fsync on, synchronous_commit on)"
     : "fsync off, synchronous_commit off, full_page_writes off (BENCH_SCALE_DURABLE=1: the durable defaults)";
-  const cluster = await startCluster({ durable });
+  const cluster = await startCluster({
+    durable,
+    ...(process.env.BENCH_SCALE_PGSS && { settings: PGSS_SETTINGS }),
+  });
   try {
     // BENCH_SCALE_ONLY=steps or =throughput: that table alone.
     const only = process.env.BENCH_SCALE_ONLY;
@@ -522,10 +549,14 @@ export async function scaleBench(): Promise<BenchTable[]> {
       .map((w) => (w === "bare" || w === "B" ? w : Number(w)));
     const rows: (string | number)[][] = [];
     const kinds = new Map<string, string>();
+    const statements = new Map<string, string[]>();
     for (const [i, n] of plan.entries()) {
-      const { row, kinds: k } = await throughput(cluster.url, n, i);
+      const { row, kinds: k, statements: s } = await throughput(cluster, n, i);
       rows.push(row);
-      if (n === "bare" || n === 1 || n === "B") kinds.set(String(n), k);
+      if (n === "bare" || n === 1 || n === "B") {
+        kinds.set(String(n), k);
+        statements.set(String(n), s);
+      }
     }
     const best = (prefix: string) =>
       Math.max(...rows.filter((r) => String(r[0]).startsWith(prefix)).map((r) => Number(r[3])));
@@ -540,6 +571,7 @@ export async function scaleBench(): Promise<BenchTable[]> {
         "runs/s",
         "worker CPU ms/run",
         "main thread",
+        "Postgres CPU ms/run",
         ...(process.env.BENCH_SCALE_CALLGRIND ? ["M instructions/run"] : []),
         "round trips/run",
         "transactions/run",
@@ -549,7 +581,9 @@ export async function scaleBench(): Promise<BenchTable[]> {
         `glassloop with 1 worker / the bare DBOS workflow with 1 worker (best of each): ${round(ratio, 2)} (target ≥ 0.8).`,
         ...(plan.includes("B") ? [`B (BENCH_SCALE_AB) / bare, best of each: ${round(ratioB, 2)}.`] : []),
         "Worker CPU, round trips and transactions: what the worker processes spent from the first enqueue to the last run's end (queue polls, leases included), per run; main thread: the part of the CPU on the JavaScript thread (the rest: V8's compiler and GC threads).",
+        "Postgres CPU: the cluster's processes (its backends: the workers', the client's) over the same window, per run; on this machine's cores beside the workers.",
         ...[...kinds.values()].map((k) => `By kind per run, ${k}.`),
+        ...[...statements.values()].flat(),
         `Postgres: ${settings}.`,
         `This machine: ${cpus().length} cores shared by the workers, Postgres and the client; on 2 cores more workers mostly add contention.`,
       ],

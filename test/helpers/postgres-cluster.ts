@@ -48,9 +48,11 @@ function serverUser(): { uid: number; gid: number; runAs?: string } {
 
 /**
  * Starts a cluster. `durable: false` (tests) turns fsync off; the bench keeps the defaults so its
- * numbers are what a real server costs.
+ * numbers are what a real server costs. `settings`: more server settings (`name=value`).
  */
-export async function startCluster(options: { durable?: boolean; base?: string } = {}): Promise<Cluster> {
+export async function startCluster(
+  options: { durable?: boolean; base?: string; settings?: string[] } = {},
+): Promise<Cluster> {
   if (!postgresInstalled())
     throw new Error(`Postgres is not installed at ${PG_BIN} (apt-get install -y postgresql-15)`);
   const user = serverUser();
@@ -79,6 +81,7 @@ export async function startCluster(options: { durable?: boolean; base?: string }
     `-p ${port}`,
     `-c unix_socket_directories=${sockets}`,
     "-c max_connections=200",
+    ...(options.settings ?? []).map((setting) => `-c ${setting}`),
     ...(options.durable ? [] : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]),
   ].join(" ");
   try {
