@@ -3,29 +3,101 @@ import { DBOS_SDK } from "./sdk.js";
 
 type WfQueueModule = typeof import("@dbos-inc/dbos-sdk/internal/wfqueue");
 
-/** How this process consumes the run queue. */
+/** How this process consumes the run queues. */
 export interface LocalQueueLimits {
-  /** Runs of the queue this process runs at once. */
+  /** Runs of both queues this process runs at once. */
   workerConcurrency: number;
-  /** DBOS's base polling interval of the queue. */
+  /** DBOS's base polling interval of each queue. */
   minPollingIntervalMs: number;
 }
 
 /**
- * Makes the run queue's limits this process's own. A DBOS 5.3 queue registered with
- * `DBOS.registerQueue` keeps its settings in one row of the system database, which every worker
- * re-reads each second: a worker's `workerConcurrency` would be whatever the last worker to start
- * wrote. DBOS's process-local queues win over that row in this process's dispatcher, so the run
- * queue is registered as one, with this worker's limit (and one run at a time per partition, the
- * same on every worker). Must be called before `DBOS.launch()`: the dispatcher picks its
- * process-local queues up when it starts. Uses DBOS internals (pinned version; see dbos-polling.ts).
+ * The queue of runs without a session, beside the queue `name`. Runs of a session wait for each
+ * other, so they go on `name`, a DBOS queue partitioned by session (one run at a time per
+ * partition). A run without a session waits for nothing, and on a partitioned queue it would be a
+ * partition of its own: DBOS's dequeue walks every partition key waiting, so each poll would cost
+ * Postgres in proportion to the backlog. On a plain queue a poll takes the oldest runs.
+ */
+export function sessionlessQueue(name: string): string {
+  return `${name}.sessionless`;
+}
+
+/** What this module needs of DBOS's queue dispatcher (internal; see dbos-polling.ts). */
+interface Dispatcher {
+  pollQueue(exec: Executor, queue: LocalQueue): Promise<boolean>;
+}
+interface Executor {
+  systemDatabase: { countRunningWorkflowsForQueue(name: string): number };
+}
+interface LocalQueue {
+  name: string;
+  workerConcurrency?: number;
+  minPollingIntervalMs: number;
+  partitionConcurrency?: number;
+}
+
+/**
+ * Makes the run queues' limits this process's own: the session queue `name` and its
+ * `sessionlessQueue`. A DBOS 5.3 queue registered with `DBOS.registerQueue` keeps its settings
+ * in one row of the system database, which every worker re-reads each second: a worker's
+ * `workerConcurrency` would be whatever the last worker to start wrote. DBOS's process-local
+ * queues win over that row in this process's dispatcher, so both queues are registered as such.
+ * DBOS limits a worker per queue; this worker's one limit covers both: their polls take turns,
+ * and each may take only what the other leaves. Must be called before `DBOS.launch()`: the
+ * dispatcher picks its process-local queues up when it starts. Uses DBOS internals (pinned
+ * version; see dbos-polling.ts).
  */
 export async function claimQueueLocally(name: string, limits: LocalQueueLimits): Promise<void> {
   const load = () => import("@dbos-inc/dbos-sdk/internal/wfqueue");
   const wfqueue = (await importOptional(DBOS_SDK, load)) as WfQueueModule;
-  const queue = wfqueue.registerInternalQueue(name, { ...limits, partitionConcurrency: 1 });
-  // A worker started again in this process finds its earlier registration: take the new limits.
-  queue.workerConcurrency = limits.workerConcurrency;
-  queue.minPollingIntervalMs = limits.minPollingIntervalMs;
-  queue.partitionConcurrency = 1;
+  const register = (queueName: string, partitioned: boolean): LocalQueue => {
+    const settings = { ...limits, ...(partitioned && { partitionConcurrency: 1 }) };
+    const queue = wfqueue.registerInternalQueue(queueName, settings) as unknown as LocalQueue;
+    // A worker started again in this process finds its earlier registration: take the new limits.
+    queue.workerConcurrency = limits.workerConcurrency;
+    queue.minPollingIntervalMs = limits.minPollingIntervalMs;
+    if (partitioned) queue.partitionConcurrency = 1;
+    return queue;
+  };
+  const sessions = register(name, true);
+  const sessionless = register(sessionlessQueue(name), false);
+  shareLimit(
+    wfqueue.wfQueueRunner as unknown as Dispatcher,
+    [sessions, sessionless],
+    limits.workerConcurrency,
+  );
+}
+
+/** The runner's queues that share one worker limit, by runner: set again by each claim. */
+const shared = new WeakMap<Dispatcher, Map<string, { other: string; limit: number }>>();
+
+/**
+ * Holds the runs of `queues` together to `limit` at once: before a poll of one, its limit becomes
+ * what the other's running runs leave, and polls of the two take turns (each claims and starts its
+ * runs before the next one counts them), so two polls at once cannot both fill the worker.
+ */
+function shareLimit(runner: Dispatcher, [a, b]: [LocalQueue, LocalQueue], limit: number): void {
+  let queues = shared.get(runner);
+  if (!queues) {
+    queues = new Map();
+    shared.set(runner, queues);
+    const poll = runner.pollQueue.bind(runner);
+    const pairs = queues;
+    let turn: Promise<unknown> = Promise.resolve();
+    runner.pollQueue = (exec, queue) => {
+      const pair = pairs.get(queue.name);
+      if (!pair) return poll(exec, queue);
+      const next = turn.then(() => {
+        const running = exec.systemDatabase;
+        queue.workerConcurrency = Math.max(0, pair.limit - running.countRunningWorkflowsForQueue(pair.other));
+        // Full: nothing to claim, so no claim transaction either.
+        if (queue.workerConcurrency <= running.countRunningWorkflowsForQueue(queue.name)) return false;
+        return poll(exec, queue);
+      });
+      turn = next.catch(() => {});
+      return next;
+    };
+  }
+  queues.set(a.name, { other: b.name, limit });
+  queues.set(b.name, { other: a.name, limit });
 }

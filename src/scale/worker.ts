@@ -10,7 +10,7 @@ import { boundPolling, POLL_BACKOFF_CAP } from "./dbos-polling.js";
 import { claimDeadWorkers, WorkerLease } from "./lease.js";
 import { openScaleDb, SCALE_SCHEMA, whileLocked } from "./scale-db.js";
 import { dbosSystemUrl, loadDbos, loadDbosExecutor } from "./sdk.js";
-import { claimQueueLocally } from "./worker-queue.js";
+import { claimQueueLocally, sessionlessQueue } from "./worker-queue.js";
 import { RUN_WORKFLOW, runWorkflow } from "./workflow.js";
 
 /** The queue runs are enqueued on unless told otherwise. */
@@ -169,6 +169,11 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     // other: one at a time per partition (the session, or the run itself when it has none).
     await DBOS.registerQueue(queue, {
       partitionConcurrency: 1,
+      minPollingIntervalMs: pollMs,
+      onConflict: "always_update",
+    });
+    // Runs without a session wait for nothing: a plain queue (see sessionlessQueue).
+    await DBOS.registerQueue(sessionlessQueue(queue), {
       minPollingIntervalMs: pollMs,
       onConflict: "always_update",
     });
