@@ -1,3 +1,4 @@
+import { ConfigError } from "../core/errors.js";
 import { importOptional } from "../core/optional-dependency.js";
 import { DBOS_SDK } from "./sdk.js";
 
@@ -79,6 +80,11 @@ const shared = new WeakMap<Dispatcher, Map<string, { other: string; limit: numbe
 function shareLimit(runner: Dispatcher, [a, b]: [LocalQueue, LocalQueue], limit: number): void {
   let queues = shared.get(runner);
   if (!queues) {
+    // DBOS is pinned; a DBOS without this internal would let the two queues fill the worker twice.
+    if (typeof runner.pollQueue !== "function")
+      throw new ConfigError(
+        "This DBOS has no queue dispatcher glassloop can share a worker's limit through: install the @dbos-inc/dbos-sdk version glassloop pins",
+      );
     queues = new Map();
     shared.set(runner, queues);
     const poll = runner.pollQueue.bind(runner);
