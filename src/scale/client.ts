@@ -13,7 +13,7 @@ import { answerQuestions, approveCall, pendingApprovals, waitingQuestions } from
 import { openScaleDb, SCALE_SCHEMA, type ScaleDb, whileLocked } from "./scale-db.js";
 import { type DbosClient, dbosSystemUrl, loadDbos } from "./sdk.js";
 import { DEFAULT_QUEUE, DEFAULT_STORE_SCHEMA, type ScaleConnection } from "./worker.js";
-import { sessionlessQueue } from "./worker-queue.js";
+import { runQueue } from "./worker-queue.js";
 import { type QueuedRunResult, RUN_WORKFLOW, type RunRequest } from "./workflow.js";
 
 /** Options of `client.enqueue`. */
@@ -143,15 +143,9 @@ export class ScaleClient {
       ...(options.files?.length && { files: [...options.files] }),
       ...(options.questions === "fail" && { questions: "fail" as const }),
     };
-    // A session's runs wait for each other on the partitioned queue; any other run waits for
-    // nothing, on the plain one beside it (see sessionlessQueue).
-    const queue =
-      options.session !== undefined
-        ? { queueName: this.queue, queuePartitionKey: `session:${options.session}` }
-        : { queueName: sessionlessQueue(this.queue) };
     await this.#dbos.enqueue(
       {
-        ...queue,
+        ...runQueue(this.queue, options.session),
         workflowName: RUN_WORKFLOW,
         workflowID: runId,
         ...(options.version !== undefined && { appVersion: options.version }),

@@ -23,6 +23,16 @@ export function sessionlessQueue(name: string): string {
   return `${name}.sessionless`;
 }
 
+/** Where a run goes: a session's on `queue`, partitioned by its session; any other on `sessionlessQueue`. */
+export function runQueue(
+  queue: string,
+  session: string | undefined,
+): { queueName: string; queuePartitionKey?: string } {
+  return session !== undefined
+    ? { queueName: queue, queuePartitionKey: `session:${session}` }
+    : { queueName: sessionlessQueue(queue) };
+}
+
 /** What this module needs of DBOS's queue dispatcher (internal; see dbos-polling.ts). */
 interface Dispatcher {
   pollQueue(exec: Executor, queue: LocalQueue): Promise<boolean>;
@@ -69,8 +79,10 @@ export async function claimQueueLocally(name: string, limits: LocalQueueLimits):
   );
 }
 
-/** The runner's queues that share one worker limit, by runner: set again by each claim. */
-const shared = new WeakMap<Dispatcher, Map<string, { other: string; limit: number }>>();
+/** The queues sharing one worker limit, each with its partner; set again by each claim. */
+const pairs = new Map<string, { other: string; limit: number }>();
+/** The dispatcher whose polls consult `pairs` (DBOS has one per process). */
+let wrapped: Dispatcher | undefined;
 
 /**
  * Holds the runs of `queues` together to `limit` at once: before a poll of one, its limit becomes
@@ -78,32 +90,28 @@ const shared = new WeakMap<Dispatcher, Map<string, { other: string; limit: numbe
  * runs before the next one counts them), so two polls at once cannot both fill the worker.
  */
 function shareLimit(runner: Dispatcher, [a, b]: [LocalQueue, LocalQueue], limit: number): void {
-  let queues = shared.get(runner);
-  if (!queues) {
-    // DBOS is pinned; a DBOS without this internal would let the two queues fill the worker twice.
-    if (typeof runner.pollQueue !== "function")
-      throw new ConfigError(
-        "This DBOS has no queue dispatcher glassloop can share a worker's limit through: install the @dbos-inc/dbos-sdk version glassloop pins",
-      );
-    queues = new Map();
-    shared.set(runner, queues);
-    const poll = runner.pollQueue.bind(runner);
-    const pairs = queues;
-    let turn: Promise<unknown> = Promise.resolve();
-    runner.pollQueue = (exec, queue) => {
-      const pair = pairs.get(queue.name);
-      if (!pair) return poll(exec, queue);
-      const next = turn.then(() => {
-        const running = exec.systemDatabase;
-        queue.workerConcurrency = Math.max(0, pair.limit - running.countRunningWorkflowsForQueue(pair.other));
-        // Full: nothing to claim, so no claim transaction either.
-        if (queue.workerConcurrency <= running.countRunningWorkflowsForQueue(queue.name)) return false;
-        return poll(exec, queue);
-      });
-      turn = next.catch(() => {});
-      return next;
-    };
-  }
-  queues.set(a.name, { other: b.name, limit });
-  queues.set(b.name, { other: a.name, limit });
+  pairs.set(a.name, { other: b.name, limit });
+  pairs.set(b.name, { other: a.name, limit });
+  if (wrapped === runner) return;
+  // DBOS is pinned; a DBOS without this internal would let the two queues fill the worker twice.
+  if (typeof runner.pollQueue !== "function")
+    throw new ConfigError(
+      "This DBOS has no queue dispatcher glassloop can share a worker's limit through: install the @dbos-inc/dbos-sdk version glassloop pins",
+    );
+  wrapped = runner;
+  const poll = runner.pollQueue.bind(runner);
+  let turn: Promise<unknown> = Promise.resolve();
+  runner.pollQueue = (exec, queue) => {
+    const pair = pairs.get(queue.name);
+    if (!pair) return poll(exec, queue);
+    const next = turn.then(() => {
+      const running = exec.systemDatabase;
+      queue.workerConcurrency = Math.max(0, pair.limit - running.countRunningWorkflowsForQueue(pair.other));
+      // Full: nothing to claim, so no claim transaction either.
+      if (queue.workerConcurrency <= running.countRunningWorkflowsForQueue(queue.name)) return false;
+      return poll(exec, queue);
+    });
+    turn = next.catch(() => {});
+    return next;
+  };
 }
