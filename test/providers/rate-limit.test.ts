@@ -123,7 +123,9 @@ describe("a rate limit shared by every run in the process", () => {
   });
 
   it("models of one provider resolved from strings share the limit set with setRateLimits", async () => {
-    setRateLimits("openai", { rpm: 2, windowMs: 300 });
+    // A call that first waited for an answer in flight waits the window after it too: with the
+    // default maxWaitMs (one window) a loaded machine could push that a millisecond over.
+    setRateLimits("openai", { rpm: 2, windowMs: 300, maxWaitMs: 2_000 });
     try {
       const env = { OPENAI_API_KEY: "sk-x", OPENAI_BASE_URL: `${server.url}/v1` };
       const { resolveModel } = await import("glassloop");
