@@ -69,6 +69,38 @@ describe("the import graph of src/", () => {
   });
 });
 
+describe('what `import "glassloop"` loads', () => {
+  // Runtime imports only: a dynamic import is the way a module stays out until it is needed.
+  const loadedByRoot = new Set<string>();
+  const pending = ["index.ts"];
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    for (const e of edges) {
+      if (e.from !== file || e.typeOnly || e.dynamic || loadedByRoot.has(e.to)) continue;
+      loadedByRoot.add(e.to);
+      pending.push(e.to);
+    }
+  }
+
+  it("leaves every provider's protocol to its first call, OpenAI's Chat Completions (the default) excepted", () => {
+    const translation =
+      /^providers\/(?!openai\/)[^/]+\/(protocol|request|response|stream|signing|count|session|generation)\.ts$/;
+    expect([...loadedByRoot].filter((f) => translation.test(f)).sort()).toEqual([]);
+    expect(loadedByRoot.has("providers/replay/canonical.ts")).toBe(false);
+    // The loaders are there, so the split cannot have dropped a provider.
+    for (const file of [
+      "providers/anthropic/protocol.ts",
+      "providers/bedrock/protocol.ts",
+      "providers/bedrock/signing.ts",
+      "providers/google/protocol.ts",
+      "providers/openai-responses/protocol.ts",
+      "providers/replay/canonical.ts",
+      "providers/local/session.ts",
+    ])
+      expect(edges.some((e) => e.to === file && e.dynamic)).toBe(true);
+    expect(loadedByRoot.has("providers/openai/request.ts")).toBe(true);
+  });
+});
+
 describe("the graph reader", () => {
   it("finds a cycle through runtime imports and ignores one closed by a type-only import", () => {
     const edge = (from: string, to: string, typeOnly = false): ImportEdge => ({

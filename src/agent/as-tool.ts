@@ -23,11 +23,16 @@ export interface AgentToolOptions<TInput extends z.ZodObject = z.ZodObject<{ inp
   prompt?: (args: z.output<TInput>) => string;
 }
 
-const defaultInput = z.object({
-  input: z
-    .string()
-    .describe("The complete task for the sub-agent: it sees nothing else of this conversation."),
-});
+// Built on first use, like every schema the root entry loads: import time stays zod-free.
+let defaultInputSchema: ReturnType<typeof buildDefaultInput> | undefined;
+const defaultInput = () => (defaultInputSchema ??= buildDefaultInput());
+function buildDefaultInput() {
+  return z.object({
+    input: z
+      .string()
+      .describe("The complete task for the sub-agent: it sees nothing else of this conversation."),
+  });
+}
 
 /**
  * An agent packaged as a tool: the parent calls it like any tool. The child runs inside the
@@ -38,7 +43,7 @@ export function agentAsTool<TOutput, TInput extends z.ZodObject>(
   child: SubAgent<TOutput>,
   options: AgentToolOptions<TInput>,
 ): Tool<z.output<TInput>, unknown, TOutput> {
-  const input = (options.input ?? defaultInput) as TInput;
+  const input = (options.input ?? defaultInput()) as TInput;
   const prompt =
     options.prompt ??
     ((args: z.output<TInput>) => {

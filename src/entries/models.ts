@@ -95,15 +95,14 @@ export {
   type BedrockOptions,
   bedrock,
 } from "../providers/bedrock/index.js";
+export { GeminiBlockedError } from "../providers/google/errors.js";
 export {
   GEMINI_DEFAULT_BASE_URL,
-  GeminiBlockedError,
   GeminiModel,
   type GeminiOptions,
-  GeminiSchemaError,
   google,
-  toGeminiSchema,
 } from "../providers/google/index.js";
+export { GeminiSchemaError, toGeminiSchema } from "../providers/google/schema.js";
 export {
   type DownloadProgress,
   LOCAL_ENGINE_INSTALL,

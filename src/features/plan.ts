@@ -12,12 +12,18 @@ export interface PlanOptions {
   reviseOnFailure?: boolean;
 }
 
-const planInput = z.object({
-  steps: z
-    .array(z.string().min(1))
-    .min(1)
-    .describe("The remaining steps, in order, one short sentence each."),
-});
+// Built on first use: zod schemas cost import time (and zod's own first-use warm-up) in every
+// program, and most never plan.
+let planInputSchema: ReturnType<typeof buildPlanInput> | undefined;
+const planInput = () => (planInputSchema ??= buildPlanInput());
+function buildPlanInput() {
+  return z.object({
+    steps: z
+      .array(z.string().min(1))
+      .min(1)
+      .describe("The remaining steps, in order, one short sentence each."),
+  });
+}
 
 /**
  * The `update_plan` tool. The plan lives in the transcript as this tool's call, so the model
@@ -28,7 +34,7 @@ export function planTool(): AgentTool<unknown> {
     name: PLAN_TOOL,
     description:
       "Write your plan before acting, and revise it when a step fails: the steps that remain, in order. Then carry it out with the other tools.",
-    input: planInput,
+    input: planInput(),
     run: ({ steps }) => `Plan recorded (${steps.length} steps). Now carry out the first step.`,
   });
 }
@@ -37,7 +43,7 @@ export function planTool(): AgentTool<unknown> {
 export function planSteps(call: ToolCall): string[] | undefined {
   if (call.name !== PLAN_TOOL) return undefined;
   try {
-    const parsed = planInput.safeParse(JSON.parse(call.arguments));
+    const parsed = planInput().safeParse(JSON.parse(call.arguments));
     return parsed.success ? parsed.data.steps : undefined;
   } catch {
     return undefined;

@@ -1,4 +1,5 @@
 import { ConfigError, GlassloopError } from "../core/errors.js";
+import { loadOnce } from "../core/load-once.js";
 import { InputTooLargeError, NotAFileError, readFileCapped } from "../core/read-caps.js";
 import { describeValue, firstDifference } from "../core/request-diff.js";
 import { parseTraceText } from "../core/trace-format.js";
@@ -7,7 +8,6 @@ import type { AgentEvent } from "../core/vocabulary/events.js";
 import type { FinishReason, ToolCall } from "../core/vocabulary/messages.js";
 import type { TokenUsage } from "../core/vocabulary/usage.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../models/model.js";
-import { canonicalFromBody, canonicalFromRequest, wireFormatOf } from "./replay/canonical.js";
 import { registerProvider } from "./resolve.js";
 
 /** One model call of a recording: what was asked and what came back (or how it failed). */
@@ -124,6 +124,7 @@ export class ReplayModel implements Model {
     const index = this.#next++;
     const call = index + 1;
     const recorded = this.exchanges[index];
+    const { canonicalFromBody, canonicalFromRequest, wireFormatOf } = await CANONICAL();
     if (!recorded) {
       throw new ReplayDivergenceError(
         `Replay diverged at model call ${call}: the recording has only ${this.exchanges.length} model call(s), and the agent asked for another`,
@@ -236,6 +237,9 @@ export function exchangesOf(events: readonly AgentEvent[]): RecordedExchange[] {
 }
 
 registerProvider("replay", (spec) => ReplayModel.fromFile(spec));
+
+// The readers of every provider's bodies, imported on the first replayed call.
+const CANONICAL = loadOnce(() => import("./replay/canonical.js"));
 
 /** A recorded body as an object (anything else reads as an empty one). */
 function recordedBody(body: unknown): Record<string, unknown> {

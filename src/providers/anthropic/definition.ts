@@ -1,7 +1,6 @@
 import { ConfigError } from "../../core/errors.js";
-import { redact } from "../../core/redact.js";
+import { loadOnce } from "../../core/load-once.js";
 import { stopOf } from "../../core/stop.js";
-import { errorForStatus, type ProviderError } from "../../models/errors.js";
 import type { HttpOptions } from "../../models/http/call.js";
 import { postJson } from "../../models/http/transport.js";
 import { endpointUrl } from "../../models/http/url.js";
@@ -11,11 +10,7 @@ import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } fr
 import { contextWindowOf, priceOf } from "../../models/prices.js";
 import { reportedCount } from "../../models/usage-check.js";
 import { ANTHROPIC_CACHE_DEFAULT, type AnthropicCachePolicy } from "./cache.js";
-import { anthropicProtocolError } from "./protocol-error.js";
-import { type AnthropicBodyOptions, toAnthropicBody } from "./request.js";
-import { fromAnthropicMessage } from "./response.js";
-import { AnthropicStreamAssembler, AnthropicStreamErrorEvent } from "./stream.js";
-import type { AnthropicErrorBody } from "./wire.js";
+import type { AnthropicBodyOptions } from "./request.js";
 
 /** Where the Anthropic API lives unless `baseURL` or `ANTHROPIC_BASE_URL` says otherwise. */
 export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
@@ -72,34 +67,13 @@ export const ANTHROPIC_ENDPOINT: Endpoint = {
   }),
 };
 
-/** The Messages protocol: the translation the kit (models/http-provider.ts) calls. */
-export const ANTHROPIC_MESSAGES: HttpProvider<AnthropicCallSettings> = {
-  toBody: (request, settings) => toAnthropicBody(request, settings),
-  fromBody: (body) => fromAnthropicMessage(body),
-  stream: (_settings, { deliver, secrets }) => {
-    const assembler = new AnthropicStreamAssembler(deliver);
-    return {
-      push(event) {
-        let data: unknown;
-        try {
-          data = JSON.parse(event.data);
-        } catch {
-          throw anthropicProtocolError("an event's data is not JSON", event.data);
-        }
-        try {
-          assembler.push(data);
-        } catch (error) {
-          if (error instanceof AnthropicStreamErrorEvent) throw streamError(error.body, secrets);
-          throw error;
-        }
-        // After message_stop nothing more is read, even if the server keeps the connection open.
-        return assembler.done;
-      },
-      // A stream that ended without message_stop is reported by `finish` as cut off.
-      finish: () => assembler.finish(),
-    };
-  },
-};
+/**
+ * The Messages protocol (request, answer and stream translation), imported on the first call: a
+ * program that never calls Anthropic does not load it.
+ */
+export const ANTHROPIC_PROTOCOL: () => Promise<HttpProvider<AnthropicCallSettings>> = loadOnce(() =>
+  import("./protocol.js").then((m) => m.ANTHROPIC_MESSAGES),
+);
 
 /**
  * A call's settings from the options (the model name, `max_tokens`, thinking, cache breakpoints),
@@ -169,12 +143,20 @@ export class AnthropicModel implements Model {
     if (price) this.price = price;
   }
 
-  generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
-    return callHttp(ANTHROPIC_MESSAGES, this.#connection, this.#settings, request, observer, this.#http);
+  async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
+    return callHttp(
+      await ANTHROPIC_PROTOCOL(),
+      this.#connection,
+      this.#settings,
+      request,
+      observer,
+      this.#http,
+    );
   }
 
   /** The input tokens of `request` by Anthropic's count endpoint (`/v1/messages/count_tokens`): one extra call, not billed as one. */
   async countTokens(request: ModelRequest): Promise<number> {
+    const { anthropicCountBody } = await import("./protocol.js");
     const body = anthropicCountBody(request, this.#settings);
     const url = new URL(this.#connection.url);
     url.pathname = `${url.pathname.replace(/\/+$/, "")}/count_tokens`;
@@ -197,47 +179,6 @@ export class AnthropicModel implements Model {
     );
   }
 }
-
-/** The body of a count-tokens call: the request's content, not its generation settings. */
-export function anthropicCountBody(
-  request: ModelRequest,
-  settings: AnthropicBodyOptions,
-): Record<string, unknown> {
-  const {
-    max_tokens: _max,
-    stream: _stream,
-    temperature: _t,
-    ...body
-  } = toAnthropicBody({ ...request, stream: false }, settings) as unknown as Record<string, unknown>;
-  return body;
-}
-
-/** A stream's `error` event as the typed error the same error would be over HTTP. */
-function streamError(body: AnthropicErrorBody, secrets: readonly string[]): ProviderError {
-  const clean = redact(JSON.stringify(body), secrets);
-  const parsed = JSON.parse(clean) as AnthropicErrorBody;
-  const type = parsed.error?.type ?? "";
-  return errorForStatus({
-    provider: "anthropic",
-    status: STATUS_OF_ERROR_TYPE[type] ?? 500,
-    excerpt: clean.slice(0, 500),
-    body: parsed,
-  });
-}
-
-/** Anthropic's error types and the HTTP statuses they come with, for errors sent inside a stream. */
-const STATUS_OF_ERROR_TYPE: Record<string, number> = {
-  invalid_request_error: 400,
-  authentication_error: 401,
-  billing_error: 402,
-  permission_error: 403,
-  not_found_error: 404,
-  request_too_large: 413,
-  rate_limit_error: 429,
-  api_error: 500,
-  timeout_error: 504,
-  overloaded_error: 529,
-};
 
 function messagesUrl(baseURL: string): string {
   const path = URL.canParse(baseURL) ? new URL(baseURL).pathname : baseURL;

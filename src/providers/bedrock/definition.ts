@@ -6,6 +6,7 @@
  */
 
 import { ConfigError } from "../../core/errors.js";
+import { loadOnce } from "../../core/load-once.js";
 import { stopOf } from "../../core/stop.js";
 import { defaultPost, type PostFetch } from "../../models/http/node-post.js";
 import { type HttpOptions, postJson } from "../../models/http/transport.js";
@@ -16,11 +17,10 @@ import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } fr
 import { contextWindowOf, priceOf } from "../../models/prices.js";
 import { reportedCount } from "../../models/usage-check.js";
 import { registerProvider } from "../resolve.js";
-import { type AwsCredentialSource, awsCredentials, awsRegion } from "./credentials.js";
-import { eventStreamToSse } from "./event-stream.js";
-import { type ConverseSettings, toConverseBody } from "./request.js";
-import { ConverseStreamAssembler, parseConverse } from "./response.js";
-import { amzDate, signatureV4 } from "./sigv4.js";
+import { type AwsCredentialSource, awsRegion } from "./credentials.js";
+import type { BedrockCallSettings } from "./protocol.js";
+import type { ConverseSettings } from "./request.js";
+import type { SigningSettings } from "./signing.js";
 
 const PROVIDER = "bedrock";
 
@@ -48,15 +48,12 @@ export interface BedrockOptions extends ConverseSettings {
   env?: NodeJS.ProcessEnv;
 }
 
-interface CallSettings {
-  converse: ConverseSettings;
-}
-
-const CONVERSE: HttpProvider<CallSettings> = {
-  toBody: (request, settings) => toConverseBody(request, settings.converse, PROVIDER),
-  fromBody: (body, _settings, provider) => parseConverse(body, provider),
-  stream: (_settings, context) => new ConverseStreamAssembler(context),
-};
+/** Converse's translation, imported on the first call. */
+const CONVERSE: () => Promise<HttpProvider<BedrockCallSettings>> = loadOnce(() =>
+  import("./protocol.js").then((m) => m.CONVERSE),
+);
+// Signing and the event-stream reader (node:crypto, node:zlib), imported with the first call's signing.
+const SIGNING = loadOnce(() => import("./signing.js"));
 
 function bedrockEndpoint(model: string, region: string): Endpoint {
   const id = encodeURIComponent(model);
@@ -77,7 +74,7 @@ export class BedrockModel implements Model {
   /** The AWS region requests are signed for. */
   readonly region: string;
   readonly #connection: Connection;
-  readonly #settings: CallSettings;
+  readonly #settings: BedrockCallSettings;
   readonly #http: HttpOptions;
 
   constructor(
@@ -133,11 +130,12 @@ export class BedrockModel implements Model {
 
   /** Sends one Converse request (ConverseStream when `request.stream`) and normalizes the answer. */
   async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
-    return callHttp(CONVERSE, this.#connection, this.#settings, request, observer, this.#http);
+    return callHttp(await CONVERSE(), this.#connection, this.#settings, request, observer, this.#http);
   }
 
   /** The input tokens of `request` by Bedrock's CountTokens (`/model/{id}/count-tokens`), signed like a call. */
   async countTokens(request: ModelRequest): Promise<number> {
+    const { toConverseBody } = await import("./request.js");
     const { messages, system, toolConfig } = toConverseBody(request, this.#settings.converse, PROVIDER);
     const reply = await postJson(
       {
@@ -159,44 +157,8 @@ export class BedrockModel implements Model {
  * Signs each attempt as it leaves (a fresh `x-amz-date` per retry, over the exact bytes sent) and
  * turns an event-stream answer into server-sent events for the transport's stream reader.
  */
-function signingFetch(
-  base: PostFetch,
-  sign: { source: AwsCredentialSource | undefined; env: NodeJS.ProcessEnv; region: string } | undefined,
-): PostFetch {
-  return async (url, init) => {
-    const target = new URL(url);
-    const stream = target.pathname.endsWith("/converse-stream");
-    const headers: Record<string, string> = { ...init.headers };
-    if (stream) headers.accept = "application/vnd.amazon.eventstream";
-    if (sign) {
-      const credentials = await awsCredentials(PROVIDER, sign.source, sign.env);
-      const date = new Date();
-      const signed: Record<string, string> = { host: target.host, "x-amz-date": amzDate(date) };
-      if (credentials.sessionToken) signed["x-amz-security-token"] = credentials.sessionToken;
-      headers.authorization = signatureV4(
-        {
-          method: "POST",
-          path: target.pathname,
-          query: Object.fromEntries(target.searchParams),
-          headers: signed,
-          body: init.body,
-        },
-        credentials,
-        { region: sign.region, service: "bedrock", date },
-      );
-      for (const [name, value] of Object.entries(signed)) if (name !== "host") headers[name] = value;
-    }
-    const response = await base(url, { ...init, headers });
-    const type = response.headers.get("content-type") ?? "";
-    if (!response.ok || !response.body || !type.includes("application/vnd.amazon.eventstream"))
-      return response;
-    const sseHeaders = new Headers(response.headers);
-    sseHeaders.set("content-type", "text/event-stream");
-    return new Response(response.body.pipeThrough(eventStreamToSse(PROVIDER)), {
-      status: response.status,
-      headers: sseHeaders,
-    });
-  };
+function signingFetch(base: PostFetch, sign: SigningSettings | undefined): PostFetch {
+  return async (url, init) => (await SIGNING()).signedPost(base, sign, url, init);
 }
 
 /** `us.anthropic.claude-sonnet-4-5-20250929-v1:0` → `claude-sonnet-4-5-20250929`: the name the price table knows. */

@@ -1,7 +1,6 @@
 import { ConfigError } from "../../core/errors.js";
-import { redact } from "../../core/redact.js";
+import { loadOnce } from "../../core/load-once.js";
 import { stopOf } from "../../core/stop.js";
-import { ProviderProtocolError } from "../../models/errors.js";
 import type { HttpOptions } from "../../models/http/call.js";
 import { postJson } from "../../models/http/transport.js";
 import { endpointUrl } from "../../models/http/url.js";
@@ -10,9 +9,9 @@ import { callHttp, type HttpProvider } from "../../models/http-provider.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
 import { contextWindowOf, priceOf } from "../../models/prices.js";
 import { reportedCount } from "../../models/usage-check.js";
-import { countUrl, type GoogleApi, toCountBody } from "./count.js";
-import { GEMINI_PROVIDER, type GeminiBodyOptions, toGeminiBody, validatesSignatures } from "./request.js";
-import { GeminiAnswer } from "./response.js";
+import type { GoogleApi } from "./count.js";
+import { GEMINI_PROVIDER, validatesSignatures } from "./model-name.js";
+import type { GeminiBodyOptions } from "./request.js";
 
 /** Where the Gemini API lives unless `baseURL` or `GOOGLE_GEMINI_BASE_URL` says otherwise. */
 export const GEMINI_DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta";
@@ -59,37 +58,10 @@ export function geminiEndpoint(modelName: string): Endpoint {
   };
 }
 
-/** The Gemini protocol: the translation the kit (models/http-provider.ts) calls. */
-export const GEMINI_GENERATE: HttpProvider<GeminiBodyOptions> = {
-  toBody: (request, settings) => toGeminiBody(request, settings),
-  fromBody(body, _settings, provider) {
-    const answer = new GeminiAnswer(provider);
-    answer.add(body);
-    return answer.finish(false);
-  },
-  stream: (_settings, { provider, secrets, deliver }) => {
-    const answer = new GeminiAnswer(provider, deliver);
-    return {
-      push(event) {
-        let chunk: unknown;
-        try {
-          chunk = JSON.parse(event.data);
-        } catch (cause) {
-          throw new ProviderProtocolError(
-            `${provider} sent a stream chunk that is not JSON`,
-            { provider, excerpt: redact(event.data, secrets).slice(0, 500) },
-            { cause },
-          );
-        }
-        answer.add(chunk);
-        // Gemini's stream has no end marker: the chunk with the finish reason (and the final
-        // usage) is the last one.
-        return answer.finished;
-      },
-      finish: () => answer.finish(true),
-    };
-  },
-};
+/** The Gemini protocol (request, answer and stream translation), imported on the first call. */
+export const GEMINI_PROTOCOL: () => Promise<HttpProvider<GeminiBodyOptions>> = loadOnce(() =>
+  import("./protocol.js").then((m) => m.GEMINI_GENERATE),
+);
 
 /**
  * A Gemini model behind the Gemini API (`generateContent`, `streamGenerateContent?alt=sse`).
@@ -129,12 +101,13 @@ export class GeminiModel implements Model {
   }
 
   /** Sends one request (streamed when `request.stream`) and normalizes the answer. */
-  generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
-    return callHttp(GEMINI_GENERATE, this.#connection, this.#settings, request, observer, this.#http);
+  async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
+    return callHttp(await GEMINI_PROTOCOL(), this.#connection, this.#settings, request, observer, this.#http);
   }
 
   /** The input tokens of `request` by Google's count endpoint (`:countTokens`): one extra call, free of charge. */
   async countTokens(request: ModelRequest): Promise<number> {
+    const { countUrl, toCountBody } = await import("./count.js");
     const reply = await postJson(
       {
         provider: this.#connection.provider,

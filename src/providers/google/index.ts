@@ -2,8 +2,6 @@ import { registerProvider } from "../resolve.js";
 import { GeminiModel, type GeminiOptions } from "./definition.js";
 
 export { GEMINI_DEFAULT_BASE_URL, GeminiModel, type GeminiOptions } from "./definition.js";
-export { GeminiBlockedError } from "./errors.js";
-export { GeminiSchemaError, toGeminiSchema } from "./schema.js";
 
 /** A Gemini model, e.g. `google("gemini-2.5-flash")`; key from `GEMINI_API_KEY` or `GOOGLE_API_KEY`. */
 export function google(model: string, options?: GeminiOptions): GeminiModel {

@@ -9,11 +9,12 @@ import { checkedFiles, toolAttachmentsCaption, turnAttachments } from "../../mod
 import { checkedImages } from "../../models/images.js";
 import type { JsonSchema, ModelRequest, ToolSpec } from "../../models/model.js";
 import { ownReasoning } from "../../models/reasoning.js";
+import { GEMINI_PROVIDER } from "./model-name.js";
 import { toGeminiSchema } from "./schema.js";
 import type { GeminiContent, GeminiFunctionDeclaration, GeminiPart, GeminiRequestBody } from "./wire.js";
 
-/** The reasoning parts' provider label for this wire format. */
-export const GEMINI_PROVIDER = "google";
+// Readers and tests find these beside the body they shape.
+export { GEMINI_PROVIDER, validatesSignatures } from "./model-name.js";
 
 /**
  * The signature Google documents for function calls that no Gemini model signed (another model's
@@ -33,15 +34,6 @@ export interface GeminiBodyOptions {
    * no signature (the model validates signatures: Gemini 3 and later; see `validatesSignatures`).
    */
   placeholderSignatures?: boolean;
-}
-
-/**
- * Whether `modelName` is a Gemini model that rejects unsigned function calls (Gemini 3 and later;
- * 1.x and 2.x accept them). Matches plain names and Vertex paths (`publishers/google/models/…`).
- */
-export function validatesSignatures(modelName: string): boolean {
-  const major = /(?:^|\/)gemini-(\d+)/.exec(modelName)?.[1];
-  return major !== undefined && Number(major) >= 3;
 }
 
 /**

@@ -1,9 +1,14 @@
+import { loadOnce } from "../../core/load-once.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
 import { defaultThreads } from "./engine.js";
 import { LocalModelError } from "./errors.js";
-import { runGeneration } from "./generation.js";
 import { type DownloadProgress, type LocalModelSource, parseLocalModelName } from "./name.js";
-import { type LocalSession, openSession } from "./session.js";
+import type { LocalSession } from "./session.js";
+
+// Opening a model and generating (node-llama-cpp's glue) are imported on the first call: a
+// program that never runs a local model does not load them.
+const SESSION = loadOnce(() => import("./session.js"));
+const GENERATION = loadOnce(() => import("./generation.js"));
 
 /** llama.cpp log levels; messages at this level and above go to stderr. */
 export type LocalLogLevel = "disabled" | "fatal" | "error" | "warn" | "info" | "log" | "debug";
@@ -103,6 +108,7 @@ export class LocalModel implements Model {
       const session = await this.#load(request.signal);
       request.signal.throwIfAborted();
       const o = this.#options;
+      const { runGeneration } = await GENERATION();
       return runGeneration(session, request, observer, {
         maxTokens: request.maxOutputTokens ?? o.maxTokens ?? DEFAULT_MAX_TOKENS,
         temperature: request.temperature ?? o.temperature ?? 0,
@@ -135,20 +141,22 @@ export class LocalModel implements Model {
     if (!this.#session) {
       const o = this.#options;
       const env = o.env ?? process.env;
-      const opening = openSession(
-        this.source,
-        {
-          env,
-          threads: o.threads ?? defaultThreads(),
-          contextSize: o.contextSize ?? { max: DEFAULT_MAX_CONTEXT },
-          gpu: o.gpu ?? false,
-          logLevel: o.logLevel ?? "error",
-          chatWrapper: o.chatWrapper ?? "auto",
-          cacheDir: o.cacheDir,
-          onDownloadProgress: o.onDownloadProgress,
-          engineModule: o.engineModule,
-        },
-        signal,
+      const opening = SESSION().then(({ openSession }) =>
+        openSession(
+          this.source,
+          {
+            env,
+            threads: o.threads ?? defaultThreads(),
+            contextSize: o.contextSize ?? { max: DEFAULT_MAX_CONTEXT },
+            gpu: o.gpu ?? false,
+            logLevel: o.logLevel ?? "error",
+            chatWrapper: o.chatWrapper ?? "auto",
+            cacheDir: o.cacheDir,
+            onDownloadProgress: o.onDownloadProgress,
+            engineModule: o.engineModule,
+          },
+          signal,
+        ),
       );
       this.#session = opening;
       // A failed load (engine missing, download failed) is retried on the next call, not cached.

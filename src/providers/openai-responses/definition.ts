@@ -1,4 +1,5 @@
 import { ConfigError } from "../../core/errors.js";
+import { loadOnce } from "../../core/load-once.js";
 import type { Message } from "../../core/vocabulary/messages.js";
 import type { HttpOptions } from "../../models/http/call.js";
 import { endpointUrl } from "../../models/http/url.js";
@@ -6,9 +7,8 @@ import { type Connection, connect, type Endpoint, shownUrl } from "../../models/
 import { callHttp, type HttpProvider } from "../../models/http-provider.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
 import { contextWindowOf, priceOf } from "../../models/prices.js";
-import { RESPONSES_PROVIDER, type ResponsesBodyOptions, toResponsesBody } from "./request.js";
-import { fromResponsesBody } from "./response.js";
-import { ResponsesStreamAssembler } from "./stream.js";
+import type { ResponsesBodyOptions } from "./request.js";
+import { RESPONSES_PROVIDER } from "./wire.js";
 
 /** Where the Responses API lives unless `baseURL` or `OPENAI_BASE_URL` says otherwise. */
 export const OPENAI_RESPONSES_DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -52,15 +52,10 @@ export const RESPONSES_ENDPOINT: Endpoint = {
     apiKey !== undefined ? { authorization: `Bearer ${apiKey}` } : {},
 };
 
-/** The Responses protocol: the translation the kit (models/http-provider.ts) calls. */
-export const RESPONSES: HttpProvider<ResponsesBodyOptions> = {
-  toBody: (request, settings) => toResponsesBody(request, settings),
-  fromBody: (body, _settings, provider) => fromResponsesBody(body, provider),
-  stream: (_settings, { provider, deliver }) => {
-    const assembler = new ResponsesStreamAssembler(provider, deliver);
-    return { push: (event) => assembler.push(event.data, event.event), finish: () => assembler.finish() };
-  },
-};
+/** The Responses protocol (request, answer and stream translation), imported on the first call. */
+export const RESPONSES: () => Promise<HttpProvider<ResponsesBodyOptions>> = loadOnce(() =>
+  import("./protocol.js").then((m) => m.RESPONSES),
+);
 
 /**
  * A model behind OpenAI's Responses API (`POST /v1/responses`), streamed (typed `event:` SSE) or
@@ -109,7 +104,7 @@ export class OpenAIResponsesModel implements Model {
       ...(previous && { previous }),
     };
     const response = await callHttp(
-      RESPONSES,
+      await RESPONSES(),
       this.#connection,
       settings,
       request,

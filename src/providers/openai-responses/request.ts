@@ -19,9 +19,10 @@ import type {
   ResponsesReasoningItem,
   ResponsesRequestBody,
 } from "./wire.js";
+import { RESPONSES_PROVIDER } from "./wire.js";
 
-/** The reasoning parts' provider label for this wire format. */
-export const RESPONSES_PROVIDER = "openai-responses";
+// Readers find the wire's label beside the body it shapes.
+export { RESPONSES_PROVIDER } from "./wire.js";
 
 /** Settings of the body that do not come from the `ModelRequest`. */
 export interface ResponsesBodyOptions {

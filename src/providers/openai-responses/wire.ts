@@ -3,6 +3,9 @@
  * glassloop reads or writes. Field names are OpenAI's, so the types document the bytes.
  */
 
+/** The reasoning parts' provider label for this wire format. */
+export const RESPONSES_PROVIDER = "openai-responses";
+
 /** A reasoning item: summaries as text, the chain itself as `encrypted_content` when asked for. */
 export interface ResponsesReasoningItem {
   type: "reasoning";

@@ -6,6 +6,7 @@
  */
 
 import { ConfigError } from "../../core/errors.js";
+import { loadOnce } from "../../core/load-once.js";
 import { stopOf } from "../../core/stop.js";
 import {
   CloudCredentialsError,
@@ -21,7 +22,7 @@ import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } fr
 import { contextWindowOf, priceOf } from "../../models/prices.js";
 import { reportedCount } from "../../models/usage-check.js";
 import type { AnthropicCachePolicy } from "../anthropic/cache.js";
-import { ANTHROPIC_MESSAGES, anthropicCountBody, anthropicSettings } from "../anthropic/definition.js";
+import { ANTHROPIC_PROTOCOL, anthropicSettings } from "../anthropic/definition.js";
 import type { AnthropicBodyOptions } from "../anthropic/request.js";
 import { vertexLocationURL } from "./definition.js";
 
@@ -67,10 +68,11 @@ function vertexBody(body: unknown): Record<string, unknown> {
   return { anthropic_version: VERTEX_ANTHROPIC_VERSION, ...rest };
 }
 
-const VERTEX_MESSAGES: HttpProvider<AnthropicBodyOptions> = {
-  ...ANTHROPIC_MESSAGES,
-  toBody: (request, settings) => vertexBody(ANTHROPIC_MESSAGES.toBody(request, settings)),
-};
+// Anthropic's protocol, loaded with it on the first call.
+const VERTEX_MESSAGES: () => Promise<HttpProvider<AnthropicBodyOptions>> = loadOnce(async () => {
+  const messages: HttpProvider<AnthropicBodyOptions> = await ANTHROPIC_PROTOCOL();
+  return { ...messages, toBody: (request, settings) => vertexBody(messages.toBody(request, settings)) };
+});
 
 /** The path segment of a Vertex model id: `claude-sonnet-4-5@20250929` keeps its `@`, as Google writes it. */
 function modelSegment(model: string): string {
@@ -135,7 +137,14 @@ export class VertexAnthropicModel implements Model {
   /** Sends one request (streamed when `request.stream`) with a fresh access token. */
   async generate(request: ModelRequest, observer: ModelObserver): Promise<ModelResponse> {
     const connection = await this.#connections.current();
-    return callHttp(VERTEX_MESSAGES, connection, this.#settings, request, observer, this.#options.http);
+    return callHttp(
+      await VERTEX_MESSAGES(),
+      connection,
+      this.#settings,
+      request,
+      observer,
+      this.#options.http,
+    );
   }
 
   /**
@@ -144,6 +153,7 @@ export class VertexAnthropicModel implements Model {
    */
   async countTokens(request: ModelRequest): Promise<number> {
     const connection = await this.#connections.current();
+    const { anthropicCountBody } = await import("../anthropic/protocol.js");
     const reply = await postJson(
       {
         provider: connection.provider,
