@@ -46,14 +46,18 @@ export async function scaleTurnSession(
   const [store, asked] = await Promise.all([o.client.store(), o.client.request(old.runId)]);
   if (!asked || old.session === undefined)
     throw refuse.conflict("this answer's run is not known to the workers; send the message again");
+  // Where the turn began: the session messages its run loaded. A run cancelled before its worker
+  // saved it is not in the session at all: the turn began where the session ends (the chat is
+  // claimed, and no later turn exists). The session is read before the run's record: a cancelled
+  // run's worker may still write both, in one transaction, so a record missing after the read
+  // means the length read was the session without the turn (read after the record, the length
+  // could already hold the turn that is being made again).
+  const sessionLength = (await store.readSession(old.session).catch(() => [])).length;
   const stored = await store.loadRun(old.runId).catch((error: unknown) => {
     if (error instanceof UnknownRunError) return undefined;
     throw error;
   });
-  // Where the turn began: the session messages its run loaded. A run cancelled before its worker
-  // saved it is not in the session at all: the turn began where the session ends now (the chat is
-  // claimed, and no later turn exists).
-  const sessionStart = stored?.session?.base ?? (await store.readSession(old.session).catch(() => [])).length;
+  const sessionStart = stored?.session?.base ?? sessionLength;
   const session = `${sessionKey(principal, chat.chatId)}~${runId}`;
   if (sessionStart > 0) await store.forkSession(old.session, session, { messages: sessionStart });
   // The turn's input and files as the run was enqueued with them (checked then; the worker checks
