@@ -1,12 +1,9 @@
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { existsSync, writeFileSync } from "node:fs";
 import type { ScaleClient, ScaleEvent } from "glassloop/scale";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POSTGRES_SKIP } from "../helpers/postgres.js";
-import { startWireServer, type WireServer } from "../helpers/wire-server.js";
-import { freshDatabase, prepareWorkers, readEffects, spawnWorker, type TestWorker } from "./scale-harness.js";
-import { scriptedReply } from "./scale-script.js";
+import type { WireServer } from "../helpers/wire-server.js";
+import { effectsFile, readEffects, spawnWorker, startScaleSetup, type TestWorker } from "./scale-harness.js";
 
 const ready = (worker: TestWorker) =>
   Promise.race([
@@ -32,16 +29,11 @@ describe.skipIf(POSTGRES_SKIP)("guardrails on scale-out workers", () => {
   let wire: WireServer;
   let client: ScaleClient;
   const workers: TestWorker[] = [];
-  const effects = join(mkdtempSync(join(tmpdir(), "glassloop-scale-guardrails-")), "effects.log");
+  const effects = effectsFile("glassloop-scale-guardrails-");
 
   beforeAll(async () => {
-    await prepareWorkers();
-    url = await freshDatabase();
-    wire = await startWireServer();
-    wire.handler = (request) => scriptedReply(request, 0);
+    ({ url, wire, client } = await startScaleSetup());
     workers.push(spawnWorker("g1", { url, wireUrl: wire.url, effects }));
-    const { ScaleClient } = await import("glassloop/scale");
-    client = await ScaleClient.connect({ url, pollMs: 50 });
     await ready(workers[0] as TestWorker);
   }, 60_000);
 

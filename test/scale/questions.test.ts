@@ -1,32 +1,22 @@
-/**
- * A tool's question to the person in a scale-out run: the call's step records the question, the
- * workflow waits for the answer as it waits for an approval, `client.answer` checks the answer
- * against the form and binds it to the wait, and the call runs again answered from the record.
- * Real worker processes on a real Postgres; one worker is SIGKILLed while the question waits.
- */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { ScaleClient, ScaleEvent, WaitingQuestion } from "glassloop/scale";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POSTGRES_SKIP } from "../helpers/postgres.js";
-import { startWireServer, type WireServer } from "../helpers/wire-server.js";
+import type { WireServer } from "../helpers/wire-server.js";
 import {
-  freshDatabase,
-  prepareWorkers,
+  effectsFile,
   readEffects,
   spawnWorker,
+  startScaleSetup,
   type TestWorker,
   TIMING,
 } from "./scale-harness.js";
-import { scriptedReply } from "./scale-script.js";
 
 describe.skipIf(POSTGRES_SKIP)("scale-out: a tool's question pauses the run until the person answers", () => {
   let url: string;
   let wire: WireServer;
   let client: ScaleClient;
   const workers: TestWorker[] = [];
-  const effects = join(mkdtempSync(join(tmpdir(), "glassloop-scale-q-")), "effects.log");
+  const effects = effectsFile("glassloop-scale-q-");
 
   const start = async (name: string) => {
     const worker = spawnWorker(name, { url, wireUrl: wire.url, effects });
@@ -44,12 +34,7 @@ describe.skipIf(POSTGRES_SKIP)("scale-out: a tool's question pauses the run unti
   };
 
   beforeAll(async () => {
-    await prepareWorkers();
-    url = await freshDatabase();
-    wire = await startWireServer();
-    wire.handler = (request) => scriptedReply(request, 0);
-    const { ScaleClient } = await import("glassloop/scale");
-    client = await ScaleClient.connect({ url, pollMs: 50 });
+    ({ url, wire, client } = await startScaleSetup());
     await start("q1");
   }, 60_000);
 

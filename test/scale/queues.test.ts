@@ -1,13 +1,10 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
 import type { ScaleClient } from "glassloop/scale";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadPg, type PgPoolConfig } from "../../src/store/postgres/pg-driver.js";
 import { POSTGRES_SKIP } from "../helpers/postgres.js";
-import { startWireServer, type WireServer } from "../helpers/wire-server.js";
-import { freshDatabase, prepareWorkers, readEffects, spawnWorker, type TestWorker } from "./scale-harness.js";
-import { scriptedReply } from "./scale-script.js";
+import type { WireServer } from "../helpers/wire-server.js";
+import { effectsFile, readEffects, spawnWorker, startScaleSetup, type TestWorker } from "./scale-harness.js";
 
 /**
  * The two run queues: a session's runs on the partitioned queue (one at a time per session),
@@ -18,16 +15,11 @@ describe.skipIf(POSTGRES_SKIP)("scale-out on DBOS: the run queues", () => {
   let wire: WireServer;
   let client: ScaleClient;
   let worker: TestWorker;
-  const effects = join(mkdtempSync(join(tmpdir(), "glassloop-queues-")), "effects.log");
+  const effects = effectsFile("glassloop-queues-");
 
   beforeAll(async () => {
-    await prepareWorkers();
-    url = await freshDatabase();
-    wire = await startWireServer();
-    wire.handler = (request) => scriptedReply(request, 0);
+    ({ url, wire, client } = await startScaleSetup());
     worker = spawnWorker("q", { url, wireUrl: wire.url, effects, concurrency: 2 });
-    const { ScaleClient } = await import("glassloop/scale");
-    client = await ScaleClient.connect({ url, pollMs: 50 });
     await worker.ready;
   }, 60_000);
 

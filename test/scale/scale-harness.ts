@@ -4,12 +4,17 @@
  * intervals so failover takes about two seconds instead of fifteen.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { ScaleClient } from "glassloop/scale";
 import { loadPg, type PgPoolConfig } from "../../src/store/postgres/pg-driver.js";
 import { bundleChildren } from "../helpers/bundle-child.js";
 import { CLI_MAIN, cleanEnv } from "../helpers/cli.js";
 import { postgresUrl } from "../helpers/postgres.js";
+import { startWireServer, type WireServer } from "../helpers/wire-server.js";
+import { scriptedReply } from "./scale-script.js";
 
 /** The worker module every test worker loads. */
 export const WORKER_MODULE = fileURLToPath(new URL("./fixtures/worker-module.ts", import.meta.url));
@@ -139,4 +144,29 @@ export function readEffects(file: string): EffectLine[] {
     .split("\n")
     .filter((line) => line.trim() !== "")
     .map((line) => JSON.parse(line) as EffectLine);
+}
+
+/** What a scale test file runs against: its own database, the scripted model server, a client. */
+export interface ScaleSetup {
+  url: string;
+  wire: WireServer;
+  client: ScaleClient;
+}
+
+/**
+ * The workers bundled, a fresh database, a wire server answering `scriptedReply` at once, and a
+ * client polling every 50 ms: each file then starts the workers it needs.
+ */
+export async function startScaleSetup(): Promise<ScaleSetup> {
+  await prepareWorkers();
+  const url = await freshDatabase();
+  const wire = await startWireServer();
+  wire.handler = (request) => scriptedReply(request, 0);
+  const { ScaleClient } = await import("glassloop/scale");
+  return { url, wire, client: await ScaleClient.connect({ url, pollMs: 50 }) };
+}
+
+/** A fresh file the test workers append their side effects to (`readEffects`). */
+export function effectsFile(prefix: string): string {
+  return join(mkdtempSync(join(tmpdir(), prefix)), "effects.log");
 }

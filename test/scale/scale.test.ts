@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   BasicTracerProvider,
@@ -13,25 +12,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listRuns as listTraceRuns, readTraceEvents, traceFiles } from "../../src/trace/reader.js";
 import { cleanEnv, runCli, tempCwd } from "../helpers/cli.js";
 import { POSTGRES_SKIP } from "../helpers/postgres.js";
-import { startWireServer, type WireServer } from "../helpers/wire-server.js";
-import { freshDatabase, prepareWorkers, readEffects, spawnWorker, type TestWorker } from "./scale-harness.js";
-import { scriptedReply, workerOf } from "./scale-script.js";
+import type { WireServer } from "../helpers/wire-server.js";
+import { effectsFile, readEffects, spawnWorker, startScaleSetup, type TestWorker } from "./scale-harness.js";
+import { workerOf } from "./scale-script.js";
 
 describe.skipIf(POSTGRES_SKIP)("scale-out on DBOS: runs as workflows on worker processes", () => {
   let url: string;
   let wire: WireServer;
   let client: ScaleClient;
   let worker: TestWorker;
-  const effects = join(mkdtempSync(join(tmpdir(), "glassloop-scale-")), "effects.log");
+  const effects = effectsFile("glassloop-scale-");
 
   beforeAll(async () => {
-    await prepareWorkers();
-    url = await freshDatabase();
-    wire = await startWireServer();
-    wire.handler = (request) => scriptedReply(request, 0);
+    ({ url, wire, client } = await startScaleSetup());
     worker = spawnWorker("a", { url, wireUrl: wire.url, effects });
-    const { ScaleClient } = await import("glassloop/scale");
-    client = await ScaleClient.connect({ url, pollMs: 50 });
     await Promise.race([
       worker.ready,
       new Promise((_, reject) =>
