@@ -52,6 +52,8 @@ export class Agent<TContext = undefined, TOutput = string> {
   readonly registry: ToolRegistry<TContext, unknown, boolean>;
   readonly #config: AgentConfig<TContext, TOutput>;
   readonly #endTools: string[];
+  /** Built once: a run that must end through a tool gets it as feedback to a text answer. */
+  readonly #textNotAllowed: string;
   readonly #unsubscribe: (() => void)[] = [];
   readonly #persistence: Persistence;
 
@@ -70,6 +72,7 @@ export class Agent<TContext = undefined, TOutput = string> {
     const registry = agentRegistry(this.name, config);
     this.registry = registry;
     this.#endTools = registry.terminalTools().map((t) => t.name);
+    this.#textNotAllowed = textNotAllowed(this.#endTools);
     checkContext(registry.list(), config.context);
     this.#limits({});
     for (const source of config.toolSources ?? []) this.#unsubscribe.push(followToolSource(registry, source));
@@ -280,7 +283,7 @@ export class Agent<TContext = undefined, TOutput = string> {
       input,
       tools: () => this.registry.specs(),
       endTools: this.#endTools,
-      textNotAllowed: textNotAllowed(this.#endTools),
+      textNotAllowed: this.#textNotAllowed,
       stream,
       ...modelSettings,
       ...(resumed && { resumed }),

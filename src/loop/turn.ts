@@ -1,3 +1,4 @@
+import { packedMap } from "../core/packed-map.js";
 import { InputRequiredError, QuestionAsked, RecordedAnswers } from "../core/questions.js";
 import type { ToolCall, ToolMessage } from "../core/vocabulary/messages.js";
 import type { ToolOutcome } from "../core/vocabulary/outcome.js";
@@ -24,7 +25,7 @@ export async function takeTurn(
   known?: ReadonlyMap<string, ToolOutcome>,
 ): Promise<StepResult> {
   const { environment, hooks } = state;
-  const prepared = calls.map((call) => environment.prepare(call));
+  const prepared = packedMap(calls, (call) => environment.prepare(call));
   const results: ToolOutcome[] = new Array(calls.length);
   let halt: TurnStop | undefined;
 

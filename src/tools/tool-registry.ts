@@ -1,4 +1,5 @@
 import { ConfigError } from "../core/errors.js";
+import { packedMap } from "../core/packed-map.js";
 import type { ToolSpec } from "../models/model.js";
 import { type AgentTool, checkToolName, type ToolContextOf, type ToolResultOf, toolSpec } from "./tool.js";
 
@@ -74,7 +75,7 @@ export class ToolRegistry<TContext = unknown, TOutput = string, THasTerminal ext
 
   /** What the model is told about the tools, in registration order. */
   specs(): ToolSpec[] {
-    return this.list().map(toolSpec);
+    return packedMap(this.list(), (t) => toolSpec(t));
   }
 
   get size(): number {

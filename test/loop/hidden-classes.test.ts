@@ -38,3 +38,15 @@ it("every record a streamed run hands out (each event, what it carries, the resu
   );
   expect(Object.entries(shared).filter(([, same]) => !same)).toEqual([]);
 }, 60_000);
+
+// `Array.prototype.map` builds a packed array in the builtin and a holey one once TurboFan inlines
+// it, so the arrays a model call passes along changed class a few hundred runs in, and the hot
+// functions reading them (`takeTurn`, `runStep`, `callHttp`…) were deoptimized and compiled again.
+it("arrays handed between a model call's hot functions keep one hidden class from the first call to the optimized ones (and the check tells map's apart)", async () => {
+  expect(await shapes("array-shapes.ts")).toEqual({
+    "registry.specs()": true,
+    "parseChatCompletion().toolCalls": true,
+    packedMap: true,
+    "control: Array.prototype.map": false,
+  });
+}, 60_000);

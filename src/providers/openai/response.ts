@@ -1,3 +1,4 @@
+import { packedMap } from "../../core/packed-map.js";
 import type { FinishReason, ReasoningPart, ToolCall } from "../../core/vocabulary/messages.js";
 import type { TokenUsage } from "../../core/vocabulary/usage.js";
 import { errorForStatus, ProviderProtocolError } from "../../models/errors.js";
@@ -17,7 +18,8 @@ export function parseChatCompletion(body: unknown, provider: string, quirks: Ope
   if (!choice || typeof choice.message !== "object" || choice.message === null)
     throw new ProviderProtocolError(`${provider} response has no choices[0].message`, { provider, body });
   const message = choice.message;
-  const toolCalls = toolCallEntries(message.tool_calls, provider).map(
+  const toolCalls = packedMap(
+    toolCallEntries(message.tool_calls, provider),
     (call): ToolCall => ({
       id: typeof call.id === "string" ? call.id : "",
       name: call.function?.name ?? "",

@@ -1,3 +1,4 @@
+import { packedMap } from "../../core/packed-map.js";
 import type { ToolCall } from "../../core/vocabulary/messages.js";
 import {
   errorFields,
@@ -112,9 +113,10 @@ export class ChatStreamAssembler {
         `${this.#provider}: the stream ended before [DONE]${this.#finish ? "" : " (no finish_reason either)"}; the answer may be cut short`,
         { provider: this.#provider },
       );
-    const calls = [...this.#calls.values()]
-      .sort((a, b) => a.index - b.index)
-      .map((c): ToolCall => ({ id: c.id, name: c.name, arguments: c.arguments }));
+    const calls = packedMap(
+      [...this.#calls.values()].sort((a, b) => a.index - b.index),
+      (c): ToolCall => ({ id: c.id, name: c.name, arguments: c.arguments }),
+    );
     const toolCalls = this.#quirks.fillToolCallIds ? fillToolCallIds(calls) : calls;
     const text = textOf(this.#text.toString(), this.#refusal);
     const reasoning = this.#reasoning.toString();
