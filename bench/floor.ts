@@ -2,7 +2,7 @@
  * glassloop against the floor: the same three-call task (two tool calls) run by a hand-written
  * loop over `node:http` with a keep-alive agent (the floor), the same loop over `fetch`, and
  * glassloop's `Agent` from its built bundle, each in its own process against one local mock
- * server. Runs interleave (every contender once per repeat, the order rotating) and the table shows
+ * server; and the floor with zod loaded, glassloop's reference for the heap (it loads zod too). Runs interleave (every contender once per repeat, the order rotating) and the table shows
  * medians, so the machine's changing load hits every contender alike; compare the ratios.
  * `GLASSLOOP_BASELINE=<path to another build's dist/index.mjs>` adds that build as a contender
  * (before and after a change, in one sitting).
@@ -28,6 +28,8 @@ export interface FloorResult {
   importOwnMs: number;
   msPerTask: number;
   cpuMsPerTask: number;
+  /** The part of `cpuMsPerTask` on the main thread (Linux; undefined elsewhere): the rest is V8's compiler and collector threads. */
+  mainCpuMsPerTask?: number;
   tasksPerSec: number;
   heapMB: number;
 }
@@ -72,12 +74,16 @@ export async function runContender(
   return result;
 }
 
+/** The floor with zod loaded: glassloop's heap is also read against it (both hold zod's 3 MB). */
+const ZOD_FLOOR = "raw node:http + zod (heap reference)";
+
 /** The contenders: the floor first (ratios are against it). */
 export function floorContenders(): Contender[] {
   const list: Contender[] = [
     { label: "raw node:http (floor)", file: "raw-http.mjs" },
     { label: "raw fetch", file: "raw-fetch.mjs" },
     { label: "glassloop", file: "glassloop.mjs", entry: builtEntry() },
+    { label: ZOD_FLOOR, file: "raw-http-zod.mjs" },
   ];
   const baseline = process.env.GLASSLOOP_BASELINE;
   if (baseline) list.push({ label: "glassloop (baseline build)", file: "glassloop.mjs", entry: baseline });
@@ -126,18 +132,21 @@ function tableOf(
     cpu: med(floor, (r) => r.cpuMsPerTask),
     tps: med(floor, (r) => r.tasksPerSec),
     heap: med(floor, (r) => r.heapMB),
+    main: med(floor, (r) => r.mainCpuMsPerTask ?? Number.NaN),
   };
   const rows = contenders.map((c) => {
     const ms = med(c.label, (r) => r.msPerTask);
     const cpu = med(c.label, (r) => r.cpuMsPerTask);
     const tps = med(c.label, (r) => r.tasksPerSec);
     const heap = med(c.label, (r) => r.heapMB);
+    const main = med(c.label, (r) => r.mainCpuMsPerTask ?? Number.NaN);
     return [
       c.label,
       round(ms, 2),
       round((ms - base.ms) / 3, 3),
       round(cpu, 2),
       round(cpu / base.cpu, 2),
+      Number.isNaN(main) ? "n/a" : round(main / base.main, 2),
       round(tps, 0),
       round(tps / base.tps, 2),
       round(heap, 1),
@@ -152,6 +161,9 @@ function tableOf(
       ),
     ];
   });
+  const zodHeap = med(ZOD_FLOOR, (r) => r.heapMB);
+  const ownHeap = (label: string) => round(med(label, (r) => r.heapMB) / zodHeap, 2);
+  const glassloops = contenders.filter((c) => c.file === "glassloop.mjs");
   return {
     title: `The floor, side by side: a three-call task, ${stream ? "streamed (SSE)" : "JSON"}`,
     columns: [
@@ -160,6 +172,7 @@ function tableOf(
       "Δ ms/call",
       "CPU ms/task",
       "CPU ×floor",
+      "main thread ×floor",
       "tasks/s @50",
       "×floor",
       "heap MB @500",
@@ -173,6 +186,9 @@ function tableOf(
       `Medians of ${repeats} interleaved runs, each a fresh process: ${warmup()} warm-up, 200 sequential tasks (ms, CPU),`,
       `3 rounds of 50 concurrent (tasks/s), heap after ${Math.max(500, warmup() + 350)} tasks and a forced GC; import includes zod for glassloop;`,
       "own import: glassloop's on top of zod (target ≤ 40 ms), timed inside the same process after zod's.",
+      "Main thread: the CPU of the JavaScript thread alone (Linux, 10 ms ticks); CPU adds V8's compiler and GC threads.",
+      `Heap against the floor with zod loaded (both hold zod): ${glassloops.map((c) => `${c.label} ${ownHeap(c.label)}×`).join(", ")}.`,
+      "That row runs the floor's own loop: how far its per-call columns stray from 1× is the sitting's noise.",
       "With few warm-up tasks the window also pays V8's optimizing compiler for each contender's hot code;",
       "BENCH_FLOOR_WARMUP=1000 measures the steady state a long-lived process reaches.",
       `Mock server in the bench's process, 0 ms latency. Load average (1 min) during the runs: ${load.map((l) => l.toFixed(2)).join(", ")}.`,
