@@ -8,6 +8,7 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { mainThreadMs } from "./floor/main-thread.mjs";
 
 /** What was sent: round trips, transactions, and round trips by kind (`insert run_events`…). */
 export interface PgCounts {
@@ -188,17 +189,6 @@ export class SpentSince {
       ...(instructions !== undefined && { instructions }),
       ...pg,
     };
-  }
-}
-
-/** The CPU this process's main thread has used, in ms (Linux: its utime and stime in /proc, in 10 ms ticks). */
-function mainThreadMs(): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
   }
 }
 

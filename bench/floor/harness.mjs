@@ -2,10 +2,11 @@
 // env: BASE_URL, STREAM=1 (SSE), N (sequential tasks), M (concurrent tasks per round), ROUNDS,
 // WARMUP, TOTAL (tasks run before the heap is measured), PROFILE=<file> (CPU profile of the
 // sequential and concurrent phases). Prints one line "RESULT {json}".
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
+import { mainThreadMs } from "./main-thread.mjs";
 import { EXPECTED } from "./task.mjs";
 
 const env = (name, fallback) => Number(process.env[name] ?? fallback);
@@ -19,18 +20,6 @@ const gc = () => {
   globalThis.gc?.();
 };
 const mb = (bytes) => bytes / 2 ** 20;
-// CPU of the main thread alone, in ms (Linux: utime + stime of /proc/self/task/<pid>/stat, in 10 ms
-// ticks; undefined elsewhere). process.cpuUsage() adds V8's background threads: the optimizing
-// compiler and the collector's helpers, which a young process keeps busy with the code it runs.
-const mainThreadMs = () => {
-  try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
-};
 
 const t0 = performance.now();
 const mod = await import(pathToFileURL(process.argv[2]).href);
