@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RunError, ToolError } from "../core/errors.js";
+import { once } from "../core/once.js";
 import { limitsWithin } from "../loop/limits-check.js";
 import type { Model } from "../models/model.js";
 import { type Tool, type ToolModel, tool } from "../tools/tool.js";
@@ -24,8 +25,7 @@ export interface AgentToolOptions<TInput extends z.ZodObject = z.ZodObject<{ inp
 }
 
 // Built on first use, like every schema the root entry loads: import time stays zod-free.
-let defaultInputSchema: ReturnType<typeof buildDefaultInput> | undefined;
-const defaultInput = () => (defaultInputSchema ??= buildDefaultInput());
+const defaultInput = once(buildDefaultInput);
 function buildDefaultInput() {
   return z.object({
     input: z

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { once } from "../core/once.js";
 import type { ToolCall } from "../core/vocabulary/messages.js";
 import type { RunHooks } from "../loop/hooks.js";
 import { type AgentTool, tool } from "../tools/tool.js";
@@ -14,8 +15,7 @@ export interface PlanOptions {
 
 // Built on first use: zod schemas cost import time (and zod's own first-use warm-up) in every
 // program, and most never plan.
-let planInputSchema: ReturnType<typeof buildPlanInput> | undefined;
-const planInput = () => (planInputSchema ??= buildPlanInput());
+const planInput = once(buildPlanInput);
 function buildPlanInput() {
   return z.object({
     steps: z

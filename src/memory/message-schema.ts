@@ -1,17 +1,14 @@
 import { z } from "zod";
 import { ConfigError } from "../core/errors.js";
 import { fileProblem } from "../core/files.js";
+import { once } from "../core/once.js";
 import type { FilePart, Message } from "../core/vocabulary/messages.js";
 
 /**
  * The zod schemas of a transcript, built on first use: a program that never passes history in
  * never builds them (they were a fifth of glassloop's heap after import, and of its import time).
  */
-export function transcriptSchemas() {
-  built ??= buildSchemas();
-  return built;
-}
-let built: ReturnType<typeof buildSchemas> | undefined;
+export const transcriptSchemas = once(buildSchemas);
 
 function buildSchemas() {
   const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });

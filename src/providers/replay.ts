@@ -1,5 +1,5 @@
 import { ConfigError, GlassloopError } from "../core/errors.js";
-import { loadOnce } from "../core/load-once.js";
+import { once } from "../core/once.js";
 import { InputTooLargeError, NotAFileError, readFileCapped } from "../core/read-caps.js";
 import { describeValue, firstDifference } from "../core/request-diff.js";
 import { parseTraceText } from "../core/trace-format.js";
@@ -239,7 +239,7 @@ export function exchangesOf(events: readonly AgentEvent[]): RecordedExchange[] {
 registerProvider("replay", (spec) => ReplayModel.fromFile(spec));
 
 // The readers of every provider's bodies, imported on the first replayed call.
-const CANONICAL = loadOnce(() => import("./replay/canonical.js"));
+const CANONICAL = once(() => import("./replay/canonical.js"));
 
 /** A recorded body as an object (anything else reads as an empty one). */
 function recordedBody(body: unknown): Record<string, unknown> {

@@ -1,5 +1,5 @@
 import { ConfigError } from "../../core/errors.js";
-import { loadOnce } from "../../core/load-once.js";
+import { once } from "../../core/once.js";
 import { stopOf } from "../../core/stop.js";
 import type { HttpOptions } from "../../models/http/call.js";
 import { postJson } from "../../models/http/transport.js";
@@ -71,7 +71,7 @@ export const ANTHROPIC_ENDPOINT: Endpoint = {
  * The Messages protocol (request, answer and stream translation), imported on the first call: a
  * program that never calls Anthropic does not load it.
  */
-export const ANTHROPIC_PROTOCOL: () => Promise<HttpProvider<AnthropicCallSettings>> = loadOnce(() =>
+export const ANTHROPIC_PROTOCOL: () => Promise<HttpProvider<AnthropicCallSettings>> = once(() =>
   import("./protocol.js").then((m) => m.ANTHROPIC_MESSAGES),
 );
 

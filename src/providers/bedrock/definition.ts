@@ -6,7 +6,7 @@
  */
 
 import { ConfigError } from "../../core/errors.js";
-import { loadOnce } from "../../core/load-once.js";
+import { once } from "../../core/once.js";
 import { stopOf } from "../../core/stop.js";
 import { defaultPost, type PostFetch } from "../../models/http/node-post.js";
 import { type HttpOptions, postJson } from "../../models/http/transport.js";
@@ -49,11 +49,11 @@ export interface BedrockOptions extends ConverseSettings {
 }
 
 /** Converse's translation, imported on the first call. */
-const CONVERSE: () => Promise<HttpProvider<BedrockCallSettings>> = loadOnce(() =>
+const CONVERSE: () => Promise<HttpProvider<BedrockCallSettings>> = once(() =>
   import("./protocol.js").then((m) => m.CONVERSE),
 );
 // Signing and the event-stream reader (node:crypto, node:zlib), imported with the first call's signing.
-const SIGNING = loadOnce(() => import("./signing.js"));
+const SIGNING = once(() => import("./signing.js"));
 
 function bedrockEndpoint(model: string, region: string): Endpoint {
   const id = encodeURIComponent(model);

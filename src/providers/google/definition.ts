@@ -1,5 +1,5 @@
 import { ConfigError } from "../../core/errors.js";
-import { loadOnce } from "../../core/load-once.js";
+import { once } from "../../core/once.js";
 import { stopOf } from "../../core/stop.js";
 import type { HttpOptions } from "../../models/http/call.js";
 import { postJson } from "../../models/http/transport.js";
@@ -59,7 +59,7 @@ export function geminiEndpoint(modelName: string): Endpoint {
 }
 
 /** The Gemini protocol (request, answer and stream translation), imported on the first call. */
-export const GEMINI_PROTOCOL: () => Promise<HttpProvider<GeminiBodyOptions>> = loadOnce(() =>
+export const GEMINI_PROTOCOL: () => Promise<HttpProvider<GeminiBodyOptions>> = once(() =>
   import("./protocol.js").then((m) => m.GEMINI_GENERATE),
 );
 

@@ -1,4 +1,4 @@
-import { loadOnce } from "../../core/load-once.js";
+import { once } from "../../core/once.js";
 import type { Model, ModelObserver, ModelPrice, ModelRequest, ModelResponse } from "../../models/model.js";
 import { defaultThreads } from "./engine.js";
 import { LocalModelError } from "./errors.js";
@@ -7,8 +7,8 @@ import type { LocalSession } from "./session.js";
 
 // Opening a model and generating (node-llama-cpp's glue) are imported on the first call: a
 // program that never runs a local model does not load them.
-const SESSION = loadOnce(() => import("./session.js"));
-const GENERATION = loadOnce(() => import("./generation.js"));
+const SESSION = once(() => import("./session.js"));
+const GENERATION = once(() => import("./generation.js"));
 
 /** llama.cpp log levels; messages at this level and above go to stderr. */
 export type LocalLogLevel = "disabled" | "fatal" | "error" | "warn" | "info" | "log" | "debug";

@@ -1,5 +1,5 @@
 import { ConfigError } from "../../core/errors.js";
-import { loadOnce } from "../../core/load-once.js";
+import { once } from "../../core/once.js";
 import type { Message } from "../../core/vocabulary/messages.js";
 import type { HttpOptions } from "../../models/http/call.js";
 import { endpointUrl } from "../../models/http/url.js";
@@ -53,7 +53,7 @@ export const RESPONSES_ENDPOINT: Endpoint = {
 };
 
 /** The Responses protocol (request, answer and stream translation), imported on the first call. */
-export const RESPONSES: () => Promise<HttpProvider<ResponsesBodyOptions>> = loadOnce(() =>
+export const RESPONSES: () => Promise<HttpProvider<ResponsesBodyOptions>> = once(() =>
   import("./protocol.js").then((m) => m.RESPONSES),
 );
 

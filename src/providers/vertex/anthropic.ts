@@ -6,7 +6,7 @@
  */
 
 import { ConfigError } from "../../core/errors.js";
-import { loadOnce } from "../../core/load-once.js";
+import { once } from "../../core/once.js";
 import { stopOf } from "../../core/stop.js";
 import {
   CloudCredentialsError,
@@ -69,7 +69,7 @@ function vertexBody(body: unknown): Record<string, unknown> {
 }
 
 // Anthropic's protocol, loaded with it on the first call.
-const VERTEX_MESSAGES: () => Promise<HttpProvider<AnthropicBodyOptions>> = loadOnce(async () => {
+const VERTEX_MESSAGES = once(async (): Promise<HttpProvider<AnthropicBodyOptions>> => {
   const messages: HttpProvider<AnthropicBodyOptions> = await ANTHROPIC_PROTOCOL();
   return { ...messages, toBody: (request, settings) => vertexBody(messages.toBody(request, settings)) };
 });
