@@ -59,9 +59,11 @@ export async function idleAndPickup(
   url: string,
   side: "bare" | "glassloop",
   pollMs: number,
+  serverCpuMs: () => number | undefined,
 ): Promise<{
   roundTripsPerS: number;
   cpuMsPerS: number;
+  serverCpuMsPerS: number | undefined;
   kinds: string;
   pickupMs: { median: number; p90: number; max: number };
 }> {
@@ -97,7 +99,9 @@ export async function idleAndPickup(
     await ended(`${side}_warm`);
     await sleep(500);
     worker.mark();
+    const server0 = serverCpuMs();
     await sleep(IDLE_MS);
+    const server1 = serverCpuMs();
     const idle = await worker.spent();
     const waits: number[] = [];
     for (let i = 0; i < PICKUPS; i++) {
@@ -112,6 +116,10 @@ export async function idleAndPickup(
     return {
       roundTripsPerS: round(idle.roundTrips / (IDLE_MS / 1000), 1),
       cpuMsPerS: round(idle.cpuMs / (IDLE_MS / 1000), 2),
+      serverCpuMsPerS:
+        server0 === undefined || server1 === undefined
+          ? undefined
+          : round((server1 - server0) / (IDLE_MS / 1000), 1),
       kinds: Object.entries(idle.byKind)
         .sort((a, b) => b[1] - a[1])
         .map(([k, v]) => `${k} ${round(v / (IDLE_MS / 1000), 1)}`)
@@ -131,21 +139,38 @@ export async function idleAndPickup(
 export async function idleTable(
   database: (name: string) => Promise<string>,
   pollMs: number,
+  serverCpuMs: () => number | undefined,
 ): Promise<BenchTable> {
   const rows: (string | number)[][] = [];
   const kinds: string[] = [];
   for (const [i, side] of (["bare", "glassloop", "bare", "glassloop"] as const).entries()) {
-    const r = await idleAndPickup(await database(`bench_idle_${i}`), side, pollMs);
+    const r = await idleAndPickup(await database(`bench_idle_${i}`), side, pollMs, serverCpuMs);
     const name = side === "bare" ? "bare DBOS worker" : "glassloop worker";
-    rows.push([name, r.roundTripsPerS, r.cpuMsPerS, r.pickupMs.median, r.pickupMs.p90, r.pickupMs.max]);
+    rows.push([
+      name,
+      r.roundTripsPerS,
+      r.cpuMsPerS,
+      r.serverCpuMsPerS ?? "–",
+      r.pickupMs.median,
+      r.pickupMs.p90,
+      r.pickupMs.max,
+    ]);
     if (i >= 2) kinds.push(`${name}: ${r.kinds}`);
   }
   return {
     title: `Scale-out: an idle worker (${pollMs} ms polls), and the wait of a run enqueued on it (${PICKUPS} runs)`,
-    columns: ["worker", "idle round trips/s", "idle CPU ms/s", "pickup ms, median", "p90", "max"],
+    columns: [
+      "worker",
+      "idle round trips/s",
+      "idle CPU ms/s",
+      "Postgres CPU ms/s",
+      "pickup ms, median",
+      "p90",
+      "max",
+    ],
     rows,
     notes: [
-      `Idle: what the worker process sent to Postgres and its CPU over ${IDLE_MS / 1000} s with nothing queued.`,
+      `Idle: what the worker process sent to Postgres, its CPU and the server's (every process of the cluster; Linux only) over ${IDLE_MS / 1000} s with nothing queued.`,
       "Pickup: from the run's enqueue to its claim by the worker (DBOS's created_at and started_at, both the database's clock), each run enqueued at a random moment on an idle worker.",
       ...kinds.map((k) => `Idle round trips per second by kind, ${k}.`),
     ],

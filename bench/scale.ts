@@ -540,7 +540,14 @@ export async function scaleBench(): Promise<BenchTable[]> {
   try {
     // BENCH_SCALE_ONLY=steps or =throughput: that table alone.
     const only = process.env.BENCH_SCALE_ONLY;
-    if (only === "idle") return [await idleTable((name) => database(cluster.url, name), TIMING.pollMs)];
+    if (only === "idle")
+      return [
+        await idleTable(
+          (name) => database(cluster.url, name),
+          TIMING.pollMs,
+          () => serverCpuMs(cluster.dir),
+        ),
+      ];
     const steps = only === "throughput" ? undefined : await perStep(cluster.url, settings);
     if (steps && only === "steps") return [steps];
     // Bare and glassloop with one worker twice, interleaved; then 2 and 4 glassloop workers.
@@ -590,7 +597,11 @@ export async function scaleBench(): Promise<BenchTable[]> {
     };
     if (!steps) return [tp];
     const fo = await failover(cluster.url);
-    const idle = await idleTable((name) => database(cluster.url, name), TIMING.pollMs);
+    const idle = await idleTable(
+      (name) => database(cluster.url, name),
+      TIMING.pollMs,
+      () => serverCpuMs(cluster.dir),
+    );
     return [steps, tp, fo, idle];
   } finally {
     cluster.stop();

@@ -38,7 +38,17 @@ interface Dispatcher {
   pollQueue(exec: Executor, queue: LocalQueue): Promise<boolean>;
 }
 interface Executor {
-  systemDatabase: { countRunningWorkflowsForQueue(name: string): number };
+  systemDatabase: SystemDatabase;
+}
+/** DBOS's system database handle: its pool and schema are read defensively (see `mayHaveWaiting`). */
+interface SystemDatabase {
+  countRunningWorkflowsForQueue(name: string): number;
+  pool?: unknown;
+  schemaName?: unknown;
+}
+/** What `mayHaveWaiting` asks of the pool: node-postgres's `query`, with a named (prepared) statement. */
+interface StatementPool {
+  query(statement: { name: string; text: string; values: unknown[] }): Promise<{ rowCount: number | null }>;
 }
 interface LocalQueue {
   name: string;
@@ -87,7 +97,8 @@ let wrapped: Dispatcher | undefined;
 /**
  * Holds the runs of `queues` together to `limit` at once: before a poll of one, its limit becomes
  * what the other's running runs leave, and polls of the two take turns (each claims and starts its
- * runs before the next one counts them), so two polls at once cannot both fill the worker.
+ * runs before the next one counts them), so two polls at once cannot both fill the worker. A queue
+ * with no run waiting is not polled at all (see `mayHaveWaiting`).
  */
 function shareLimit(runner: Dispatcher, [a, b]: [LocalQueue, LocalQueue], limit: number): void {
   pairs.set(a.name, { other: b.name, limit });
@@ -104,14 +115,41 @@ function shareLimit(runner: Dispatcher, [a, b]: [LocalQueue, LocalQueue], limit:
   runner.pollQueue = (exec, queue) => {
     const pair = pairs.get(queue.name);
     if (!pair) return poll(exec, queue);
-    const next = turn.then(() => {
+    const next = turn.then(async () => {
       const running = exec.systemDatabase;
       queue.workerConcurrency = Math.max(0, pair.limit - running.countRunningWorkflowsForQueue(pair.other));
       // Full: nothing to claim, so no claim transaction either.
       if (queue.workerConcurrency <= running.countRunningWorkflowsForQueue(queue.name)) return false;
-      return poll(exec, queue);
+      return (await mayHaveWaiting(running, queue.name)) ? poll(exec, queue) : false;
     });
     turn = next.catch(() => {});
     return next;
   };
+}
+
+/**
+ * Whether queue `name` may have a run waiting: one indexed read (a prepared statement, planned once
+ * per connection) instead of DBOS's dequeue. DBOS's dequeue of an empty queue is a transaction of
+ * four round trips, and on the partitioned session queue its recursive sweep costs the server about
+ * 2 ms of planning each time: an idle worker polls both queues every `pollMs`. The read asks less
+ * than the dequeue does (any application, any version), so it may send a poll that finds nothing,
+ * never hold back one that would find a run; a run enqueued just after it is taken at the next
+ * poll, as one enqueued just after a dequeue would be. Where DBOS's handle lacks what it needs, or
+ * the read fails, the poll goes ahead and DBOS handles the database as it does.
+ */
+export async function mayHaveWaiting(db: SystemDatabase, name: string): Promise<boolean> {
+  const { pool, schemaName } = db;
+  if (typeof schemaName !== "string" || typeof (pool as StatementPool | undefined)?.query !== "function")
+    return true;
+  try {
+    const { rowCount } = await (pool as StatementPool).query({
+      // A statement's name is per connection and must always carry the same text: the schema is in both.
+      name: `glassloop_queue_waiting_${schemaName}`,
+      text: `select 1 from "${schemaName.replaceAll('"', '""')}".workflow_status where queue_name = $1 and status = 'ENQUEUED' limit 1`,
+      values: [name],
+    });
+    return rowCount !== 0;
+  } catch {
+    return true;
+  }
 }

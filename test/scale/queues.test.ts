@@ -81,4 +81,41 @@ describe.skipIf(POSTGRES_SKIP)("scale-out on DBOS: the run queues", () => {
     expect(all.map((l) => l.run).sort()).toEqual(["p1", "p2", "s1", "s2"]);
     for (const line of all) expect(line.holding).toBeLessThanOrEqual(2);
   }, 60_000);
+
+  it("does not open DBOS's dequeue on an idle worker: an empty queue costs its poll one indexed read", async () => {
+    // Every dequeue transaction of DBOS reads the application versions first; the read that tells
+    // an empty queue does not. Postgres's table statistics count the reads of every backend.
+    const pool = new (loadPg().Pool)({ connectionString: url, max: 1 } as PgPoolConfig);
+    const reads = async () => {
+      const { rows } = await pool.query<{ n: string }>(
+        `select coalesce(seq_scan, 0) + coalesce(idx_scan, 0) as n from pg_stat_all_tables
+         where schemaname = 'dbos' and relname = 'application_versions'`,
+      );
+      return Number(rows[0]?.n);
+    };
+    const polls = async () => {
+      const { rows } = await pool.query<{ n: string }>(
+        `select coalesce(idx_scan, 0) as n from pg_stat_all_tables where schemaname = 'dbos' and relname = 'workflow_status'`,
+      );
+      return Number(rows[0]?.n);
+    };
+    try {
+      // The statistics reach the view within a second of a backend's last flush.
+      await new Promise((r) => setTimeout(r, 1_500));
+      const [readsBefore, pollsBefore] = [await reads(), await polls()];
+      await new Promise((r) => setTimeout(r, 3_000));
+      const [readsAfter, pollsAfter] = [await reads(), await polls()];
+      // Two queues polled every 50 ms: about 120 polls in 3 s, none of them a dequeue.
+      expect(pollsAfter - pollsBefore).toBeGreaterThan(30);
+      expect(readsAfter - readsBefore).toBeLessThan(5);
+      // And the queues still serve: a run of each kind, enqueued on the idle worker, is taken.
+      const runs = [
+        await client.enqueue("billing", "run i1: go", { session: "idle", runId: "q-i1" }),
+        await client.enqueue("billing", "run i2: go", { runId: "q-i2" }),
+      ];
+      expect((await Promise.all(runs.map((h) => h.result()))).map((o) => o.status)).toEqual(["ok", "ok"]);
+    } finally {
+      await pool.end();
+    }
+  }, 60_000);
 });
