@@ -53,9 +53,9 @@ export function serverCpuMs(dir: string): number | undefined {
  */
 export async function topStatements(pool: PgPool, runs: number, limit = 12): Promise<string[]> {
   await pool.query("create extension if not exists pg_stat_statements");
-  const { rows } = await pool.query<{ ms: number; calls: number; query: string }>(
-    `select (total_exec_time + total_plan_time) / $1 as ms, calls::float / $1 as calls,
-            left(regexp_replace(query, '\\s+', ' ', 'g'), 100) as query
+  const { rows } = await pool.query<{ ms: number; planMs: number; calls: number; query: string }>(
+    `select (total_exec_time + total_plan_time) / $1 as ms, total_plan_time / $1 as "planMs",
+            calls::float / $1 as calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 100) as query
      from pg_stat_statements
      where dbid = (select oid from pg_database where datname = current_database())
      order by total_exec_time + total_plan_time desc limit $2`,
@@ -63,9 +63,10 @@ export async function topStatements(pool: PgPool, runs: number, limit = 12): Pro
   );
   const total = rows.reduce((sum, r) => sum + Number(r.ms), 0);
   return [
-    `server time by statement, ms per run (top ${rows.length}: ${total.toFixed(2)} ms), calls per run:`,
+    `server time by statement, ms per run (top ${rows.length}: ${total.toFixed(2)} ms; of it planning), calls per run:`,
     ...rows.map(
-      (r) => `${Number(r.ms).toFixed(3).padStart(8)} ${Number(r.calls).toFixed(2).padStart(6)}  ${r.query}`,
+      (r) =>
+        `${Number(r.ms).toFixed(3).padStart(8)} (${Number(r.planMs).toFixed(3)}) ${Number(r.calls).toFixed(2).padStart(6)}  ${r.query}`,
     ),
   ];
 }
