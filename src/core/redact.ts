@@ -11,6 +11,7 @@
  * - in structured values, anything under a credential-named key (`authorization`, `cookie`, …).
  */
 
+import { anyText, BUILTIN_SHAPES, CREDENTIAL_PARAM, type CredentialShape } from "./credential-shapes.js";
 import { collectMatches } from "./pattern-matches.js";
 import { isSecretKey } from "./secret-keys.js";
 import { TextMemo } from "./text-memo.js";
@@ -20,29 +21,6 @@ export const REDACTED = "[REDACTED]";
 
 /** Shorter strings are too likely to be ordinary words: redacting them would mangle text. */
 export const MIN_SECRET_LENGTH = 6;
-
-/** A token after `Bearer ` (the token alone, so the header stays readable). */
-export const BEARER_TOKEN = /(?<=\bBearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
-
-/** The userinfo of a URL (`user:pass` in `https://user:pass@host/`), whatever scheme. */
-const URL_USERINFO = /(?<=\b[a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>\\]+(?=@)/gi;
-
-/** Query parameter names that carry credentials: `key`, `api-key`, `access_token`, `sig`, `password` … */
-const CREDENTIAL_PARAM = String.raw`[\w.-]*?(?:key|token|secret|passw(?:or)?d|pwd|sig|signature|auth|credentials?)s?`;
-
-/** The value of a credential-named query parameter. */
-const URL_CREDENTIAL_PARAM = new RegExp(String.raw`(?<=[?&;]${CREDENTIAL_PARAM}=)[^&\s"'#<>\\]+`, "gi");
-
-/** Credential shapes of the common providers, so a key nobody declared is still caught. */
-const BUILTIN_PATTERNS: readonly RegExp[] = [
-  /\bsk-[A-Za-z0-9_-]{12,}/g,
-  /\bAIza[0-9A-Za-z_-]{30,}/g,
-  /\b(?:gsk|hf|ghp|gho|ghs|github_pat|glpat|xai|pplx|r8)[_-][A-Za-z0-9_]{16,}/g,
-  /\bAKIA[0-9A-Z]{16}\b/g,
-  BEARER_TOKEN,
-  URL_USERINFO,
-  URL_CREDENTIAL_PARAM,
-];
 
 /** `_`-separated parts of an environment variable's name that say its value is a credential. */
 const SECRET_NAME_PARTS = new Set([
@@ -133,7 +111,7 @@ const SHORTEST_BUILTIN_MATCH = 6;
  */
 export class Redactor {
   readonly #secrets: string[];
-  readonly #patterns: readonly RegExp[];
+  readonly #patterns: readonly CredentialShape[];
   /** Texts this short hold nothing to scrub: SHORTEST_BUILTIN_MATCH, or 0 with caller patterns. */
   readonly #shortest: number;
   /**
@@ -161,7 +139,10 @@ export class Redactor {
     this.#secrets = [...found]
       .filter((s) => s.length >= MIN_SECRET_LENGTH)
       .sort((a, b) => b.length - a.length);
-    this.#patterns = [...BUILTIN_PATTERNS, ...(options.patterns ?? [])];
+    this.#patterns = [
+      ...BUILTIN_SHAPES,
+      ...(options.patterns ?? []).map((pattern) => ({ pattern, mayMatch: anyText })),
+    ];
     // A caller's pattern may match a single character.
     this.#shortest = options.patterns?.length ? 0 : SHORTEST_BUILTIN_MATCH;
   }
@@ -185,7 +166,9 @@ export class Redactor {
   #scrub(value: string): string {
     let out = value;
     for (const secret of this.#secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-    for (const pattern of this.#patterns) out = out.replace(pattern, REDACTED);
+    // Each test reads the text as the pattern will: after the replacements before it.
+    for (const { pattern, mayMatch } of this.#patterns)
+      if (mayMatch(out)) out = out.replace(pattern, REDACTED);
     return out;
   }
 
@@ -196,7 +179,8 @@ export class Redactor {
       for (let at = value.indexOf(secret); at !== -1; at = value.indexOf(secret, at + 1))
         found.push([at, at + secret.length]);
     }
-    for (const pattern of this.#patterns) {
+    for (const { pattern, mayMatch } of this.#patterns) {
+      if (!mayMatch(value)) continue;
       // A pattern without the `g` flag is refused by matchAll, as it always was.
       if (!pattern.global) {
         for (const match of value.matchAll(pattern)) found.push([match.index, match.index + match[0].length]);
