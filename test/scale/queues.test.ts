@@ -108,7 +108,9 @@ describe.skipIf(POSTGRES_SKIP)("scale-out on DBOS: the run queues", () => {
       const [readsAfter, pollsAfter] = [await reads(), await polls()];
       // Two queues polled every 50 ms: about 120 polls in 3 s, none of them a dequeue.
       expect(pollsAfter - pollsBefore).toBeGreaterThan(30);
-      expect(readsAfter - readsBefore).toBeLessThan(5);
+      // None expected; the margin is for a backend whose last second of counts (the first test's
+      // dequeues) reaches the view late. Dequeuing the idle queues reads it about 40 times a second.
+      expect(readsAfter - readsBefore).toBeLessThan(20);
       // And the queues still serve: a run of each kind, enqueued on the idle worker, is taken.
       const runs = [
         await client.enqueue("billing", "run i1: go", { session: "idle", runId: "q-i1" }),
