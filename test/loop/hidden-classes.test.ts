@@ -6,11 +6,17 @@ import { expect, it } from "vitest";
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-/** What a fixture prints: each record's name, and whether two builds of it share a hidden class. */
+/**
+ * What a fixture prints: each record's name, and whether two builds of it share a hidden class.
+ * V8 compiles on the main thread (`--no-concurrent-recompilation`): the optimized code is in place
+ * as soon as V8 decides to optimize, rather than whenever a background job ends. On a loaded
+ * machine the job could end after the fixture's last call, and the controls would read unoptimized
+ * code.
+ */
 async function shapes(name: string): Promise<Record<string, boolean>> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ["--allow-natives-syntax", "--import", "tsx", fixture(name)],
+    ["--allow-natives-syntax", "--no-concurrent-recompilation", "--import", "tsx", fixture(name)],
     { cwd: ROOT },
   );
   return JSON.parse(stdout) as Record<string, boolean>;
