@@ -1,5 +1,7 @@
 import { ConfigError } from "../core/errors.js";
 import { importOptional } from "../core/optional-dependency.js";
+import type { PgNamedQuery, PgResult } from "../store/postgres/pg-driver.js";
+import { quoteIdent } from "../store/postgres/pg-migrations.js";
 import { DBOS_SDK } from "./sdk.js";
 
 type WfQueueModule = typeof import("@dbos-inc/dbos-sdk/internal/wfqueue");
@@ -48,7 +50,7 @@ interface SystemDatabase {
 }
 /** What `mayHaveWaiting` asks of the pool: node-postgres's `query`, with a named (prepared) statement. */
 interface StatementPool {
-  query(statement: { name: string; text: string; values: unknown[] }): Promise<{ rowCount: number | null }>;
+  query(statement: PgNamedQuery): Promise<PgResult<unknown>>;
 }
 interface LocalQueue {
   name: string;
@@ -145,7 +147,7 @@ export async function mayHaveWaiting(db: SystemDatabase, name: string): Promise<
     const { rowCount } = await (pool as StatementPool).query({
       // A statement's name is per connection and must always carry the same text: the schema is in both.
       name: `glassloop_queue_waiting_${schemaName}`,
-      text: `select 1 from "${schemaName.replaceAll('"', '""')}".workflow_status where queue_name = $1 and status = 'ENQUEUED' limit 1`,
+      text: `select 1 from ${quoteIdent(schemaName)}.workflow_status where queue_name = $1 and status = 'ENQUEUED' limit 1`,
       values: [name],
     });
     return rowCount !== 0;
