@@ -74,4 +74,13 @@ describe("one redaction rule", () => {
     expect(urlSecrets("http://127.0.0.1:8080/v1")).toEqual([]);
     expect(envSecrets({ DATABASE_URL: ENV.DATABASE_URL, HOME: ENV.HOME })).toEqual(["url-pw-123"]);
   });
+
+  it("scrubs a boxed string (`new String`) as the text JSON writes for it, in every serializer", () => {
+    const redactor = new Redactor({ env: ENV });
+    const boxed = { note: new String("pw hunter7"), list: [new String("key svc-4f9a1c2e")] };
+    const expected = '{"note":"pw [REDACTED]","list":["key [REDACTED]"]}';
+    expect(redactor.stringify(boxed)).toBe(expected);
+    expect(redactor.stringifyAside(boxed, () => undefined)).toBe(expected);
+    expect(JSON.stringify(redactor.value(boxed))).toBe(expected);
+  });
 });

@@ -11,78 +11,17 @@
  * - in structured values, anything under a credential-named key (`authorization`, `cookie`, …).
  */
 
-import { anyText, BUILTIN_SHAPES, CREDENTIAL_PARAM, type CredentialShape } from "./credential-shapes.js";
+import { anyText, BUILTIN_SHAPES, type CredentialShape } from "./credential-shapes.js";
 import { collectMatches } from "./pattern-matches.js";
 import { isSecretKey } from "./secret-keys.js";
+import { collectStrings, envSecrets, MIN_SECRET_LENGTH, urlSecrets } from "./secret-sources.js";
 import { TextMemo } from "./text-memo.js";
 
 /** What a redacted secret is replaced with. */
 export const REDACTED = "[REDACTED]";
 
-/** Shorter strings are too likely to be ordinary words: redacting them would mangle text. */
-export const MIN_SECRET_LENGTH = 6;
-
-/** `_`-separated parts of an environment variable's name that say its value is a credential. */
-const SECRET_NAME_PARTS = new Set([
-  "KEY",
-  "APIKEY",
-  "TOKEN",
-  "SECRET",
-  "PASS",
-  "PASSWORD",
-  "PASSWD",
-  "PAT",
-  "AUTH",
-  "CREDENTIAL",
-  "CREDENTIALS",
-  "COOKIE",
-]);
-/** A part that ends in one of these is a credential too: `PGPASSWORD`, `GHTOKEN`, `CLIENTSECRET`. */
-const SECRET_NAME_SUFFIX = /(?:PASSWORD|PASSWD|TOKEN|SECRET|APIKEY)$/;
-
-/**
- * Whether an environment variable's name says it holds a secret: `OPENAI_API_KEY`, `GITHUB_PAT`,
- * `PGPASSWORD`, `DB_PASS`, `SESSION_COOKIE`, … (whole parts only: `GIT_AUTHOR_NAME`, `XAUTHORITY`
- * and `KEYBOARD_LAYOUT` do not).
- */
-export function isSecretEnvName(name: string): boolean {
-  return name
-    .toUpperCase()
-    .split(/[_-]/)
-    .some((part) => SECRET_NAME_PARTS.has(part) || SECRET_NAME_SUFFIX.test(part));
-}
-
-/**
- * The credentials inside a URL: the password of its userinfo (the user name when it has none) and the values of its
- * credential-named query parameters (each decoded and as written). Empty for text that is no URL.
- */
-export function urlSecrets(text: string): string[] {
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text) || !URL.canParse(text)) return [];
-  const url = new URL(text);
-  const found: string[] = [];
-  // `https://TOKEN@host` carries the credential as the user name; with a password, that is the one.
-  const credential = url.password || url.username;
-  if (credential) found.push(credential, safeDecode(credential));
-  const param = new RegExp(`^${CREDENTIAL_PARAM}$`, "i");
-  for (const [name, value] of url.searchParams) {
-    if (param.test(name) && value) found.push(value, encodeURIComponent(value));
-  }
-  return [...new Set(found)].filter((s) => s.length >= MIN_SECRET_LENGTH);
-}
-
-/**
- * The secret values of an environment: those of variables whose names say they are credentials,
- * and the credentials inside any variable that holds a URL (`DATABASE_URL=postgres://u:pw@db/x`).
- */
-export function envSecrets(env: Record<string, string | undefined>): string[] {
-  const found: string[] = [];
-  for (const [name, value] of Object.entries(env)) {
-    if (!value) continue;
-    if (isSecretEnvName(name)) found.push(value);
-    found.push(...urlSecrets(value.trim()));
-  }
-  return found;
-}
+// Where the literal secrets come from (secret-sources.ts), exported here beside the rule that uses them.
+export { envSecrets, isSecretEnvName, MIN_SECRET_LENGTH, urlSecrets } from "./secret-sources.js";
 
 /** What a redactor scrubs besides the built-in key patterns and header names. */
 export interface RedactionOptions {
@@ -95,8 +34,6 @@ export interface RedactionOptions {
   /** Further patterns to scrub; each must have the `g` flag. */
   patterns?: readonly RegExp[];
 }
-
-const MAX_CONTEXT_NODES = 10_000;
 
 /**
  * No built-in pattern matches fewer characters than this (`?key=x` and `a://u@` are the shortest
@@ -193,14 +130,7 @@ export class Redactor {
 
   /** `JSON.stringify(this.value(value))` without the intermediate copy: what trace writers use. */
   stringify(value: unknown, space?: number): string {
-    return JSON.stringify(
-      value,
-      (key, item: unknown) => {
-        if (key !== "" && isSecretKey(key) && item != null) return REDACTED;
-        return typeof item === "string" ? this.text(item) : item;
-      },
-      space,
-    );
+    return JSON.stringify(value, this.#replacer, space);
   }
 
   /**
@@ -212,9 +142,23 @@ export class Redactor {
   stringifyAside(value: unknown, aside: (item: string) => string | undefined): string {
     return JSON.stringify(value, (key, item: unknown) => {
       if (key !== "" && isSecretKey(key) && item != null) return REDACTED;
-      if (typeof item !== "string") return item;
+      if (typeof item !== "string") return this.#boxed(item);
       return aside(item) ?? this.text(item);
     });
+  }
+
+  /** The replacer of `stringify`: every string scrubbed, every credential-named key blanked. */
+  readonly #replacer = (key: string, item: unknown): unknown => {
+    if (key !== "" && isSecretKey(key) && item != null) return REDACTED;
+    return typeof item === "string" ? this.text(item) : this.#boxed(item);
+  };
+
+  /**
+   * A `String` object (`new String(…)`) is written by `JSON.stringify` as its text, after a
+   * replacer has seen it as an object: scrubbed here as the text it becomes. Anything else as it is.
+   */
+  #boxed(item: unknown): unknown {
+    return item instanceof String ? this.text(String(item)) : item;
   }
 
   /** A deep copy of `value` with every string scrubbed and credential-named keys blanked. */
@@ -226,6 +170,7 @@ export class Redactor {
   #walk(value: unknown, seen: Map<object, unknown>): unknown {
     if (typeof value === "string") return this.text(value);
     if (value === null || typeof value !== "object") return value;
+    if (value instanceof String) return this.text(String(value));
     const done = seen.get(value);
     if (done !== undefined) return done;
     if (Array.isArray(value)) {
@@ -251,41 +196,4 @@ export class Redactor {
  */
 export function redact(text: string, secrets: readonly string[]): string {
   return new Redactor({ env: {}, secrets }).text(text);
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
-/** Every string of `root` long enough to be a secret, found through objects, arrays, maps and sets. */
-function collectStrings(root: unknown, into: Set<string>): void {
-  const seen = new Set<object>();
-  const stack: unknown[] = [root];
-  let visited = 0;
-  while (stack.length > 0 && visited++ < MAX_CONTEXT_NODES) {
-    const value = stack.pop();
-    if (typeof value === "string") {
-      if (value.length >= MIN_SECRET_LENGTH) into.add(value);
-      continue;
-    }
-    if (value === null || typeof value !== "object" || seen.has(value)) continue;
-    seen.add(value);
-    if (value instanceof Map) {
-      for (const [k, v] of value) stack.push(k, v);
-    } else if (value instanceof Set || Array.isArray(value)) {
-      for (const v of value) stack.push(v);
-    } else {
-      for (const key of Object.keys(value)) {
-        try {
-          stack.push((value as Record<string, unknown>)[key]);
-        } catch {
-          // A throwing getter is not a secret we can read, so not one we can leak either.
-        }
-      }
-    }
-  }
 }
