@@ -53,6 +53,7 @@ export async function runContender(
       BASE_URL: baseURL,
       STREAM: stream ? "1" : "0",
       WARMUP: String(warmup()),
+      ROUNDS: String(rounds()),
       ...(contender.entry !== undefined && { GLASSLOOP_ENTRY: contender.entry }),
       ...extra,
     },
@@ -184,7 +185,7 @@ function tableOf(
     notes: [
       "Targets for glassloop: Δ ≤ 0.15 ms per model call, CPU ≤ 1.3×, tasks/s ≥ 0.8×, heap ≤ 1.6× the floor.",
       `Medians of ${repeats} interleaved runs, each a fresh process: ${warmup()} warm-up, 200 sequential tasks (ms, CPU),`,
-      `3 rounds of 50 concurrent (tasks/s), heap after ${Math.max(500, warmup() + 350)} tasks and a forced GC; import includes zod for glassloop;`,
+      `${rounds()} rounds of 50 concurrent (tasks/s), heap after ${Math.max(500, warmup() + 200 + 50 * rounds())} tasks and a forced GC; import includes zod for glassloop;`,
       "own import: glassloop's on top of zod (target ≤ 40 ms), timed inside the same process after zod's.",
       "Main thread: the CPU of the JavaScript thread alone (Linux, 10 ms ticks); CPU adds V8's compiler and GC threads.",
       `Heap against the floor with zod loaded (both hold zod): ${glassloops.map((c) => `${c.label} ${ownHeap(c.label)}×`).join(", ")}.`,
@@ -194,6 +195,11 @@ function tableOf(
       `Mock server in the bench's process, 0 ms latency. Load average (1 min) during the runs: ${load.map((l) => l.toFixed(2)).join(", ")}.`,
     ],
   };
+}
+
+/** Rounds of 50 concurrent tasks for the tasks/s column (`BENCH_FLOOR_ROUNDS`, default 3). */
+function rounds(): number {
+  return Number(process.env.BENCH_FLOOR_ROUNDS ?? 3);
 }
 
 /** Tasks each contender runs before the measured window (`BENCH_FLOOR_WARMUP`, default 20). */
