@@ -8,6 +8,7 @@ import { listenForEvents } from "./event-notices.js";
 import { type EventPosition, readEvents, type ScaleEvent } from "./events.js";
 import { fromJsonOutput } from "./json-output.js";
 import type { CallAnswer, WaitingQuestion } from "./questions.js";
+import { RunHandle } from "./run-handle.js";
 import { listQueuedRuns, type QueuedRun, queuedRequest, type RunListFilter } from "./run-list.js";
 import { answerQuestions, approveCall, pendingApprovals, waitingQuestions } from "./run-waits.js";
 import { openScaleDb, SCALE_SCHEMA, type ScaleDb, whileLocked } from "./scale-db.js";
@@ -40,32 +41,6 @@ export interface EnqueueOptions {
    * cannot show questions to anyone.
    */
   questions?: "wait" | "fail";
-}
-
-/** A run enqueued by a client: its result, its events, and the means to cancel it. */
-export class RunHandle {
-  readonly runId: string;
-  readonly #client: ScaleClient;
-
-  constructor(client: ScaleClient, runId: string) {
-    this.#client = client;
-    this.runId = runId;
-  }
-
-  /** Waits for the run to end, on whichever worker; a cancelled run ends `aborted`. */
-  result(): Promise<QueuedRunResult> {
-    return this.#client.result(this.runId);
-  }
-
-  /** Every event of the run, in order, as workers write them, until the run ends. */
-  events(options: { after?: { op: number; seq: number } } = {}): AsyncIterable<ScaleEvent> {
-    return this.#client.events(this.runId, options);
-  }
-
-  /** Cancels the run: it stops at its next step. */
-  cancel(): Promise<void> {
-    return this.#client.cancel(this.runId);
-  }
 }
 
 /**

@@ -10,10 +10,11 @@ export {
   type WaitingApproval,
 } from "../features/approval/approval-rule.js";
 export { type AgentFactory, defineWorker, type WorkerModule } from "./agents.js";
-export { type EnqueueOptions, RunHandle, ScaleClient } from "./client.js";
+export { type EnqueueOptions, ScaleClient } from "./client.js";
 export { ScaleUnknownError, WorkerIdTakenError } from "./errors.js";
 export type { EventPosition, ScaleEvent } from "./events.js";
 export { type CallAnswer, QuestionNotWaitingError, type WaitingQuestion } from "./questions.js";
+export { RunHandle } from "./run-handle.js";
 export type { QueuedRun } from "./run-list.js";
 export { DBOS_SDK, DBOS_SDK_VERSION } from "./sdk.js";
 export {
