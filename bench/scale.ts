@@ -540,14 +540,10 @@ export async function scaleBench(): Promise<BenchTable[]> {
   try {
     // BENCH_SCALE_ONLY=steps or =throughput: that table alone.
     const only = process.env.BENCH_SCALE_ONLY;
+    // The cluster's CPU, read around the idle window.
+    const serverCpu = () => serverCpuMs(cluster.dir);
     if (only === "idle")
-      return [
-        await idleTable(
-          (name) => database(cluster.url, name),
-          TIMING.pollMs,
-          () => serverCpuMs(cluster.dir),
-        ),
-      ];
+      return [await idleTable((name) => database(cluster.url, name), TIMING.pollMs, serverCpu)];
     const steps = only === "throughput" ? undefined : await perStep(cluster.url, settings);
     if (steps && only === "steps") return [steps];
     // Bare and glassloop with one worker twice, interleaved; then 2 and 4 glassloop workers.
@@ -597,11 +593,7 @@ export async function scaleBench(): Promise<BenchTable[]> {
     };
     if (!steps) return [tp];
     const fo = await failover(cluster.url);
-    const idle = await idleTable(
-      (name) => database(cluster.url, name),
-      TIMING.pollMs,
-      () => serverCpuMs(cluster.dir),
-    );
+    const idle = await idleTable((name) => database(cluster.url, name), TIMING.pollMs, serverCpu);
     return [steps, tp, fo, idle];
   } finally {
     cluster.stop();

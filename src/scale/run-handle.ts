@@ -25,7 +25,7 @@ export class RunHandle {
   }
 
   /** Every event of the run, in order, as workers write them, until the run ends. */
-  events(options: { after?: { op: number; seq: number } } = {}): AsyncIterable<ScaleEvent> {
+  events(options: { after?: EventPosition } = {}): AsyncIterable<ScaleEvent> {
     return this.#client.events(this.runId, options);
   }
 

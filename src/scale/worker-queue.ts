@@ -141,10 +141,9 @@ function shareLimit(runner: Dispatcher, [a, b]: [LocalQueue, LocalQueue], limit:
  */
 export async function mayHaveWaiting(db: SystemDatabase, name: string): Promise<boolean> {
   const { pool, schemaName } = db;
-  if (typeof schemaName !== "string" || typeof (pool as StatementPool | undefined)?.query !== "function")
-    return true;
+  if (typeof schemaName !== "string" || !isStatementPool(pool)) return true;
   try {
-    const { rowCount } = await (pool as StatementPool).query({
+    const { rowCount } = await pool.query({
       // A statement's name is per connection and must always carry the same text: the schema is in both.
       name: `glassloop_queue_waiting_${schemaName}`,
       text: `select 1 from ${quoteIdent(schemaName)}.workflow_status where queue_name = $1 and status = 'ENQUEUED' limit 1`,
@@ -154,4 +153,9 @@ export async function mayHaveWaiting(db: SystemDatabase, name: string): Promise<
   } catch {
     return true;
   }
+}
+
+/** Whether DBOS's `pool` has node-postgres's `query` (its handle's fields are not public API). */
+function isStatementPool(pool: unknown): pool is StatementPool {
+  return typeof (pool as StatementPool | undefined)?.query === "function";
 }
